@@ -1,0 +1,40 @@
+# runner: build, run the local reference environment, test, benchmark, lint.
+GO        ?= go
+BIN       := bin/runner
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+EXAMPLE   := examples/local
+# The demo value of the local environment's secret app:adminPassword and the
+# demo passphrase of its stack config. Override both for anything real.
+DEMO_ADMIN_PASSWORD ?= demo-admin-password
+export PULUMI_CONFIG_PASSPHRASE ?= demo-passphrase
+
+.PHONY: build run test test-short bench lint fuzz clean
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/runner
+
+run: build
+	@mkdir -p $(EXAMPLE)
+	@$(BIN) --root $(EXAMPLE) --stack dev config get app:adminPassword >/dev/null 2>&1 || \
+		printf '%s' '$(DEMO_ADMIN_PASSWORD)' | $(BIN) --root $(EXAMPLE) --stack dev --non-interactive config set --secret app:adminPassword
+	$(BIN) --root $(EXAMPLE) --stack dev --non-interactive up --yes
+
+test:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || (echo "gofmt needed on:"; gofmt -l .; exit 1)
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+test-short:
+	$(GO) test -short -count=1 ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
+
+lint:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || (echo "gofmt needed on:"; gofmt -l .; exit 1)
+
+clean:
+	rm -rf bin

@@ -1,0 +1,195 @@
+package resource
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+)
+
+// Normalize converts a Go value into the property-value shape documented on
+// PropertyMap: every integer and float becomes float64, slices become []any,
+// maps with string keys become map[string]any. Secret and Computed are kept
+// (a Secret's element is normalized too). It fails on values that have no
+// property-value form, such as channels or functions.
+func Normalize(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, bool, float64, string, Computed:
+		return x, nil
+	case Secret:
+		e, err := Normalize(x.Element)
+		if err != nil {
+			return nil, err
+		}
+		return Secret{Element: e}, nil
+	case PropertyMap:
+		return normalizeMap(map[string]any(x))
+	case map[string]any:
+		return normalizeMap(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			n, err := Normalize(e)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = n
+		}
+		return out, nil
+	case int:
+		return float64(x), nil
+	case int64:
+		return float64(x), nil
+	case int32:
+		return float64(x), nil
+	case float32:
+		return float64(x), nil
+	case uint:
+		return float64(x), nil
+	case uint32:
+		return float64(x), nil
+	case uint64:
+		return float64(x), nil
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		out := make([]any, rv.Len())
+		for i := range out {
+			n, err := Normalize(rv.Index(i).Interface())
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = n
+		}
+		return out, nil
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			return nil, fmt.Errorf("a map with %s keys has no property value form; use string keys", rv.Type().Key())
+		}
+		out := make(map[string]any, rv.Len())
+		for _, k := range rv.MapKeys() {
+			n, err := Normalize(rv.MapIndex(k).Interface())
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", k.String(), err)
+			}
+			out[k.String()] = n
+		}
+		return out, nil
+	case reflect.String:
+		return rv.String(), nil
+	case reflect.Bool:
+		return rv.Bool(), nil
+	}
+	return nil, fmt.Errorf("a value of type %T has no property value form", v)
+}
+
+func normalizeMap(m map[string]any) (map[string]any, error) {
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		n, err := Normalize(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = n
+	}
+	return out, nil
+}
+
+// DeepEqual reports whether two normalized property values are equal. A
+// Secret equals another Secret with an equal element; Computed equals nothing,
+// not even another Computed (an unknown value may differ from anything).
+func DeepEqual(a, b any) bool {
+	switch x := a.(type) {
+	case Computed:
+		return false
+	case Secret:
+		y, ok := b.(Secret)
+		return ok && DeepEqual(x.Element, y.Element)
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !DeepEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case PropertyMap:
+		return DeepEqual(map[string]any(x), b)
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !DeepEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if y, ok := b.(PropertyMap); ok {
+		return DeepEqual(a, map[string]any(y))
+	}
+	switch b.(type) {
+	case Computed, Secret, map[string]any, []any:
+		return false
+	}
+	return a == b
+}
+
+// ContainsComputed reports whether v holds a Computed value anywhere.
+func ContainsComputed(v any) bool {
+	switch x := v.(type) {
+	case Computed:
+		return true
+	case Secret:
+		return ContainsComputed(x.Element)
+	case map[string]any:
+		for _, e := range x {
+			if ContainsComputed(e) {
+				return true
+			}
+		}
+	case PropertyMap:
+		return ContainsComputed(map[string]any(x))
+	case []any:
+		for _, e := range x {
+			if ContainsComputed(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// DiffKeys returns, sorted, the top-level keys whose values differ between
+// olds and news, skipping the keys in ignore. Plugins use it for their Diff.
+func DiffKeys(olds, news PropertyMap, ignore []string) []string {
+	skip := make(map[string]bool, len(ignore))
+	for _, k := range ignore {
+		skip[k] = true
+	}
+	var changed []string
+	for k, v := range news {
+		if skip[k] {
+			continue
+		}
+		if o, ok := olds[k]; !ok || !DeepEqual(o, v) {
+			changed = append(changed, k)
+		}
+	}
+	for k := range olds {
+		if skip[k] {
+			continue
+		}
+		if _, ok := news[k]; !ok {
+			changed = append(changed, k)
+		}
+	}
+	sort.Strings(changed)
+	return changed
+}

@@ -1,0 +1,3 @@
+module github.com/runnerhq/runner
+
+go 1.26.8
