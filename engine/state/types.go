@@ -1,0 +1,75 @@
+package state
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// Snapshot is the state of one (project, stack): every resource the engine
+// manages there, in dependency order (a resource comes after everything it
+// refers to), plus operations that began and never ended (after a crash).
+type Snapshot struct {
+	Manifest          Manifest
+	SecretsProvider   *SecretsProvider
+	Resources         []*Resource
+	PendingOperations []PendingOperation
+}
+
+// Manifest records when and by what a snapshot was written.
+type Manifest struct {
+	Time    time.Time
+	Magic   string
+	Version string // the runner version that wrote it
+}
+
+// SecretsProvider names how the snapshot's secrets are encrypted, as Pulumi
+// records it ("passphrase" with the stack config's salt in State).
+type SecretsProvider struct {
+	Type  string
+	State json.RawMessage
+}
+
+// Resource is one resource's recorded state. Inputs and Outputs hold
+// normalized property values with secrets as resource.Secret (plaintext in
+// memory; encrypted only when serialized).
+type Resource struct {
+	URN                     resource.URN
+	Custom                  bool // false for components and the root stack
+	Delete                  bool // condemned: to be deleted once its replacement exists
+	ID                      string
+	Type                    string
+	Inputs                  resource.PropertyMap
+	Outputs                 resource.PropertyMap
+	Parent                  resource.URN
+	Protect                 bool
+	External                bool
+	Dependencies            []resource.URN
+	PropertyDependencies    map[string][]resource.URN
+	Provider                string // "<provider URN>::<provider ID>" for custom resources
+	PendingReplacement      bool
+	AdditionalSecretOutputs []string
+	RetainOnDelete          bool
+	IgnoreChanges           []string
+	InitErrors              []string
+	Created                 *time.Time
+	Modified                *time.Time
+}
+
+// OperationType is the kind of a pending operation, as Pulumi spells it.
+type OperationType string
+
+// The pending operation kinds.
+const (
+	OperationCreating OperationType = "creating"
+	OperationUpdating OperationType = "updating"
+	OperationDeleting OperationType = "deleting"
+	OperationReading  OperationType = "reading"
+)
+
+// PendingOperation is a step that began and whose end was never recorded.
+type PendingOperation struct {
+	Resource *Resource
+	Type     OperationType
+}
