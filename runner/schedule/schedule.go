@@ -17,7 +17,7 @@ type Status string
 const (
 	Succeeded Status = "succeeded"
 	Failed    Status = "failed"
-	Skipped   Status = "skipped"  // an upstream job failed or was skipped
+	Skipped   Status = "skipped"   // an upstream job failed or was skipped
 	Cancelled Status = "cancelled" // not started: the context ended or fail-fast stopped scheduling
 )
 
