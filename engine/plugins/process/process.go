@@ -1,0 +1,356 @@
+// Package process is the resource plugin for long-running local processes:
+// process:index:Process starts a detached process (its own session, so it
+// outlives runner), refresh notices when it has died, and delete stops it.
+// It is what runs the local environment's HTTPS service.
+package process
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// Type is the type token of a process.
+const Type = "process:index:Process"
+
+// Plugin manages process:index:Process resources. Inputs: command (list,
+// required: the program and its arguments), environment (object of
+// strings, added to runner's environment), dir, logFile (stdout and stderr
+// are appended there; default discarded), pidFile (written at start, used
+// to find the process again after a crash), readyTcp (host:port that must
+// accept connections before the create succeeds), readyTimeoutSeconds
+// (default 15). Outputs: the inputs plus pid and startTicks (the process's
+// start time in clock ticks since boot, which tells a live process from a
+// reused pid). Every input change replaces the process, stopping the old one
+// first (the new one usually needs the same port).
+type Plugin struct{}
+
+var _ resource.Plugin = Plugin{}
+
+// Package returns "process".
+func (Plugin) Package() string { return "process" }
+
+// Check validates the inputs.
+func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.PropertyMap, error) {
+	if req.Type != Type {
+		return nil, fmt.Errorf("the process plugin has no resource type %q; it has %s", req.Type, Type)
+	}
+	news := req.News
+	if c, ok := news["command"]; !ok || c == nil {
+		return nil, errors.New(`property "command" is required: the program to run and its arguments`)
+	}
+	if !resource.ContainsComputed(news["command"]) {
+		cmd, err := news.StringList("command")
+		if err != nil {
+			return nil, err
+		}
+		if len(cmd) == 0 {
+			return nil, errors.New(`property "command" must name at least the program to run`)
+		}
+	}
+	for _, k := range []string{"dir", "logFile", "pidFile", "readyTcp"} {
+		if resource.ContainsComputed(news[k]) {
+			continue
+		}
+		if _, err := news.String(k, ""); err != nil {
+			return nil, err
+		}
+	}
+	if !resource.ContainsComputed(news["environment"]) {
+		if _, err := news.StringMap("environment"); err != nil {
+			return nil, err
+		}
+	}
+	return news, nil
+}
+
+// Diff reports every changed input as a replacement, old process first.
+func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
+	changed := resource.DiffKeys(req.OldInputs, req.NewInputs, req.IgnoreChanges)
+	return resource.DiffResponse{Changed: changed, Replaces: changed, DeleteBeforeReplace: len(changed) > 0}, nil
+}
+
+// Create starts the process and waits until it is ready.
+func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.CreateResponse, error) {
+	outs := copyMap(req.Inputs)
+	if req.Preview {
+		outs["pid"] = resource.Computed{}
+		outs["startTicks"] = resource.Computed{}
+		return resource.CreateResponse{Outputs: outs}, nil
+	}
+	pid, ticks, err := start(ctx, req.Inputs)
+	if err != nil {
+		return resource.CreateResponse{}, err
+	}
+	outs["pid"] = float64(pid)
+	outs["startTicks"] = float64(ticks)
+	return resource.CreateResponse{ID: strconv.Itoa(pid), Outputs: outs}, nil
+}
+
+// Read reports whether the recorded process still runs. With no ID (a
+// create interrupted by a crash) it looks for the pid file.
+func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadResponse, error) {
+	outs := req.Outputs
+	if req.ID == "" {
+		pidFile, _ := req.Inputs.String("pidFile", "")
+		if pidFile == "" {
+			return resource.ReadResponse{}, resource.ErrNotRecognizable
+		}
+		pid, ticks, ok := fromPidFile(pidFile)
+		if !ok {
+			return resource.ReadResponse{}, nil
+		}
+		outs = copyMap(req.Inputs)
+		outs["pid"] = float64(pid)
+		outs["startTicks"] = float64(ticks)
+		return resource.ReadResponse{ID: strconv.Itoa(pid), Inputs: req.Inputs, Outputs: outs}, nil
+	}
+	pid, err := strconv.Atoi(req.ID)
+	if err != nil {
+		return resource.ReadResponse{}, fmt.Errorf("the process ID %q is not a pid", req.ID)
+	}
+	want, _ := outs.Int("startTicks", 0)
+	if !alive(pid, uint64(want)) {
+		return resource.ReadResponse{}, nil
+	}
+	return resource.ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: outs}, nil
+}
+
+// Update is never called: every change replaces.
+func (Plugin) Update(context.Context, resource.UpdateRequest) (resource.UpdateResponse, error) {
+	return resource.UpdateResponse{}, errors.New("a process cannot be changed in place; it is replaced")
+}
+
+// Delete stops the process: SIGTERM to its session, then SIGKILL after 5 s.
+func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
+	pid, err := strconv.Atoi(req.ID)
+	if err != nil {
+		return fmt.Errorf("the process ID %q is not a pid", req.ID)
+	}
+	ticks, _ := req.Outputs.Int("startTicks", 0)
+	if err := stop(ctx, pid, uint64(ticks)); err != nil {
+		return err
+	}
+	if pidFile, _ := req.Inputs.String("pidFile", ""); pidFile != "" {
+		if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing the pid file %s: %w", pidFile, err)
+		}
+	}
+	return nil
+}
+
+// start launches the process in its own session and waits for readiness.
+func start(ctx context.Context, in resource.PropertyMap) (int, uint64, error) {
+	argv, _ := in.StringList("command")
+	env, _ := in.StringMap("environment")
+	dir, _ := in.String("dir", "")
+	logFile, _ := in.String("logFile", "")
+	pidFile, _ := in.String("pidFile", "")
+	ready, _ := in.String("readyTcp", "")
+	timeout, err := in.Int("readyTimeoutSeconds", 15)
+	if err != nil {
+		return 0, 0, err
+	}
+
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	out, err := openLog(logFile)
+	if err != nil {
+		return 0, 0, err
+	}
+	if out != nil {
+		defer out.Close()
+		cmd.Stdout, cmd.Stderr = out, out
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, 0, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	pid := cmd.Process.Pid
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }() // reap it if it dies while runner lives
+	ticks, _ := startTicks(pid)
+	if pidFile != "" {
+		if err := writePidFile(pidFile, pid); err != nil {
+			_ = stop(context.Background(), pid, ticks)
+			return 0, 0, err
+		}
+	}
+	if ready != "" {
+		if err := waitReady(ctx, ready, time.Duration(timeout)*time.Second, exited); err != nil {
+			_ = stop(context.Background(), pid, ticks)
+			if pidFile != "" {
+				_ = os.Remove(pidFile)
+			}
+			hint := ""
+			if logFile != "" {
+				hint = "; its log is " + logFile
+			}
+			return 0, 0, fmt.Errorf("%s did not become ready on %s: %w%s", argv[0], ready, err, hint)
+		}
+	}
+	return pid, ticks, nil
+}
+
+func openLog(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("creating the folder of the log file %s: %w", path, err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("opening the log file: %w", err)
+	}
+	return f, nil
+}
+
+func writePidFile(path string, pid int) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating the folder of the pid file %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
+		return fmt.Errorf("writing the pid file: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing the pid file: %w", err)
+	}
+	return nil
+}
+
+func fromPidFile(path string) (int, uint64, bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return 0, 0, false
+	}
+	ticks, err := startTicks(pid)
+	if err != nil || !alive(pid, ticks) {
+		return 0, 0, false
+	}
+	return pid, ticks, true
+}
+
+// waitReady dials addr until it accepts, the process exits, or time runs out.
+func waitReady(ctx context.Context, addr string, timeout time.Duration, exited <-chan error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("nothing listened after %s", timeout)
+		}
+		select {
+		case err := <-exited:
+			if err == nil {
+				return errors.New("the process exited")
+			}
+			return fmt.Errorf("the process exited: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// stop ends the process's session if pid is still the process we started.
+func stop(ctx context.Context, pid int, ticks uint64) error {
+	if !alive(pid, ticks) {
+		return nil
+	}
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	_ = syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid, ticks) {
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("stopping process %d: %w", pid, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	for i := 0; i < 100 && alive(pid, ticks); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid, ticks) {
+		return fmt.Errorf("process %d did not stop after SIGKILL", pid)
+	}
+	return nil
+}
+
+// alive reports whether pid runs (not a zombie) and, when ticks is not 0,
+// started at ticks.
+func alive(pid int, ticks uint64) bool {
+	if pid <= 0 {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	fields := statFields(string(stat))
+	if len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
+		return false
+	}
+	if ticks == 0 {
+		return true
+	}
+	got, err := strconv.ParseUint(fields[19], 10, 64)
+	return err == nil && got == ticks
+}
+
+// startTicks returns the start time of pid in clock ticks since boot.
+func startTicks(pid int) (uint64, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	fields := statFields(string(stat))
+	if len(fields) < 20 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
+	}
+	return strconv.ParseUint(fields[19], 10, 64)
+}
+
+// statFields splits /proc/pid/stat after the command name (which may hold
+// spaces), so that fields[0] is the state and fields[19] the start time.
+func statFields(stat string) []string {
+	if i := strings.LastIndex(stat, ")"); i >= 0 {
+		stat = stat[i+1:]
+	}
+	return strings.Fields(stat)
+}
+
+func copyMap(m resource.PropertyMap) resource.PropertyMap {
+	out := make(resource.PropertyMap, len(m)+2)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
