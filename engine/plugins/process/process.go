@@ -20,7 +20,7 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 )
 
-// Type is the type token of a process.
+// Type is the type token of a process. The plugin also serves PortType.
 const Type = "process:index:Process"
 
 // Plugin manages process:index:Process resources. Inputs: command (list,
@@ -42,8 +42,12 @@ func (Plugin) Package() string { return "process" }
 
 // Check validates the inputs.
 func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.PropertyMap, error) {
-	if req.Type != Type {
-		return nil, fmt.Errorf("the process plugin has no resource type %q; it has %s", req.Type, Type)
+	switch req.Type {
+	case Type:
+	case PortType:
+		return checkPort(req.News)
+	default:
+		return nil, fmt.Errorf("the process plugin has no resource type %q; it has %s and %s", req.Type, Type, PortType)
 	}
 	news := req.News
 	if c, ok := news["command"]; !ok || c == nil {
@@ -82,6 +86,9 @@ func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffRe
 
 // Create starts the process and waits until it is ready.
 func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.CreateResponse, error) {
+	if req.Type == PortType {
+		return createPort(req.Inputs, req.Preview)
+	}
 	outs := copyMap(req.Inputs)
 	if req.Preview {
 		outs["pid"] = resource.Computed{}
@@ -101,6 +108,10 @@ func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resourc
 // create interrupted by a crash) it looks for the pid file.
 func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadResponse, error) {
 	outs := req.Outputs
+	if req.Type == PortType {
+		// A port is a choice recorded in state; there is nothing to read back.
+		return resource.ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: outs}, nil
+	}
 	if req.ID == "" {
 		pidFile, _ := req.Inputs.String("pidFile", "")
 		if pidFile == "" {
@@ -128,11 +139,15 @@ func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadRe
 
 // Update is never called: every change replaces.
 func (Plugin) Update(context.Context, resource.UpdateRequest) (resource.UpdateResponse, error) {
-	return resource.UpdateResponse{}, errors.New("a process cannot be changed in place; it is replaced")
+	return resource.UpdateResponse{}, errPortUpdate
 }
 
-// Delete stops the process: SIGTERM to its session, then SIGKILL after 5 s.
+// Delete stops the process (SIGTERM to its session, then SIGKILL after 5 s)
+// and removes its pid file and log file.
 func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
+	if req.Type == PortType {
+		return nil
+	}
 	pid, err := strconv.Atoi(req.ID)
 	if err != nil {
 		return fmt.Errorf("the process ID %q is not a pid", req.ID)
@@ -141,9 +156,13 @@ func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 	if err := stop(ctx, pid, uint64(ticks)); err != nil {
 		return err
 	}
-	if pidFile, _ := req.Inputs.String("pidFile", ""); pidFile != "" {
-		if err := os.Remove(pidFile); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("removing the pid file %s: %w", pidFile, err)
+	for _, key := range []string{"pidFile", "logFile"} {
+		path, _ := req.Inputs.String(key, "")
+		if path == "" {
+			continue
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing the process's %s %s: %w", key, path, err)
 		}
 	}
 	return nil

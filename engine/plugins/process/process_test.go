@@ -173,3 +173,36 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestPort(t *testing.T) {
+	ctx := context.Background()
+	p := Plugin{}
+	tests := []struct {
+		name    string
+		in      resource.PropertyMap
+		preview bool
+		want    func(any) bool
+	}{
+		{"pinned", resource.PropertyMap{"port": 18443.0}, false, func(v any) bool { return v == 18443.0 }},
+		{"free", resource.PropertyMap{}, false, func(v any) bool { f, ok := v.(float64); return ok && f > 0 }},
+		{"free in preview is unknown", resource.PropertyMap{}, true, func(v any) bool { _, ok := v.(resource.Computed); return ok }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, err := p.Check(ctx, resource.CheckRequest{Type: PortType, News: tt.in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := p.Create(ctx, resource.CreateRequest{Type: PortType, Inputs: in, Preview: tt.preview})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.want(res.Outputs["assigned"]) {
+				t.Fatalf("assigned = %v", res.Outputs["assigned"])
+			}
+		})
+	}
+	if _, err := p.Check(ctx, resource.CheckRequest{Type: PortType, News: resource.PropertyMap{"port": 70000.0}}); err == nil {
+		t.Fatal("port 70000 accepted")
+	}
+}
