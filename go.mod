@@ -2,4 +2,4 @@ module github.com/runnerhq/runner
 
 go 1.26.8
 
-require golang.org/x/crypto v0.58.0 // indirect
+require golang.org/x/crypto v0.58.0
