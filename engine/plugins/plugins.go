@@ -4,13 +4,14 @@ package plugins
 import (
 	"github.com/runnerhq/runner/engine/plugins/command"
 	"github.com/runnerhq/runner/engine/plugins/file"
+	"github.com/runnerhq/runner/engine/plugins/process"
 	"github.com/runnerhq/runner/engine/plugins/random"
 	"github.com/runnerhq/runner/engine/plugins/tls"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
 // Builtin returns one of each built-in resource plugin: random, tls,
-// command and file. Each is safe for concurrent use.
+// command, file and process. Each is safe for concurrent use.
 func Builtin() []resource.Plugin {
-	return []resource.Plugin{random.Plugin{}, tls.Plugin{}, command.Plugin{}, file.Plugin{}}
+	return []resource.Plugin{random.Plugin{}, tls.Plugin{}, command.Plugin{}, file.Plugin{}, process.Plugin{}}
 }

@@ -1,0 +1,39 @@
+// Package ca is the local environment's certificate authority: a private key
+// and a self-signed CA certificate, whose certificate is also written to a
+// file so that clients (curl --cacert) can trust the environment's services.
+package ca
+
+import (
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/projects/local/localenv"
+)
+
+// Program declares the CA. Outputs: caCertPem, caPrivateKeyPem (secret),
+// caCertFile.
+func Program(rt localenv.Runtime) engine.Program {
+	return func(ctx *engine.Context) error {
+		key := ctx.Resource(localenv.PrivateKey, "ca-key", engine.Inputs{
+			"algorithm":  "ECDSA",
+			"ecdsaCurve": "P256",
+		})
+		cert := ctx.Resource(localenv.SelfSignedCert, "ca-cert", engine.Inputs{
+			"privateKeyPem": key.Output("privateKeyPem"),
+			"subject": map[string]any{
+				"commonName":   "runner local CA (" + ctx.Stack() + ")",
+				"organization": "runner",
+			},
+			"isCaCertificate":     true,
+			"validityPeriodHours": 24 * 365,
+			"allowedUses":         []any{"cert_signing", "crl_signing", "digital_signature"},
+		})
+		file := ctx.Resource(localenv.File, "ca-cert-file", engine.Inputs{
+			"path":    rt.Path("ca", "ca.crt"),
+			"content": cert.Output("certPem"),
+			"mode":    "0644",
+		})
+		ctx.Export("caCertPem", cert.Output("certPem"))
+		ctx.Export("caPrivateKeyPem", key.Output("privateKeyPem"))
+		ctx.Export("caCertFile", file.Output("path"))
+		return nil
+	}
+}
