@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// Program declares a project's resources and stack outputs.
+type Program func(ctx *Context) error
+
+// Context is what a Program declares its resources through. It is meant
+// for the Program's own goroutine; Apply functions must not call it.
+type Context struct {
+	ctx     context.Context
+	project string
+	stack   string
+	dryRun  bool
+	config  map[string]any
+	refs    *stackRefs
+	log     func(string)
+
+	mu        sync.Mutex
+	sealed    bool
+	root      *Resource
+	resources []*Resource // declaration order, root first
+	byURN     map[resource.URN]*Resource
+	exports   []export
+	errs      []error
+}
+
+type export struct {
+	name  string
+	value any
+}
+
+func newContext(ctx context.Context, opts *Options, dryRun bool, refs *stackRefs, log func(string)) *Context {
+	c := &Context{
+		ctx:     ctx,
+		project: opts.Project,
+		stack:   opts.Stack,
+		dryRun:  dryRun,
+		config:  opts.Config,
+		refs:    refs,
+		log:     log,
+		byURN:   make(map[resource.URN]*Resource),
+	}
+	c.root = &Resource{
+		ctx:  c,
+		typ:  resource.RootStackType,
+		name: opts.Project + "-" + opts.Stack,
+		urn:  rootURN(opts.Project, opts.Stack),
+	}
+	c.add(c.root)
+	return c
+}
+
+// rootURN is the URN of the stack's root resource.
+func rootURN(project, stack string) resource.URN {
+	return resource.NewURN(stack, project, "", resource.RootStackType, project+"-"+stack)
+}
+
+// Project returns the project's name.
+func (c *Context) Project() string { return c.project }
+
+// Stack returns the stack's name.
+func (c *Context) Stack() string { return c.stack }
+
+// DryRun reports whether the engine is previewing (no side effects).
+func (c *Context) DryRun() bool { return c.dryRun }
+
+// Context returns the operation's context.Context.
+func (c *Context) Context() context.Context { return c.ctx }
+
+// Config returns the config value key ("namespace:name"; a key without a
+// namespace is looked up in the project's namespace too) as an Output that
+// is secret when the value is, and whether it is set.
+func (c *Context) Config(key string) (Output, bool) {
+	v, ok := c.config[key]
+	if !ok && !strings.Contains(key, ":") {
+		v, ok = c.config[c.project+":"+key]
+	}
+	if !ok {
+		return Output{}, false
+	}
+	if s, isSecret := v.(resource.Secret); isSecret {
+		return Secret(s.Element), true
+	}
+	return Val(v), true
+}
+
+// Log records an informational message in the project's log. Secret values
+// (resource.Secret, Outputs) print redacted.
+func (c *Context) Log(format string, args ...any) {
+	if c.log != nil {
+		c.log(fmt.Sprintf(format, args...))
+	}
+}
+
+// Resource declares a custom resource of type typ (a type token such as
+// "random:index/randomString:RandomString") named name.
+func (c *Context) Resource(typ, name string, inputs Inputs, opts ...ResourceOption) *Resource {
+	return c.register(typ, name, true, inputs, opts)
+}
+
+// Component declares a component resource: a group that parents others and
+// has no plugin of its own.
+func (c *Context) Component(typ, name string, opts ...ResourceOption) *Resource {
+	return c.register(typ, name, false, nil, opts)
+}
+
+// Export sets the stack output name to value: an Output, a structure of
+// maps and slices holding Outputs, or a plain value.
+func (c *Context) Export(name string, value any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sealed {
+		c.errs = append(c.errs, fmt.Errorf("exporting %q: the program has already returned; outputs cannot be exported from an Apply", name))
+		return
+	}
+	for i := range c.exports {
+		if c.exports[i].name == name {
+			c.exports[i].value = value
+			return
+		}
+	}
+	c.exports = append(c.exports, export{name: name, value: value})
+}
+
+func (c *Context) register(typ, name string, custom bool, inputs Inputs, opts []ResourceOption) *Resource {
+	var o resourceOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	parent := o.parent
+	if parent == nil {
+		parent = c.root
+	}
+	r := &Resource{ctx: c, typ: typ, name: name, custom: custom, inputs: inputs, opts: o, parent: parent}
+	r.urn = resource.NewURN(c.stack, c.project, parent.urn.QualifiedType(), typ, name)
+	switch {
+	case c.sealed:
+		c.errs = append(c.errs, fmt.Errorf("declaring %s: the program has already returned; resources cannot be declared inside an Apply", r.urn))
+		return r
+	case name == "" || !strings.Contains(typ, ":"):
+		c.errs = append(c.errs, fmt.Errorf("declaring a resource of type %q named %q: a resource needs a name and a type token of the form package:module:Type", typ, name))
+		return r
+	case c.byURN[r.urn] != nil:
+		c.errs = append(c.errs, fmt.Errorf("declaring %s: a resource with this URN is already declared; give it another name", r.urn))
+		return r
+	case parent.ctx != c:
+		c.errs = append(c.errs, fmt.Errorf("declaring %s: its parent belongs to another program", r.urn))
+		return r
+	}
+	c.add(r)
+	return r
+}
+
+func (c *Context) add(r *Resource) {
+	r.index = len(c.resources)
+	c.resources = append(c.resources, r)
+	c.byURN[r.urn] = r
+	if r.parent != nil {
+		r.parent.children = append(r.parent.children, r)
+	}
+}
+
+// seal ends the declaration phase and returns the declaration errors.
+func (c *Context) seal() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sealed = true
+	return errors.Join(c.errs...)
+}
+
+// Resource is a declared resource.
+type Resource struct {
+	ctx      *Context
+	typ      string
+	name     string
+	urn      resource.URN
+	custom   bool
+	inputs   Inputs
+	opts     resourceOptions
+	parent   *Resource
+	children []*Resource
+	index    int
+
+	// Set by the engine's state owner before done is set.
+	id      string
+	idKnown bool
+	outputs resource.PropertyMap
+	err     error
+	done    atomic.Bool
+}
+
+// URN returns the resource's URN.
+func (r *Resource) URN() resource.URN { return r.urn }
+
+// Name returns the resource's name.
+func (r *Resource) Name() string { return r.name }
+
+// Type returns the resource's type token.
+func (r *Resource) Type() string { return r.typ }
+
+func (r *Resource) isDone() bool { return r.done.Load() }
+
+// finish records the resource's result; the engine's state owner calls it
+// once, before any dependent starts.
+func (r *Resource) finish(id string, idKnown bool, outputs resource.PropertyMap, err error) {
+	r.id, r.idKnown, r.outputs, r.err = id, idKnown, outputs, err
+	r.done.Store(true)
+}
+
+// Output returns the output property key of the resource. It is unknown
+// during preview when the plugin cannot predict it, and secret when the
+// resource records it as secret.
+func (r *Resource) Output(key string) Output {
+	return newOutput([]*Resource{r}, func() (outcome, error) {
+		if r.err != nil {
+			return outcome{}, fmt.Errorf("reading output %q of %s: %w", key, r.urn, r.err)
+		}
+		v, ok := r.outputs[key]
+		if !ok {
+			return outcome{known: !r.ctx.dryRun}, nil
+		}
+		plain, secret := unsecretDeep(v)
+		if resource.ContainsComputed(plain) {
+			return outcome{secret: secret}, nil
+		}
+		return outcome{value: plain, known: true, secret: secret}, nil
+	})
+}
+
+// ID returns the resource's ID (unknown during preview of a create).
+func (r *Resource) ID() Output {
+	return newOutput([]*Resource{r}, func() (outcome, error) {
+		if r.err != nil {
+			return outcome{}, fmt.Errorf("reading the ID of %s: %w", r.urn, r.err)
+		}
+		if !r.idKnown {
+			return outcome{}, nil
+		}
+		return outcome{value: r.id, known: true}, nil
+	})
+}

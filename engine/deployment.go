@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// deployment is one operation on one (project, stack). The fields after
+// "owner only" are touched only by the goroutine running the step graph.
+type deployment struct {
+	opts    *Options
+	kind    string // preview, update, refresh, destroy
+	dryRun  bool
+	plugins map[string]resource.Plugin
+	ev      *emitter
+	journal backend.Journal
+	seq     atomic.Int64
+
+	old     *state.Snapshot
+	oldLive map[resource.URN]*state.Resource
+
+	// owner only
+	news    []*state.Resource
+	fate    map[*state.Resource]*state.Resource // old record -> what replaces it in the leftovers (nil: dropped)
+	changes map[Op]int
+	steps   []StepSummary
+}
+
+func newDeployment(opts *Options, kind string) *deployment {
+	d := &deployment{
+		opts:    opts,
+		kind:    kind,
+		dryRun:  kind == kindPreview,
+		plugins: make(map[string]resource.Plugin, len(opts.Plugins)),
+		ev:      &emitter{fn: opts.Events, project: opts.Project, stack: opts.Stack},
+		fate:    make(map[*state.Resource]*state.Resource),
+		changes: make(map[Op]int),
+	}
+	for _, p := range opts.Plugins {
+		d.plugins[p.Package()] = p
+	}
+	d.setOld(nil)
+	return d
+}
+
+// setOld installs the previous snapshot (nil: never deployed).
+func (d *deployment) setOld(snap *state.Snapshot) {
+	if snap == nil {
+		snap = &state.Snapshot{}
+	}
+	d.old = snap
+	d.oldLive = make(map[resource.URN]*state.Resource, len(snap.Resources))
+	for _, r := range snap.Resources {
+		if !r.Delete {
+			d.oldLive[r.URN] = r
+		}
+	}
+}
+
+// pluginFor returns the plugin serving typ, or an error naming the type.
+func (d *deployment) pluginFor(typ string, urn resource.URN) (resource.Plugin, error) {
+	pkg := resource.Package(typ)
+	if p, ok := d.plugins[pkg]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("no resource plugin serves package %q, needed for type %s of %s", pkg, typ, urn)
+}
+
+// snapshot builds the current state: the records written by this operation
+// in the order their steps finished (a dependency order), then the old
+// records not yet superseded or deleted, in their old order.
+func (d *deployment) snapshot() *state.Snapshot {
+	res := make([]*state.Resource, 0, len(d.news)+len(d.old.Resources))
+	res = append(res, d.news...)
+	for _, r := range d.old.Resources {
+		if next, ok := d.fate[r]; ok {
+			if next != nil {
+				res = append(res, next)
+			}
+			continue
+		}
+		res = append(res, r)
+	}
+	sp := d.opts.SecretsProvider
+	if sp == nil {
+		sp = d.old.SecretsProvider
+	}
+	return &state.Snapshot{
+		Manifest:        state.Manifest{Time: time.Now().UTC(), Version: Version},
+		SecretsProvider: sp,
+		Resources:       res,
+	}
+}
+
+// Version is the engine version recorded in snapshot manifests.
+var Version = "dev"
+
+// count records a step in the changes and the step list.
+func (d *deployment) count(op Op, rec *state.Resource, keys []string) {
+	if isProvider(rec.Type) {
+		return
+	}
+	counted := op
+	switch op {
+	case OpCreateReplacement:
+		counted = OpReplace
+	case OpDeleteReplaced:
+		return
+	}
+	d.changes[counted]++
+	if counted != OpSame {
+		d.steps = append(d.steps, StepSummary{Op: counted, URN: rec.URN, Type: rec.Type, Keys: keys})
+	}
+}
+
+// begin journals the start of a mutating step (not during preview).
+func (d *deployment) begin(ctx context.Context, op Op, old, new *state.Resource) (int64, error) {
+	if d.journal == nil {
+		return 0, nil
+	}
+	seq := d.seq.Add(1)
+	err := d.journal.Begin(ctx, backend.Entry{Seq: seq, Kind: backend.EntryBegin, Op: string(op), Old: old, New: new})
+	if err != nil {
+		return 0, fmt.Errorf("recording the start of the step in the journal: %w", err)
+	}
+	return seq, nil
+}
+
+// end journals the outcome of a mutating step.
+func (d *deployment) end(ctx context.Context, seq int64, ok bool, op Op, old, new *state.Resource) error {
+	if d.journal == nil {
+		return nil
+	}
+	kind := backend.EntrySuccess
+	if !ok {
+		kind = backend.EntryFailure
+	}
+	err := d.journal.End(ctx, backend.Entry{Seq: seq, Kind: kind, Op: string(op), Old: old, New: new})
+	if err != nil {
+		return fmt.Errorf("recording the end of the step in the journal: %w", err)
+	}
+	return nil
+}
+
+// stepStart, stepDone and stepFailed emit step events.
+func (d *deployment) stepStart(op Op, urn resource.URN, typ string, keys []string) {
+	d.ev.emit(Event{Type: EventStepStart, Op: op, URN: urn, ResourceType: typ, Keys: keys})
+}
+
+func (d *deployment) stepDone(op Op, urn resource.URN, typ string, keys []string, start time.Time) {
+	d.ev.emit(Event{Type: EventStepDone, Op: op, URN: urn, ResourceType: typ, Keys: keys, Duration: time.Since(start)})
+}
+
+func (d *deployment) stepFailed(op Op, urn resource.URN, typ string, err error, start time.Time) {
+	d.ev.emit(Event{Type: EventStepFailed, Op: op, URN: urn, ResourceType: typ, Error: err.Error(), Duration: time.Since(start)})
+}
+
+// history builds the history record of the operation.
+func (d *deployment) history(start time.Time, failed bool) backend.HistoryRecord {
+	changes := make(map[string]int, len(d.changes))
+	for op, n := range d.changes {
+		changes[string(op)] = n
+	}
+	result := "succeeded"
+	if failed {
+		result = "failed"
+	}
+	return backend.HistoryRecord{
+		Kind: d.kind, Result: result, StartTime: start.UTC(), EndTime: time.Now().UTC(),
+		Changes: changes, User: d.opts.Lock.User, Host: d.opts.Lock.Host,
+	}
+}
+
+// result builds the operation's Result.
+func (d *deployment) result(start time.Time, outputs resource.PropertyMap) *Result {
+	if outputs == nil {
+		outputs = resource.PropertyMap{}
+	}
+	return &Result{Changes: d.changes, Outputs: outputs, Steps: d.steps, Duration: time.Since(start)}
+}
+
+// isProvider reports whether typ is a provider resource type.
+func isProvider(typ string) bool {
+	return len(typ) > len(providerTypePrefix) && typ[:len(providerTypePrefix)] == providerTypePrefix
+}
+
+const providerTypePrefix = "pulumi:providers:"

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// Options configure one operation on one (project, stack).
+type Options struct {
+	Project, Stack string
+	// Backend holds the state, journals and locks.
+	Backend backend.Backend
+	// Plugins serve the resource types, one per package.
+	Plugins []resource.Plugin
+	// Crypter protects the snapshot's secrets at rest.
+	Crypter resource.Crypter
+	// SecretsProvider is recorded in the snapshot (nil: keep the previous one).
+	SecretsProvider *state.SecretsProvider
+	// Config holds the stack config ("namespace:key" -> value; secrets as
+	// resource.Secret).
+	Config map[string]any
+	// Parallel bounds how many steps run at once (0: 4 x GOMAXPROCS).
+	Parallel int
+	// Events receives progress, one call at a time (nil: none).
+	Events func(Event)
+	// Lock names the holder recorded in the (project, stack) lock.
+	Lock backend.LockInfo
+}
+
+// The operation kinds, as recorded in history.
+const (
+	kindPreview = "preview"
+	kindUpdate  = "update"
+	kindRefresh = "refresh"
+	kindDestroy = "destroy"
+)
+
+func (o *Options) parallel() int {
+	if o.Parallel > 0 {
+		return o.Parallel
+	}
+	return 4 * runtime.GOMAXPROCS(0)
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.Project == "" || o.Stack == "":
+		return errors.New("the engine needs a project and a stack name")
+	case o.Backend == nil:
+		return fmt.Errorf("project %s: the engine needs a backend to keep state in", o.Project)
+	}
+	return nil
+}
+
+// Preview runs prog and plans its steps without side effects: plugins only
+// predict outputs, nothing is journaled or saved, no lock is taken.
+// Pending operations of an interrupted run are reported as events.
+func Preview(ctx context.Context, opts Options, prog Program) (*Result, error) {
+	return deploy(ctx, &opts, kindPreview, prog)
+}
+
+// Up runs prog and brings the stack to what it declares.
+func Up(ctx context.Context, opts Options, prog Program) (*Result, error) {
+	return deploy(ctx, &opts, kindUpdate, prog)
+}
+
+// Refresh reads every recorded resource back through its plugin and records
+// drift and resources that no longer exist.
+func Refresh(ctx context.Context, opts Options) (*Result, error) {
+	return deploy(ctx, &opts, kindRefresh, nil)
+}
+
+// Destroy deletes every recorded resource, dependents first.
+func Destroy(ctx context.Context, opts Options) (*Result, error) {
+	return deploy(ctx, &opts, kindDestroy, nil)
+}
+
+// deploy runs one operation: lock, load, resolve pending operations, run
+// the program (preview, up), execute the steps, save.
+func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Result, error) {
+	start := time.Now()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	d := newDeployment(opts, kind)
+	if !d.dryRun {
+		lock, err := opts.Backend.Lock(ctx, opts.Project, opts.Stack, opts.Lock)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, err)
+		}
+		defer lock.Unlock()
+	}
+	snap, err := opts.Backend.Load(ctx, opts.Project, opts.Stack, opts.Crypter)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: loading the state of stack %s: %w", kind, opts.Project, opts.Stack, err)
+	}
+	d.setOld(snap)
+	if d.dryRun {
+		d.reportPending()
+	} else if err := d.recoverPending(ctx); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
+	}
+	var c *Context
+	if prog != nil {
+		if c, err = d.runProgram(ctx, prog); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
+		}
+	}
+	if !d.dryRun {
+		j, err := opts.Backend.OpenJournal(ctx, opts.Project, opts.Stack, d.old, opts.Crypter)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: opening the journal: %w", kind, opts.Project, err)
+		}
+		d.journal = j
+	}
+	outputs, runErr := d.execute(ctx, c)
+	if !d.dryRun {
+		err := d.journal.Commit(context.WithoutCancel(ctx), d.snapshot(), d.history(start, runErr != nil))
+		if err != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("saving the state: %w", err))
+		}
+	}
+	res := d.result(start, outputs)
+	if runErr != nil {
+		return res, fmt.Errorf("%s %s: %w", kind, opts.Project, runErr)
+	}
+	return res, nil
+}
+
+// runProgram runs prog and collects its declarations.
+func (d *deployment) runProgram(ctx context.Context, prog Program) (c *Context, err error) {
+	refs := &stackRefs{ctx: ctx, backend: d.opts.Backend, crypter: d.opts.Crypter, refs: map[string]*StackReference{}}
+	c = newContext(ctx, d.opts, d.dryRun, refs, func(msg string) { d.ev.diag(SeverityInfo, msg) })
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the program panicked: %v", p)
+		}
+	}()
+	if err := prog(c); err != nil {
+		c.seal()
+		return nil, fmt.Errorf("running the program: %w", err)
+	}
+	if err := c.seal(); err != nil {
+		return nil, fmt.Errorf("running the program: %w", err)
+	}
+	return c, nil
+}
+
+// execute runs the steps of the operation and returns the stack outputs.
+func (d *deployment) execute(ctx context.Context, c *Context) (resource.PropertyMap, error) {
+	switch d.kind {
+	case kindRefresh:
+		return d.rootOutputs(), d.runTasks(ctx, d.planRefresh())
+	case kindDestroy:
+		return resource.PropertyMap{}, d.runTasks(ctx, d.planDeletes(d.condemnedAll()))
+	}
+	tasks, decls, err := d.planRegistrations(c)
+	if err != nil {
+		return d.rootOutputs(), err
+	}
+	run := runDAG(ctx, tasks, d.opts.parallel())
+	for i, dr := range decls {
+		if !run.ran[dr.task] {
+			decls[i].r.finish("", false, nil, errNotAttempted)
+		}
+	}
+	if err := runError(run); err != nil {
+		return d.rootOutputs(), err
+	}
+	outputs, err := d.exports(c)
+	if err != nil {
+		return d.rootOutputs(), err
+	}
+	declared := make(map[resource.URN]bool, len(d.news))
+	for _, r := range d.news {
+		declared[r.URN] = true
+	}
+	return outputs, d.runTasks(ctx, d.planDeletes(d.condemnedAfterUp(declared)))
+}
+
+// runTasks runs a step graph and returns its error.
+func (d *deployment) runTasks(ctx context.Context, tasks []task) error {
+	return runError(runDAG(ctx, tasks, d.opts.parallel()))
+}
+
+// runError summarizes a run's failures.
+func runError(run dagRun) error {
+	err := errors.Join(run.errs...)
+	if run.canceled {
+		err = errors.Join(err, fmt.Errorf("the operation was canceled; steps in flight finished and the state was saved: %w", context.Canceled))
+	}
+	return err
+}
+
+// exports resolves the stack outputs and records them on the root resource.
+func (d *deployment) exports(c *Context) (resource.PropertyMap, error) {
+	outputs := make(resource.PropertyMap, len(c.exports))
+	for _, e := range c.exports {
+		v, err := resolveValue(e.value)
+		if err != nil {
+			return nil, fmt.Errorf("resolving stack output %q: %w", e.name, err)
+		}
+		outputs[e.name] = v
+	}
+	for _, r := range d.news {
+		if r.Type == resource.RootStackType {
+			r.Outputs = outputs
+		}
+	}
+	return outputs, nil
+}
+
+// rootOutputs returns the stack outputs as currently recorded.
+func (d *deployment) rootOutputs() resource.PropertyMap {
+	for _, r := range d.news {
+		if r.Type == resource.RootStackType {
+			return r.Outputs
+		}
+	}
+	for _, r := range d.old.Resources {
+		if r.Type == resource.RootStackType && !r.Delete {
+			return r.Outputs
+		}
+	}
+	return resource.PropertyMap{}
+}

@@ -1,0 +1,137 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// reportPending emits one event per pending operation (preview: nothing
+// else is done about them).
+func (d *deployment) reportPending() {
+	for _, p := range d.old.PendingOperations {
+		if p.Resource == nil {
+			continue
+		}
+		d.ev.emit(Event{
+			Type: EventPendingOperation, Severity: SeverityWarning, URN: p.Resource.URN, ResourceType: p.Resource.Type,
+			Message: fmt.Sprintf("an earlier operation was interrupted while %s %s; the next up, refresh or destroy resolves it", p.Type, p.Resource.URN),
+		})
+	}
+}
+
+// recoverPending resolves the operations an interrupted run left pending,
+// reading each resource back through its plugin, and clears them from the
+// snapshot. A create whose resource cannot be found without its ID stops
+// the operation with instructions.
+func (d *deployment) recoverPending(ctx context.Context) error {
+	pending := d.old.PendingOperations
+	if len(pending) == 0 {
+		return nil
+	}
+	d.reportPending()
+	snap := *d.old
+	snap.Resources = append([]*state.Resource(nil), d.old.Resources...)
+	snap.PendingOperations = nil
+	var errs []error
+	for _, p := range pending {
+		if p.Resource == nil {
+			continue
+		}
+		res, err := d.resolvePending(ctx, p, snap.Resources)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		snap.Resources = res
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	d.setOld(&snap)
+	return nil
+}
+
+// resolvePending resolves one pending operation against the resources list
+// and returns the new list.
+func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperation, list []*state.Resource) ([]*state.Resource, error) {
+	r := p.Resource
+	if p.Type == state.OperationReading || !r.Custom || isProvider(r.Type) {
+		return list, nil
+	}
+	plugin, err := d.pluginFor(r.Type, r.URN)
+	if err != nil {
+		return nil, fmt.Errorf("resolving the interrupted %s of %s: %w", p.Type, r.URN, err)
+	}
+	id := r.ID
+	if p.Type == state.OperationCreating {
+		id = ""
+	}
+	resp, err := plugin.Read(ctx, resource.ReadRequest{URN: r.URN, Type: r.Type, ID: id, Inputs: r.Inputs, Outputs: r.Outputs})
+	switch {
+	case errors.Is(err, resource.ErrNotRecognizable):
+		return nil, fmt.Errorf("resolving the interrupted create of %s: %w; check whether %s %s exists, delete it by hand if so, then run `runner stack repair --project %s` to clear the pending operation",
+			r.URN, err, r.Type, r.URN.Name(), d.opts.Project)
+	case err != nil:
+		return nil, redactErr(fmt.Errorf("resolving the interrupted %s of %s: reading it back: %w", p.Type, r.URN, err), r)
+	}
+	if p.Type == state.OperationCreating {
+		return d.adoptCreated(r, resp, list), nil
+	}
+	return d.refreshPending(r, resp, list), nil
+}
+
+// adoptCreated adds a resource whose interrupted create did happen to the
+// list (a live record of the same URN becomes condemned: it was being
+// replaced). A resource that does not exist is simply dropped.
+func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
+	if resp.ID == "" {
+		d.ev.diag(SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN))
+		return list
+	}
+	rec := *r
+	rec.ID = resp.ID
+	rec.Delete = false
+	if resp.Inputs != nil {
+		rec.Inputs = resp.Inputs
+	}
+	rec.Outputs = secretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
+	out := make([]*state.Resource, 0, len(list)+1)
+	for _, x := range list {
+		if x.URN == r.URN && !x.Delete {
+			c := *x
+			c.Delete = true
+			x = &c
+		}
+		out = append(out, x)
+	}
+	d.ev.diag(SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN))
+	return append(out, &rec)
+}
+
+// refreshPending records what a resource whose update or delete was
+// interrupted looks like now.
+func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
+	out := make([]*state.Resource, 0, len(list))
+	for _, x := range list {
+		if x.URN != r.URN || x.ID != r.ID {
+			out = append(out, x)
+			continue
+		}
+		if resp.ID == "" {
+			d.ev.diag(SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN))
+			continue
+		}
+		c := *x
+		c.ID = resp.ID
+		if resp.Inputs != nil {
+			c.Inputs = resp.Inputs
+		}
+		c.Outputs = keepSecrets(x.Outputs, secretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
+		out = append(out, &c)
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// errNotAttempted marks resources whose step never ran because an earlier
+// step failed or the operation was canceled.
+var errNotAttempted = errors.New("not attempted: an earlier step failed or the operation was canceled")
+
+// registrationTask wraps the step of one declared resource.
+func (d *deployment) registrationTask(dr *declared, deps []int) task {
+	return task{deps: deps, run: func(ctx context.Context) (func(), error) {
+		switch {
+		case dr.r.index == 0:
+			return d.runRoot(dr)
+		case !dr.r.custom:
+			return d.runComponent(dr)
+		}
+		return d.runCustom(ctx, dr)
+	}}
+}
+
+// runProvider records a default provider resource (no plugin call).
+func (d *deployment) runProvider(p *defaultProvider) (func(), error) {
+	rec := &state.Resource{
+		URN: p.urn, Custom: true, ID: p.id, Type: providerTypePrefix + p.pkg,
+		Inputs: resource.PropertyMap{}, Outputs: resource.PropertyMap{},
+	}
+	if p.old != nil {
+		rec.Created, rec.Modified = p.old.Created, p.old.Modified
+	} else {
+		now := time.Now().UTC()
+		rec.Created, rec.Modified = &now, &now
+	}
+	return func() {
+		d.news = append(d.news, rec)
+		if p.old != nil {
+			d.fate[p.old] = nil
+		}
+	}, nil
+}
+
+// runRoot records the root stack resource; its outputs are set once every
+// other step is done.
+func (d *deployment) runRoot(dr *declared) (func(), error) {
+	rec := &state.Resource{URN: dr.r.urn, Type: resource.RootStackType, Inputs: resource.PropertyMap{}, Outputs: resource.PropertyMap{}}
+	return d.recordPlain(dr, rec)
+}
+
+// runComponent records a component resource (no plugin call).
+func (d *deployment) runComponent(dr *declared) (func(), error) {
+	rec := d.newRecord(dr, resource.PropertyMap{})
+	rec.Custom = false
+	rec.Outputs = resource.PropertyMap{}
+	return d.recordPlain(dr, rec)
+}
+
+// recordPlain records a resource that has no plugin: created when new,
+// same otherwise.
+func (d *deployment) recordPlain(dr *declared, rec *state.Resource) (func(), error) {
+	op := OpCreate
+	now := time.Now().UTC()
+	rec.Created, rec.Modified = &now, &now
+	if old := dr.old; old != nil {
+		op = OpSame
+		rec.Created, rec.Modified = old.Created, old.Modified
+		if rec.Type == resource.RootStackType {
+			rec.Outputs = old.Outputs
+		}
+	} else {
+		d.stepStart(op, rec.URN, rec.Type, nil)
+		d.stepDone(op, rec.URN, rec.Type, nil, now)
+	}
+	return d.commit(dr, op, rec, nil, false), nil
+}
+
+// newRecord builds the state record of a declared resource before its
+// plugin runs (no ID, no outputs).
+func (d *deployment) newRecord(dr *declared, inputs resource.PropertyMap) *state.Resource {
+	r := dr.r
+	rec := &state.Resource{
+		URN: r.urn, Custom: r.custom, Type: r.typ, Inputs: inputs,
+		Protect: r.opts.protect, Dependencies: dr.deps, PropertyDependencies: dr.propDeps,
+		Provider: dr.provider, AdditionalSecretOutputs: r.opts.additionalSecretOutputs,
+		RetainOnDelete: r.opts.retainOnDelete, IgnoreChanges: r.opts.ignoreChanges,
+	}
+	if r.parent != nil {
+		rec.Parent = r.parent.urn
+	}
+	return rec
+}
+
+// commit returns the function that records a finished step: the new record
+// joins the snapshot, the old one leaves it (or stays condemned, for a
+// replacement that creates first), and dependents may read the outputs.
+func (d *deployment) commit(dr *declared, op Op, rec *state.Resource, keys []string, condemnOld bool) func() {
+	return func() {
+		d.news = append(d.news, rec)
+		if old := dr.old; old != nil {
+			if condemnOld {
+				c := *old
+				c.Delete = true
+				c.Protect = false // a protected resource is never replaced
+				d.fate[old] = &c
+			} else {
+				d.fate[old] = nil
+			}
+		}
+		d.count(op, rec, keys)
+		dr.r.finish(rec.ID, rec.ID != "", rec.Outputs, nil)
+	}
+}
+
+// fail returns the function that records a failed step.
+func (d *deployment) fail(dr *declared, err error) func() {
+	return func() { dr.r.finish("", false, nil, err) }
+}
+
+// stepError names the step and resource in err and redacts the secrets of
+// the given property maps from its message.
+func stepError(op Op, r *Resource, err error, secretsFrom ...resource.PropertyMap) error {
+	msg := fmt.Sprintf("%s %s %q: %v", op, r.typ, r.name, err)
+	return &redactedError{msg: redact(msg, secretsFrom...), err: err}
+}
