@@ -1,0 +1,280 @@
+// Package orchestrate runs one operation (preview, up, refresh, destroy)
+// across a provider's project graph: each project through the engine,
+// independent projects in parallel up to a bound, dependents of a failure
+// skipped, destroy in reverse order, and every step reported as an event.
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/runner/event"
+	"github.com/runnerhq/runner/runner/schedule"
+)
+
+// The operations.
+const (
+	Preview = "preview"
+	Up      = "up"
+	Refresh = "refresh"
+	Destroy = "destroy"
+)
+
+// Project is one project of the graph, as the orchestrator needs it.
+type Project struct {
+	Name      string
+	DependsOn []string
+	// Program declares the project's resources (preview, up).
+	Program engine.Program
+	// OnSuccess runs after a successful up of the project; its error fails
+	// the project.
+	OnSuccess func(ctx context.Context, in HookInput) error
+}
+
+// HookInput is what an on_success hook receives.
+type HookInput struct {
+	Project string
+	Stack   string
+	// Outputs are the project's outputs; secrets are resource.Secret.
+	Outputs resource.PropertyMap
+	// Config is the stack config ("namespace:key" -> value, secrets as resource.Secret).
+	Config map[string]any
+	// Env is the environment runner and its children run with.
+	Env map[string]string
+	// Log writes lines into the project's block of the output.
+	Log io.Writer
+}
+
+// Request is one operation across the graph.
+type Request struct {
+	Operation string
+	Stack     string
+	// Projects in declaration order (ties in the schedule follow it).
+	Projects []Project
+	// Targets restricts the run to these projects (empty: all).
+	Targets []string
+	// Parallel bounds the projects in flight (0: all that are ready).
+	Parallel int
+	// StepParallel bounds each engine's steps (0: the engine's default).
+	StepParallel int
+	// FailFast stops starting projects after the first failure.
+	FailFast bool
+
+	Backend         backend.Backend
+	Plugins         func() []resource.Plugin
+	Crypter         resource.Crypter
+	SecretsProvider *state.SecretsProvider
+	Config          map[string]any
+	Env             map[string]string
+	Lock            backend.LockInfo
+	Events          event.Sink
+}
+
+// Summary is how the operation ended.
+type Summary struct {
+	Rows []event.Row
+	// Outputs holds each successful project's outputs.
+	Outputs map[string]resource.PropertyMap
+	// Failed is set when any project failed, was skipped or was cancelled.
+	Failed bool
+}
+
+// ErrFailed is returned (wrapped) when a project failed.
+var ErrFailed = errors.New("the operation failed")
+
+// Run executes the operation and returns its summary. The error is nil
+// when every project succeeded; otherwise it wraps ErrFailed (or
+// context.Canceled) and names the failed projects.
+func Run(ctx context.Context, req Request) (*Summary, error) {
+	o, err := newRun(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.checkTargets(ctx); err != nil {
+		return nil, err
+	}
+	o.emit(event.Event{Type: event.OperationStart, Operation: req.Operation, Stack: req.Stack,
+		Message: o.startMessage()})
+	plan := schedule.Plan{Deps: o.deps(), Parallel: o.parallel(), FailFast: req.FailFast, Less: o.less}
+	if req.Operation == Destroy {
+		plan = plan.Reverse()
+	}
+	outcomes, err := schedule.Run(ctx, plan, o.runProject)
+	if err != nil {
+		return nil, err
+	}
+	return o.finish(ctx, outcomes)
+}
+
+// run holds one orchestration's state.
+type run struct {
+	req     Request
+	byName  map[string]*Project
+	order   map[string]int
+	include map[string]bool
+
+	mu      sync.Mutex
+	rows    map[string]*event.Row
+	outputs map[string]resource.PropertyMap
+}
+
+func newRun(req Request) (*run, error) {
+	switch req.Operation {
+	case Preview, Up, Refresh, Destroy:
+	default:
+		return nil, fmt.Errorf("unknown operation %q", req.Operation)
+	}
+	if req.Backend == nil {
+		return nil, errors.New("the orchestrator needs a backend")
+	}
+	o := &run{req: req, byName: map[string]*Project{}, order: map[string]int{},
+		include: map[string]bool{}, rows: map[string]*event.Row{}, outputs: map[string]resource.PropertyMap{}}
+	for i := range req.Projects {
+		p := &req.Projects[i]
+		if _, dup := o.byName[p.Name]; dup {
+			return nil, fmt.Errorf("the project %q is declared twice", p.Name)
+		}
+		o.byName[p.Name] = p
+		o.order[p.Name] = i
+	}
+	for _, p := range req.Projects {
+		for _, d := range p.DependsOn {
+			if _, ok := o.byName[d]; !ok {
+				return nil, fmt.Errorf("project %q depends on %q, which the provider does not declare", p.Name, d)
+			}
+		}
+	}
+	if len(req.Targets) == 0 {
+		for name := range o.byName {
+			o.include[name] = true
+		}
+		return o, nil
+	}
+	for _, t := range req.Targets {
+		if _, ok := o.byName[t]; !ok {
+			return nil, &UnknownTargetError{Target: t, Known: o.names()}
+		}
+		o.include[t] = true
+	}
+	return o, nil
+}
+
+// UnknownTargetError is a --target naming no project of the provider.
+type UnknownTargetError struct {
+	Target string
+	Known  []string
+}
+
+func (e *UnknownTargetError) Error() string {
+	return fmt.Sprintf("--target %q names no project of this provider; its projects are: %s", e.Target, strings.Join(e.Known, ", "))
+}
+
+func (o *run) names() []string {
+	names := make([]string, 0, len(o.req.Projects))
+	for _, p := range o.req.Projects {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// deps returns the schedule's dependencies, restricted to the included projects.
+func (o *run) deps() map[string][]string {
+	deps := map[string][]string{}
+	for name := range o.include {
+		var ds []string
+		for _, d := range o.byName[name].DependsOn {
+			if o.include[d] {
+				ds = append(ds, d)
+			}
+		}
+		deps[name] = ds
+	}
+	return deps
+}
+
+func (o *run) less(a, b string) bool { return o.order[a] < o.order[b] }
+
+func (o *run) parallel() int {
+	if o.req.Parallel > 0 {
+		return o.req.Parallel
+	}
+	return max(1, len(o.include))
+}
+
+func (o *run) startMessage() string {
+	n := len(o.include)
+	word := "projects"
+	if n == 1 {
+		word = "project"
+	}
+	if len(o.req.Targets) > 0 {
+		return fmt.Sprintf("%d %s targeted (%s)", n, word, strings.Join(o.req.Targets, ", "))
+	}
+	return fmt.Sprintf("%d %s", n, word)
+}
+
+// checkTargets refuses an up of targets whose upstream projects outside the
+// targets were never deployed: their outputs would be missing.
+func (o *run) checkTargets(ctx context.Context) error {
+	if len(o.req.Targets) == 0 || o.req.Operation != Up {
+		return nil
+	}
+	var missing []string
+	seen := map[string]bool{}
+	for _, t := range o.req.Targets {
+		for _, d := range o.byName[t].DependsOn {
+			if o.include[d] || seen[d] {
+				continue
+			}
+			seen[d] = true
+			snap, err := o.req.Backend.Load(ctx, d, o.req.Stack, o.req.Crypter)
+			if err != nil {
+				return fmt.Errorf("checking the upstream project %s of the targets: %w", d, err)
+			}
+			if !hasResources(snap) {
+				missing = append(missing, fmt.Sprintf("%s (needed by %s)", d, t))
+			}
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return &UndeployedUpstreamError{Stack: o.req.Stack, Missing: missing}
+	}
+	return nil
+}
+
+// UndeployedUpstreamError names upstream projects of --target projects that
+// were never deployed on the stack.
+type UndeployedUpstreamError struct {
+	Stack   string
+	Missing []string
+}
+
+func (e *UndeployedUpstreamError) Error() string {
+	return fmt.Sprintf("these upstream projects were never deployed on stack %s: %s; deploy them first (add them with --target, or run up without --target)",
+		e.Stack, strings.Join(e.Missing, ", "))
+}
+
+func hasResources(snap *state.Snapshot) bool {
+	return snap != nil && len(snap.Resources) > 0
+}
+
+func (o *run) emit(e event.Event) {
+	if o.req.Events == nil {
+		return
+	}
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	o.req.Events.Emit(e)
+}

@@ -1,0 +1,271 @@
+package orchestrate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/runner/event"
+	"github.com/runnerhq/runner/runner/schedule"
+)
+
+// runProject runs the operation on one project and reports it.
+func (o *run) runProject(ctx context.Context, name string) error {
+	start := time.Now()
+	op := o.req.Operation
+	o.emit(event.Event{Type: event.ProjectStart, Operation: op, Stack: o.req.Stack, Project: name})
+	res, note, err := o.operate(ctx, name)
+	counts := map[string]int{}
+	if res != nil {
+		for k, n := range res.Changes {
+			if n > 0 {
+				counts[string(k)] = n
+			}
+		}
+		if op != Destroy {
+			o.emit(event.Event{Type: event.Outputs, Project: name, Outputs: Display(res.Outputs).(map[string]any)})
+		}
+	}
+	if note != "" {
+		o.emit(event.Event{Type: event.Log, Project: name, Message: note})
+	}
+	row := event.Row{Project: name, Operation: op, Result: string(schedule.Succeeded), Counts: counts,
+		DurationMS: time.Since(start).Milliseconds()}
+	if err != nil {
+		row.Result = string(schedule.Failed)
+		if errors.Is(err, context.Canceled) {
+			row.Result = string(schedule.Cancelled)
+		}
+		row.Error = err.Error()
+	} else if res != nil && op != Destroy && op != Preview {
+		o.mu.Lock()
+		o.outputs[name] = res.Outputs
+		o.mu.Unlock()
+	}
+	o.mu.Lock()
+	o.rows[name] = &row
+	o.mu.Unlock()
+	o.emit(event.Event{Type: event.ProjectDone, Operation: op, Stack: o.req.Stack, Project: name, Result: row.Result,
+		Error: row.Error, Counts: counts, DurationMS: row.DurationMS})
+	return err
+}
+
+// operate calls the engine for one project. note, when set, explains a
+// project that needed no work.
+func (o *run) operate(ctx context.Context, name string) (*engine.Result, string, error) {
+	p := o.byName[name]
+	opts := engine.Options{
+		Project: name, Stack: o.req.Stack, Backend: o.req.Backend, Crypter: o.req.Crypter,
+		SecretsProvider: o.req.SecretsProvider, Config: o.req.Config, Parallel: o.req.StepParallel,
+		Events: o.engineEvents(), Lock: o.req.Lock,
+	}
+	if o.req.Plugins != nil {
+		opts.Plugins = o.req.Plugins()
+	}
+	switch o.req.Operation {
+	case Preview, Up:
+		if p.Program == nil {
+			return nil, "", fmt.Errorf("%s %q: the project has no program yet", o.req.Operation, name)
+		}
+		if o.req.Operation == Preview {
+			res, err := engine.Preview(ctx, opts, p.Program)
+			return res, "", err
+		}
+		res, err := engine.Up(ctx, opts, p.Program)
+		if err != nil || p.OnSuccess == nil {
+			return res, "", err
+		}
+		return res, "", o.hook(ctx, p, res)
+	case Refresh, Destroy:
+		snap, err := o.req.Backend.Load(ctx, name, o.req.Stack, o.req.Crypter)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s %q: %w", o.req.Operation, name, err)
+		}
+		if !hasResources(snap) && (snap == nil || len(snap.PendingOperations) == 0) {
+			return &engine.Result{}, fmt.Sprintf("nothing to %s: the project has no resources on stack %s", o.req.Operation, o.req.Stack), nil
+		}
+		if o.req.Operation == Refresh {
+			res, err := engine.Refresh(ctx, opts)
+			return res, "", err
+		}
+		res, err := engine.Destroy(ctx, opts)
+		return res, "", err
+	}
+	return nil, "", fmt.Errorf("unknown operation %q", o.req.Operation)
+}
+
+
+// hook runs the project's on_success hook.
+func (o *run) hook(ctx context.Context, p *Project, res *engine.Result) error {
+	w := &logWriter{emit: func(line string) {
+		o.emit(event.Event{Type: event.Log, Project: p.Name, Message: line})
+	}}
+	err := p.OnSuccess(ctx, HookInput{Project: p.Name, Stack: o.req.Stack, Outputs: res.Outputs,
+		Config: o.req.Config, Env: o.req.Env, Log: w})
+	w.Flush()
+	if err != nil {
+		return fmt.Errorf("up %q: the on_success hook failed: %w", p.Name, err)
+	}
+	return nil
+}
+
+// engineEvents translates the engine's events into runner events.
+func (o *run) engineEvents() func(engine.Event) {
+	return func(e engine.Event) {
+		ev := event.Event{Time: e.Time, Stack: e.Stack, Project: e.Project, Op: string(e.Op), URN: string(e.URN),
+			Resource: e.ResourceType, Keys: e.Keys, DurationMS: e.Duration.Milliseconds(), Message: e.Message, Error: e.Error}
+		switch e.Type {
+		case engine.EventStepStart:
+			ev.Type = event.StepStart
+		case engine.EventStepDone:
+			ev.Type = event.StepDone
+		case engine.EventStepFailed:
+			ev.Type = event.StepFailed
+		case engine.EventDiagnostic, engine.EventPendingOperation:
+			ev.Type = event.Log
+			if e.Severity == engine.SeverityWarning || e.Severity == engine.SeverityError || e.Type == engine.EventPendingOperation {
+				ev.Type = event.Warning
+			}
+		default:
+			return
+		}
+		o.emit(ev)
+	}
+}
+
+// finish reports skipped and cancelled projects and the summary.
+func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) (*Summary, error) {
+	names := make([]string, 0, len(outcomes))
+	for n := range outcomes {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return o.order[names[i]] < o.order[names[j]] })
+	sum := &Summary{Outputs: o.outputs}
+	var failed, skipped, cancelled []string
+	for _, n := range names {
+		out := outcomes[n]
+		switch out.Status {
+		case schedule.Skipped:
+			msg := out.Cause + " failed"
+			o.emit(event.Event{Type: event.ProjectSkipped, Operation: o.req.Operation, Stack: o.req.Stack, Project: n,
+				Result: string(schedule.Skipped), Message: msg})
+			o.rows[n] = &event.Row{Project: n, Operation: o.req.Operation, Result: string(schedule.Skipped), Error: "skipped: " + msg}
+			skipped = append(skipped, n)
+		case schedule.Cancelled:
+			if _, ran := o.rows[n]; !ran {
+				o.rows[n] = &event.Row{Project: n, Operation: o.req.Operation, Result: string(schedule.Cancelled)}
+			}
+			cancelled = append(cancelled, n)
+		case schedule.Failed:
+			if o.rows[n].Result == string(schedule.Cancelled) {
+				cancelled = append(cancelled, n)
+			} else {
+				failed = append(failed, n)
+			}
+		}
+		sum.Rows = append(sum.Rows, *o.rows[n])
+	}
+	result, err := "succeeded", error(nil)
+	switch {
+	case len(failed) > 0:
+		result = "failed"
+		err = fmt.Errorf("%s: %s failed%s: %w", o.req.Operation, plural(failed), skippedNote(skipped, cancelled), ErrFailed)
+	case len(cancelled) > 0 || ctx.Err() != nil:
+		result = "cancelled"
+		err = fmt.Errorf("%s was interrupted%s; the state of every project was saved: %w", o.req.Operation, skippedNote(skipped, cancelled), context.Canceled)
+	case len(skipped) > 0:
+		result = "failed"
+		err = fmt.Errorf("%s: %s skipped: %w", o.req.Operation, plural(skipped), ErrFailed)
+	}
+	sum.Failed = err != nil
+	o.emit(event.Event{Type: event.Summary, Operation: o.req.Operation, Stack: o.req.Stack, Result: result, Projects: sum.Rows})
+	return sum, err
+}
+
+func plural(names []string) string {
+	if len(names) == 1 {
+		return "project " + names[0]
+	}
+	return "projects " + strings.Join(names, ", ")
+}
+
+func skippedNote(skipped, cancelled []string) string {
+	var parts []string
+	if len(skipped) > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", len(skipped)))
+	}
+	if len(cancelled) > 0 {
+		parts = append(parts, fmt.Sprintf("%d not started", len(cancelled)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// Display returns v for showing to people: secrets as "[secret]", unknown
+// values as "[unknown]". It never returns plaintext of a secret.
+func Display(v any) any {
+	switch x := v.(type) {
+	case resource.Secret:
+		return "[secret]"
+	case resource.Computed:
+		return "[unknown]"
+	case resource.PropertyMap:
+		return Display(map[string]any(x))
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = Display(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = Display(e)
+		}
+		return out
+	case nil:
+		return nil
+	}
+	return v
+}
+
+// logWriter turns written bytes into one log event per line.
+type logWriter struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	emit func(string)
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	for {
+		line, err := w.buf.ReadString('\n')
+		if err != nil {
+			w.buf.WriteString(line)
+			break
+		}
+		w.emit(strings.TrimRight(line, "\r\n"))
+	}
+	return len(p), nil
+}
+
+// Flush emits a last line without its newline.
+func (w *logWriter) Flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.buf.Len() > 0 {
+		w.emit(w.buf.String())
+		w.buf.Reset()
+	}
+}
