@@ -101,7 +101,6 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 	return nil, "", fmt.Errorf("unknown operation %q", o.req.Operation)
 }
 
-
 // hook runs the project's on_success hook.
 func (o *run) hook(ctx context.Context, p *Project, res *engine.Result) error {
 	w := &logWriter{emit: func(line string) {
