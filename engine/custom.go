@@ -16,8 +16,7 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 	r := dr.r
 	v, err := resolveValue(map[string]any(r.inputs))
 	if err != nil {
-		err = stepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err))
-		return d.fail(dr, err), err
+		return d.failEarly(dr, stepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err)))
 	}
 	news := resource.PropertyMap(v.(map[string]any))
 	old := dr.old
@@ -28,8 +27,7 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 	}
 	checked, err := dr.plugin.Check(ctx, resource.CheckRequest{URN: r.urn, Type: r.typ, Olds: olds, News: news})
 	if err != nil {
-		err = stepError(OpCreate, r, fmt.Errorf("checking its inputs: %w", err), news)
-		return d.fail(dr, err), err
+		return d.failEarly(dr, stepError(OpCreate, r, fmt.Errorf("checking its inputs: %w", err), news))
 	}
 	rec := d.newRecord(dr, checked)
 	if old == nil {
@@ -40,8 +38,7 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 		NewInputs: checked, IgnoreChanges: r.opts.ignoreChanges,
 	})
 	if err != nil {
-		err = stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
-		return d.fail(dr, err), err
+		return d.failEarly(dr, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs))
 	}
 	switch {
 	case len(diff.Changed) == 0 && len(diff.Replaces) == 0:
@@ -50,6 +47,16 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 		return d.replace(ctx, dr, rec, diff)
 	}
 	return d.update(ctx, dr, rec, diff.Changed)
+}
+
+// failEarly reports a step that failed before its operation started.
+func (d *deployment) failEarly(dr *declared, err error) (func(), error) {
+	op := OpCreate
+	if dr.old != nil {
+		op = OpUpdate
+	}
+	d.stepFailed(op, dr.r.urn, dr.r.typ, err, time.Now())
+	return d.fail(dr, err), err
 }
 
 // applyIgnoreChanges keeps the recorded values of the ignored properties.

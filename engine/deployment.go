@@ -87,6 +87,7 @@ func (d *deployment) snapshot() *state.Snapshot {
 		}
 		res = append(res, r)
 	}
+	dropDanglingDependencies(res)
 	sp := d.opts.SecretsProvider
 	if sp == nil {
 		sp = d.old.SecretsProvider
@@ -191,3 +192,45 @@ func isProvider(typ string) bool {
 }
 
 const providerTypePrefix = "pulumi:providers:"
+
+// dropDanglingDependencies removes, from records left untouched by a failed
+// operation, dependencies on resources that no longer exist (a resource
+// deleted before its replacement failed to be created), so that the
+// snapshot stays valid. Records are copied before they change.
+func dropDanglingDependencies(list []*state.Resource) {
+	present := make(map[resource.URN]bool, len(list))
+	for _, r := range list {
+		present[r.URN] = true
+	}
+	for i, r := range list {
+		dangling := false
+		for _, dep := range r.Dependencies {
+			if !present[dep] {
+				dangling = true
+				break
+			}
+		}
+		if !dangling {
+			continue
+		}
+		c := *r
+		c.Dependencies = nil
+		for _, dep := range r.Dependencies {
+			if present[dep] {
+				c.Dependencies = append(c.Dependencies, dep)
+			}
+		}
+		c.PropertyDependencies = nil
+		for k, deps := range r.PropertyDependencies {
+			for _, dep := range deps {
+				if present[dep] {
+					if c.PropertyDependencies == nil {
+						c.PropertyDependencies = map[string][]resource.URN{}
+					}
+					c.PropertyDependencies[k] = append(c.PropertyDependencies[k], dep)
+				}
+			}
+		}
+		list[i] = &c
+	}
+}

@@ -271,3 +271,33 @@ func TestRefresh(t *testing.T) {
 		t.Errorf("state after refresh wrong")
 	}
 }
+
+func TestDeleteBeforeReplaceFailureKeepsStateValid(t *testing.T) {
+	e := newEnv(t)
+	e.plugin.ReplaceKeys = []string{"zone"}
+	e.plugin.DeleteBeforeReplace = true
+	prog := func(zone string) engine.Program {
+		return func(ctx *engine.Context) error {
+			a := ctx.Resource(typ, "a", engine.Inputs{"zone": zone})
+			ctx.Resource(typ, "b", engine.Inputs{"from": a.Output("id")})
+			return nil
+		}
+	}
+	e.mustUp(prog("z1"))
+	e.plugin.OnCreate = func(context.Context, resource.CreateRequest) (resource.CreateResponse, error) {
+		return resource.CreateResponse{}, errors.New("no capacity in z2")
+	}
+	if _, err := e.up(prog("z2")); err == nil || !contains(err.Error(), "no capacity") {
+		t.Fatalf("error %v", err)
+	}
+	if e.find("a") != nil || e.find("b") == nil {
+		t.Fatalf("a should be gone (deleted before its replacement failed) and b kept")
+	}
+	checkOrder(t, e.snap())
+	e.plugin.OnCreate = nil
+	e.mustUp(prog("z2"))
+	checkOrder(t, e.snap())
+	if e.find("a") == nil || e.find("a").Inputs["zone"] != "z2" {
+		t.Errorf("a was not recreated")
+	}
+}

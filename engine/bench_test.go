@@ -1,0 +1,84 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/plugintest"
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// wideProgram declares n resources; every other one refers to an earlier
+// resource's output, so the graph has both chains and fan-out.
+func wideProgram(n int) engine.Program {
+	return func(ctx *engine.Context) error {
+		rs := make([]*engine.Resource, n)
+		for i := range rs {
+			in := engine.Inputs{"index": i, "name": fmt.Sprintf("r%d", i)}
+			if i%2 == 1 {
+				in["parent"] = rs[i/2].Output("result")
+			}
+			rs[i] = ctx.Resource(typ, fmt.Sprintf("r%d", i), in)
+		}
+		ctx.Export("first", rs[0].Output("result"))
+		return nil
+	}
+}
+
+// benchBackends lists the backends to benchmark against.
+func benchBackends(b *testing.B) map[string]func() backend.Backend {
+	return map[string]func() backend.Backend{
+		"memory": func() backend.Backend { return plugintest.NewBackend() },
+		// TODO: add the folder backend once engine/backend provides it.
+	}
+}
+
+func benchOptions(be backend.Backend) engine.Options {
+	return engine.Options{
+		Project: project, Stack: stack, Backend: be,
+		Plugins: []resource.Plugin{&plugintest.Plugin{NoCallLog: true}},
+	}
+}
+
+func BenchmarkPreviewNoop10k(b *testing.B) {
+	for name, newBackend := range benchBackends(b) {
+		b.Run(name, func(b *testing.B) {
+			opts := benchOptions(newBackend())
+			prog := wideProgram(10_000)
+			if _, err := engine.Up(context.Background(), opts, prog); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				res, err := engine.Preview(context.Background(), opts, prog)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Changes[engine.OpSame] != 10_001 {
+					b.Fatalf("changes %v", res.Changes)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkUpCreate10k(b *testing.B) {
+	for name, newBackend := range benchBackends(b) {
+		b.Run(name, func(b *testing.B) {
+			prog := wideProgram(10_000)
+			for b.Loop() {
+				opts := benchOptions(newBackend())
+				res, err := engine.Up(context.Background(), opts, prog)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if res.Changes[engine.OpCreate] != 10_001 {
+					b.Fatalf("changes %v", res.Changes)
+				}
+			}
+		})
+	}
+}
