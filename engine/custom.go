@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -31,7 +32,7 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 	}
 	rec := d.newRecord(dr, checked)
 	if old == nil {
-		return d.create(ctx, dr, rec, OpCreate, nil, nil)
+		return d.create(ctx, dr, rec, OpCreate, nil, sortedKeys(checked))
 	}
 	diff, err := dr.plugin.Diff(ctx, resource.DiffRequest{
 		URN: r.urn, Type: r.typ, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
@@ -228,4 +229,14 @@ func secretOutputs(outs, ins resource.PropertyMap, extra []string) resource.Prop
 		return outs
 	}
 	return out
+}
+
+// sortedKeys returns the keys of m, sorted.
+func sortedKeys(m resource.PropertyMap) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

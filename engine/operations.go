@@ -101,6 +101,9 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: loading the state of stack %s: %w", kind, opts.Project, opts.Stack, err)
 	}
+	if snap == nil && prog == nil {
+		return d.result(start, nil), nil // refresh or destroy of a project never deployed: nothing to do
+	}
 	d.setOld(snap)
 	if d.dryRun {
 		d.reportPending()

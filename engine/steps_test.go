@@ -9,6 +9,7 @@ import (
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
 )
 
 func TestReplaceOrder(t *testing.T) {
@@ -229,6 +230,13 @@ func TestParallelismBound(t *testing.T) {
 		if got := e.plugin.MaxConcurrent(); got != bound {
 			t.Errorf("bound %d: %d steps ran at once", bound, got)
 		}
+		e.plugin.ResetMaxConcurrent()
+		if _, err := engine.Destroy(t.Context(), e.opts); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.plugin.MaxConcurrent(); got != bound {
+			t.Errorf("destroy with bound %d: %d independent deletes ran at once", bound, got)
+		}
 	}
 }
 
@@ -299,5 +307,23 @@ func TestDeleteBeforeReplaceFailureKeepsStateValid(t *testing.T) {
 	checkOrder(t, e.snap())
 	if e.find("a") == nil || e.find("a").Inputs["zone"] != "z2" {
 		t.Errorf("a was not recreated")
+	}
+}
+
+func TestPendingDeleteAndNeverDeployed(t *testing.T) {
+	e := newEnv(t)
+	res, err := engine.Destroy(t.Context(), e.opts)
+	if err != nil || len(res.Changes) != 0 || e.snap() != nil {
+		t.Fatalf("destroy of a project never deployed: %v %v", res, err)
+	}
+	e.mustUp(resources(map[string]engine.Inputs{"a": {}, "b": {}}))
+	snap := e.snap()
+	a := e.find("a")
+	snap.PendingOperations = []state.PendingOperation{{Type: state.OperationDeleting, Resource: a}}
+	e.backend.Put(project, stack, snap)
+	e.plugin.Forget(a.URN) // the interrupted delete did happen
+	res = e.mustUp(resources(map[string]engine.Inputs{"b": {}}))
+	if e.plugin.Count("Delete") != 0 || res.Changes[engine.OpDelete] != 0 || e.find("a") != nil {
+		t.Errorf("after a finished pending delete: %d deletes, changes %v", e.plugin.Count("Delete"), res.Changes)
 	}
 }

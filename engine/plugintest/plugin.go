@@ -108,6 +108,9 @@ func (p *Plugin) Count(method string) int { return len(p.CallsOf(method)) }
 // running at once.
 func (p *Plugin) MaxConcurrent() int { return int(p.maxSeen.Load()) }
 
+// ResetMaxConcurrent starts counting MaxConcurrent afresh.
+func (p *Plugin) ResetMaxConcurrent() { p.maxSeen.Store(0) }
+
 // Exists reports whether the plugin holds a resource with the URN.
 func (p *Plugin) Exists(urn resource.URN) bool {
 	p.mu.Lock()
