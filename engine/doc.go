@@ -10,3 +10,23 @@
 // and unknown values (resource.Computed) flow to dependents and stack
 // outputs. Up, Refresh and Destroy change the world and the state.
 package engine
+
+// Journal entries. Every mutating step writes a begin entry before its
+// plugin call and a success or failure entry after it, both carrying the
+// same Seq and Op. What a successful entry means for the snapshot:
+//
+//   - "create": New is appended (Old is nil).
+//   - "update": the record matching Old (URN and ID) becomes New.
+//   - "create-replacement" with Old set (create before delete): New is
+//     appended and the live record matching Old is marked Delete (condemned,
+//     deleted later by a "delete-replaced" entry). With Old nil (the old
+//     resource was already deleted, delete before replace): New is appended.
+//   - "delete" and "delete-replaced": the record matching Old (URN, ID and
+//     Delete flag) is removed (New is nil).
+//
+// A begin entry without an end is a pending operation: "creating" for
+// create and create-replacement (the resource is the begin entry's New,
+// without an ID), "updating" for update (New, with the ID), "deleting" for
+// the deletes (Old). Steps with no plugin call (same, components, the root
+// stack, default providers, refresh reads) are not journaled: the snapshot
+// committed at the end of the operation records them.
