@@ -117,7 +117,7 @@ func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse,
 func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
 	out := make([]*state.Resource, 0, len(list))
 	for _, x := range list {
-		if x.URN != r.URN || x.ID != r.ID {
+		if x.URN != r.URN || x.ID != r.ID || x.Delete != r.Delete {
 			out = append(out, x)
 			continue
 		}

@@ -184,7 +184,7 @@ func (j *memJournal) apply(e backend.Entry) {
 	case e.Old != nil:
 		out := res[:0]
 		for _, r := range res {
-			if !(r.URN == e.Old.URN && r.ID == e.Old.ID) {
+			if !(r.URN == e.Old.URN && r.ID == e.Old.ID && r.Delete == e.Old.Delete) {
 				out = append(out, r)
 			}
 		}
