@@ -51,6 +51,21 @@ func (d *deployment) condemnedAll() []doomed {
 	return out
 }
 
+// refuseProtected fails, before anything is deleted, when a doomed resource
+// is protected; the error names every such resource.
+func refuseProtected(list []doomed) error {
+	var names []string
+	for _, x := range list {
+		if x.res.Protect {
+			names = append(names, fmt.Sprintf("%s %q", x.res.Type, x.res.URN.Name()))
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return fmt.Errorf("refusing to delete protected resources (%s); to allow it, declare each with Protect(false), run up, then retry", strings.Join(names, ", "))
+}
+
 // planDeletes orders deletes in reverse dependency order: a resource is
 // deleted after every doomed resource that depends on it (through its
 // dependencies, its parent or its provider). Independent deletes run in

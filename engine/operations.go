@@ -162,7 +162,7 @@ func (d *deployment) execute(ctx context.Context, c *Context) (resource.Property
 	case kindRefresh:
 		return d.rootOutputs(), d.runTasks(ctx, d.planRefresh())
 	case kindDestroy:
-		return resource.PropertyMap{}, d.runTasks(ctx, d.planDeletes(d.condemnedAll()))
+		return resource.PropertyMap{}, d.runDeletes(ctx, d.condemnedAll())
 	}
 	tasks, decls, err := d.planRegistrations(c)
 	if err != nil {
@@ -185,7 +185,16 @@ func (d *deployment) execute(ctx context.Context, c *Context) (resource.Property
 	for _, r := range d.news {
 		declared[r.URN] = true
 	}
-	return outputs, d.runTasks(ctx, d.planDeletes(d.condemnedAfterUp(declared)))
+	return outputs, d.runDeletes(ctx, d.condemnedAfterUp(declared))
+}
+
+// runDeletes deletes the doomed resources, dependents first, after making
+// sure none is protected.
+func (d *deployment) runDeletes(ctx context.Context, list []doomed) error {
+	if err := refuseProtected(list); err != nil {
+		return err
+	}
+	return d.runTasks(ctx, d.planDeletes(list))
 }
 
 // runTasks runs a step graph and returns its error.

@@ -73,6 +73,7 @@ func TestProtect(t *testing.T) {
 	e.plugin.ReplaceKeys = []string{"zone"}
 	decl := func(zone string, protect bool, present bool) engine.Program {
 		return func(ctx *engine.Context) error {
+			ctx.Resource(typ, "free", engine.Inputs{})
 			if present {
 				ctx.Resource(typ, "db", engine.Inputs{"zone": zone}, engine.Protect(protect))
 			}
