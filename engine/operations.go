@@ -59,27 +59,40 @@ func (o *Options) validate() error {
 	return nil
 }
 
+// Every operation returns a non-nil Result, also with an error: the steps
+// that ran before the failure.
+
 // Preview runs prog and plans its steps without side effects: plugins only
 // predict outputs, nothing is journaled or saved, no lock is taken.
 // Pending operations of an interrupted run are reported as events.
 func Preview(ctx context.Context, opts Options, prog Program) (*Result, error) {
-	return deploy(ctx, &opts, kindPreview, prog)
+	return operate(ctx, &opts, kindPreview, prog)
 }
 
 // Up runs prog and brings the stack to what it declares.
 func Up(ctx context.Context, opts Options, prog Program) (*Result, error) {
-	return deploy(ctx, &opts, kindUpdate, prog)
+	return operate(ctx, &opts, kindUpdate, prog)
 }
 
 // Refresh reads every recorded resource back through its plugin and records
 // drift and resources that no longer exist.
 func Refresh(ctx context.Context, opts Options) (*Result, error) {
-	return deploy(ctx, &opts, kindRefresh, nil)
+	return operate(ctx, &opts, kindRefresh, nil)
 }
 
 // Destroy deletes every recorded resource, dependents first.
 func Destroy(ctx context.Context, opts Options) (*Result, error) {
-	return deploy(ctx, &opts, kindDestroy, nil)
+	return operate(ctx, &opts, kindDestroy, nil)
+}
+
+// operate runs deploy and makes sure the Result is never nil.
+func operate(ctx context.Context, opts *Options, kind string, prog Program) (*Result, error) {
+	start := time.Now()
+	res, err := deploy(ctx, opts, kind, prog)
+	if res == nil {
+		res = &Result{Changes: map[Op]int{}, Outputs: resource.PropertyMap{}, Duration: time.Since(start)}
+	}
+	return res, err
 }
 
 // deploy runs one operation: lock, load, resolve pending operations, run

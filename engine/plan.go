@@ -75,6 +75,9 @@ func (d *deployment) planRegistrations(c *Context) ([]task, []*declared, error) 
 		}
 		inputDeps := collectDeps(map[string]any(r.inputs), nil)
 		for _, dep := range inputDeps {
+			if dep.ctx != c {
+				return nil, nil, fmt.Errorf("%s refers to an output of %s, a resource of another program; use a stack reference", r.urn, dep.urn)
+			}
 			addDep(taskOf(dep))
 		}
 		dr.deps = addDependsOn(r, inputDeps, addDep, taskOf, descendants)

@@ -328,3 +328,24 @@ func TestPendingDeleteAndNeverDeployed(t *testing.T) {
 		t.Errorf("after a finished pending delete: %d deletes, changes %v", e.plugin.Count("Delete"), res.Changes)
 	}
 }
+
+func TestDependsOnComponentAndStructuredExports(t *testing.T) {
+	e := newEnv(t)
+	e.plugin.Latency = 15 * time.Millisecond
+	res := e.mustUp(func(ctx *engine.Context) error {
+		group := ctx.Component("my:group:Group", "g")
+		inner := ctx.Resource(typ, "inner", engine.Inputs{}, engine.Parent(group))
+		ctx.Resource(typ, "after", engine.Inputs{}, engine.DependsOn(group))
+		ctx.Export("info", engine.Inputs{"id": inner.ID(), "list": []any{inner.Output("result"), 1}})
+		return nil
+	})
+	creates := e.plugin.CallsOf("Create")
+	if len(creates) != 2 || creates[1].URN != urn("after") || creates[1].Start.Before(creates[0].End) {
+		t.Errorf("after did not wait for the component's child: %+v", creates)
+	}
+	info, _ := res.Outputs["info"].(map[string]any)
+	list, _ := info["list"].([]any)
+	if info["id"] == nil || len(list) != 2 || list[1] != 1.0 {
+		t.Errorf("structured export %#v", res.Outputs["info"])
+	}
+}
