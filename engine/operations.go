@@ -32,6 +32,9 @@ type Options struct {
 	Events func(Event)
 	// Lock names the holder recorded in the (project, stack) lock.
 	Lock backend.LockInfo
+	// Refresh makes Preview and Up read every recorded resource back first
+	// (as Refresh does), so that the plan starts from the real state.
+	Refresh bool
 }
 
 // The operation kinds, as recorded in history.
@@ -126,6 +129,11 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 	var c *Context
 	if prog != nil {
 		if c, err = d.runProgram(ctx, prog); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
+		}
+	}
+	if opts.Refresh && prog != nil {
+		if err := d.refreshFirst(ctx); err != nil {
 			return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 		}
 	}
@@ -255,4 +263,19 @@ func (d *deployment) rootOutputs() resource.PropertyMap {
 		}
 	}
 	return resource.PropertyMap{}
+}
+
+// refreshFirst reads every recorded resource back and makes the result the
+// state the plan starts from; its changes are not counted in the Result.
+func (d *deployment) refreshFirst(ctx context.Context) error {
+	if err := d.runTasks(ctx, d.planRefresh()); err != nil {
+		return fmt.Errorf("refreshing before the plan: %w", err)
+	}
+	refreshed := d.snapshot()
+	refreshed.PendingOperations = nil
+	d.setOld(refreshed)
+	d.news, d.steps = nil, nil
+	d.fate = make(map[*state.Resource]*state.Resource)
+	d.changes = make(map[Op]int)
+	return nil
 }

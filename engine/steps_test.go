@@ -349,3 +349,22 @@ func TestDependsOnComponentAndStructuredExports(t *testing.T) {
 		t.Errorf("structured export %#v", res.Outputs["info"])
 	}
 }
+
+func TestUpWithRefresh(t *testing.T) {
+	e := newEnv(t)
+	prog := resources(map[string]engine.Inputs{"a": {}, "b": {}})
+	e.mustUp(prog)
+	e.plugin.Forget(urn("a"))
+	if res := e.mustUp(prog); res.Changes[engine.OpCreate] != 0 {
+		t.Fatalf("without refresh the engine noticed: %v", res.Changes)
+	}
+	e.opts.Refresh = true
+	res, err := e.preview(prog)
+	if err != nil || res.Changes[engine.OpCreate] != 1 || e.plugin.Exists(urn("a")) {
+		t.Fatalf("preview with refresh: %v %v", res.Changes, err)
+	}
+	res = e.mustUp(prog)
+	if res.Changes[engine.OpCreate] != 1 || !e.plugin.Exists(urn("a")) || len(e.snap().Resources) != 4 {
+		t.Errorf("up with refresh: %v", res.Changes)
+	}
+}
