@@ -20,7 +20,6 @@ const (
 	OpDeleteReplaced    Op = "delete-replaced"
 	OpDelete            Op = "delete"
 	OpRefresh           Op = "refresh"
-	OpRead              Op = "read"
 )
 
 // The event types.

@@ -175,16 +175,6 @@ func Secret(v any) Output {
 	})
 }
 
-// unknownOutput is an Output whose value is not known.
-func unknownOutput() Output {
-	return newOutput(nil, func() (outcome, error) { return outcome{}, nil })
-}
-
-// errorOutput is an Output that fails with err when resolved.
-func errorOutput(err error) Output {
-	return newOutput(nil, func() (outcome, error) { return outcome{}, err })
-}
-
 func appendUnique(dst []*Resource, rs ...*Resource) []*Resource {
 	for _, r := range rs {
 		found := false
