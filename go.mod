@@ -3,3 +3,8 @@ module github.com/runnerhq/runner
 go 1.26.8
 
 require golang.org/x/crypto v0.58.0
+
+require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	golang.org/x/text v0.43.0 // indirect
+)
