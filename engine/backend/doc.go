@@ -1,0 +1,28 @@
+// The folder backend (Folder) keeps everything under one root folder
+// (file://<root>, by default <workspace>/.runner):
+//
+//	<root>/stacks/<stack>/<project>/snapshot.json     the committed state: Pulumi deployment format version 3
+//	<root>/stacks/<stack>/<project>/journal.jsonl     the journal of the running (or crashed) operation
+//	<root>/stacks/<stack>/<project>/lock.json         the lock, naming its holder (LockInfo)
+//	<root>/stacks/<stack>/<project>/history/<time>.json  the snapshots replaced by the last commits (10 kept)
+//	<root>/stacks/<stack>/history.jsonl               one HistoryEntry per operation, for every project
+//	<root>/stacks/<stack>/tags.json                   the stack's tags
+//
+// snapshot.json is what `pulumi stack export` prints, so a Pulumi CLI can
+// import it and take the stack over. Files are replaced atomically (a
+// temporary file in the same folder, fsync, rename, fsync of the folder).
+//
+// The journal is JSON lines. The first line ("open") names the SHA-256 of
+// the snapshot.json the operation began from; each mutating step appends a
+// "begin" line (Seq, Op, the old and new resource) before its plugin call
+// and a "success" or "failure" line (the new resource on success) after it.
+// Lines of steps running side by side share one fsync: a single writer
+// goroutine writes whatever is queued, fsyncs once and releases every
+// waiter. A commit appends a "commit" line with the SHA-256 of the new
+// snapshot, replaces snapshot.json, appends the history entry and removes
+// the journal. On Load, a journal left by a crash is folded into the
+// snapshot: successful steps are applied, begun steps without an end become
+// pending operations, and a torn last line (a write cut short) is dropped,
+// as it was never acknowledged. A journal whose commit line matches the
+// snapshot is already applied and ignored.
+package backend

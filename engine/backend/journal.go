@@ -1,0 +1,260 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// OpenJournal starts the journal of an operation that begins from base.
+// When base is not exactly the snapshot on disk (pending operations were
+// resolved, a leftover journal was folded in, the resources were refreshed),
+// base is first saved as the snapshot, so that the new journal applies to
+// it. It refuses to write over a snapshot that cannot be read.
+func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, crypter resource.Crypter) (Journal, error) {
+	p, err := f.paths(project, stack)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	current, err := checkWritable(p)
+	if err != nil {
+		return nil, err
+	}
+	hash := hashOf(current)
+	leftover, err := readOptional(p.journal)
+	if err != nil {
+		return nil, err
+	}
+	if f.needsBaseWrite(project, stack, base, hash, leftover != nil) {
+		data, err := state.Marshal(ctx, baseOrEmpty(base), crypter)
+		if err != nil {
+			return nil, fmt.Errorf("saving the state of project %s on stack %s before the operation: %w", project, stack, err)
+		}
+		if err := replaceSnapshot(p, current, data); err != nil {
+			return nil, err
+		}
+		hash = hashOf(data)
+	}
+	return startJournal(f, p, hash, crypter)
+}
+
+// needsBaseWrite reports whether base differs from snapshot.json (hash).
+func (f *Folder) needsBaseWrite(project, stack string, base *state.Snapshot, hash string, leftover bool) bool {
+	if leftover {
+		return true
+	}
+	empty := base == nil || (len(base.Resources) == 0 && len(base.PendingOperations) == 0)
+	if hash == "" && empty {
+		return false
+	}
+	m, ok := f.memo(project, stack)
+	return !ok || !m.clean || m.hash != hash || !(m.snap == base || (m.snap == nil && empty))
+}
+
+func baseOrEmpty(s *state.Snapshot) *state.Snapshot {
+	if s == nil {
+		return &state.Snapshot{Manifest: state.Manifest{Time: time.Now().UTC()}}
+	}
+	return s
+}
+
+// folderJournal is an open journal file with its single writer goroutine.
+type folderJournal struct {
+	f       *Folder
+	p       paths
+	crypter resource.Crypter
+	file    *os.File
+
+	mu     sync.RWMutex // held for reading while queueing, for writing by Commit
+	closed bool
+	queue  chan writeReq
+	exited chan struct{}
+
+	bytes   atomic.Int64 // bytes of step entries written
+	entries atomic.Int64 // step entries written
+	syncs   atomic.Int64 // fsyncs of step entries
+}
+
+type writeReq struct {
+	data []byte
+	done chan error
+}
+
+// maxBatch bounds how many queued entries one write and fsync covers.
+const maxBatch = 1024
+
+func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJournal, error) {
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
+	}
+	file, err := os.OpenFile(p.journal, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
+	}
+	now := time.Now().UTC()
+	open, _ := json.Marshal(journalLine{Kind: lineOpen, Base: baseName(hash), Time: &now})
+	if _, err := file.Write(append(open, '\n')); err == nil {
+		err = file.Sync()
+	}
+	if err == nil {
+		err = syncDir(p.dir)
+	}
+	if err != nil {
+		file.Close()
+		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
+	}
+	j := &folderJournal{f: f, p: p, crypter: c, file: file, queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
+	go j.writer()
+	return j, nil
+}
+
+// writer writes queued entries in batches: one write and one fsync per
+// batch, then every waiter of the batch is released. After a failure every
+// later entry fails too.
+func (j *folderJournal) writer() {
+	defer close(j.exited)
+	var failed error
+	var buf []byte
+	batch := make([]writeReq, 0, maxBatch)
+	for req := range j.queue {
+		batch = append(batch[:0], req)
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-j.queue:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		err := failed
+		if err == nil {
+			buf = buf[:0]
+			for _, r := range batch {
+				buf = append(buf, r.data...)
+			}
+			if _, err = j.file.Write(buf); err == nil {
+				err = j.file.Sync()
+			}
+			if err != nil {
+				failed = fmt.Errorf("writing the journal %s: %w", j.p.journal, err)
+				err = failed
+			} else {
+				j.syncs.Add(1)
+				j.bytes.Add(int64(len(buf)))
+				j.entries.Add(int64(len(batch)))
+			}
+		}
+		for _, r := range batch {
+			r.done <- err
+		}
+	}
+}
+
+var errJournalClosed = errors.New("the journal is already committed")
+
+// Begin records that a step is about to call its plugin; it returns once
+// the entry is on disk.
+func (j *folderJournal) Begin(ctx context.Context, e Entry) error {
+	e.Kind = EntryBegin
+	return j.write(ctx, e)
+}
+
+// End records a step's outcome (e.Kind EntrySuccess or EntryFailure); it
+// returns once the entry is on disk.
+func (j *folderJournal) End(ctx context.Context, e Entry) error {
+	if e.Kind != EntrySuccess && e.Kind != EntryFailure {
+		return fmt.Errorf("recording the end of step %d: kind %q is neither %q nor %q", e.Seq, e.Kind, EntrySuccess, EntryFailure)
+	}
+	return j.write(ctx, e)
+}
+
+func (j *folderJournal) write(ctx context.Context, e Entry) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := encodeEntry(ctx, e, j.crypter)
+	if err != nil {
+		return fmt.Errorf("journaling step %d (%s): %w", e.Seq, e.Op, err)
+	}
+	done := make(chan error, 1)
+	j.mu.RLock()
+	if j.closed {
+		j.mu.RUnlock()
+		return errJournalClosed
+	}
+	j.queue <- writeReq{data: data, done: done}
+	j.mu.RUnlock()
+	return <-done // durable (or failed): waiting on ctx here could acknowledge an entry not yet written
+}
+
+// stop ends the writer after the queued entries are written.
+func (j *folderJournal) stop() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return errJournalClosed
+	}
+	j.closed = true
+	close(j.queue)
+	j.mu.Unlock()
+	<-j.exited
+	return nil
+}
+
+// Commit writes final as the new snapshot (the previous one kept in the
+// history folder), appends rec to the stack's history and removes the
+// journal. A final snapshot that fails state.Check is not written: the
+// journal stays, and the next Load folds it.
+func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec HistoryRecord) error {
+	if err := j.stop(); err != nil {
+		return err
+	}
+	defer j.file.Close()
+	if err := state.Check(final, j.p.project, j.p.stack); err != nil {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
+	}
+	data, err := state.Marshal(ctx, baseOrEmpty(final), j.crypter)
+	if err != nil {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
+	}
+	current, err := checkWritable(j.p)
+	if err != nil {
+		return err
+	}
+	line, _ := json.Marshal(journalLine{Kind: lineCommit, Snapshot: hashOf(data)})
+	if _, err := j.file.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("writing the journal %s: %w", j.p.journal, err)
+	}
+	if err := j.file.Sync(); err != nil {
+		return fmt.Errorf("syncing the journal %s: %w", j.p.journal, err)
+	}
+	if err := replaceSnapshot(j.p, current, data); err != nil {
+		return err
+	}
+	if err := j.f.appendHistory(j.p, rec); err != nil {
+		return err
+	}
+	if err := os.Remove(j.p.journal); err != nil {
+		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
+	}
+	if err := syncDir(j.p.dir); err != nil {
+		return err
+	}
+	j.f.remember(j.p.project, j.p.stack, loadMemo{snap: final, clean: len(final.PendingOperations) == 0, hash: hashOf(data)})
+	return nil
+}

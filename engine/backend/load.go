@@ -1,0 +1,107 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// Load returns the (project, stack) snapshot with its secrets decrypted by
+// crypter, nil when the project has no state on the stack. A journal left
+// by an interrupted operation is folded in (see the package documentation).
+// A file that cannot be read, decoded or that fails state.Check is an
+// error naming the file and the problem.
+func (f *Folder) Load(ctx context.Context, project, stack string, crypter resource.Crypter) (*state.Snapshot, error) {
+	p, err := f.paths(project, stack)
+	if err != nil {
+		return nil, err
+	}
+	snap, hash, err := readSnapshot(ctx, p, crypter)
+	if err != nil {
+		return nil, err
+	}
+	folded, err := readJournal(ctx, p, snap, hash, crypter)
+	if err != nil {
+		return nil, err
+	}
+	clean := folded == nil && (snap == nil || len(snap.PendingOperations) == 0)
+	if folded != nil {
+		snap = folded
+	}
+	f.remember(project, stack, loadMemo{snap: snap, clean: clean, hash: hash})
+	return snap, nil
+}
+
+// readSnapshot reads and checks snapshot.json; it returns nil when there is
+// none, and the file's SHA-256.
+func readSnapshot(ctx context.Context, p paths, crypter resource.Crypter) (*state.Snapshot, string, error) {
+	data, err := readOptional(p.snapshot)
+	if err != nil || data == nil {
+		return nil, "", err
+	}
+	snap, err := state.Unmarshal(ctx, data, crypter)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the state file %s: %w", p.snapshot, err)
+	}
+	if err := state.Check(snap, p.project, p.stack); err != nil {
+		return nil, "", fmt.Errorf("reading the state file %s: %w", p.snapshot, err)
+	}
+	return snap, hashOf(data), nil
+}
+
+// readJournal folds a leftover journal into snap. It returns nil when there
+// is no journal to fold (none, or one already committed).
+func readJournal(ctx context.Context, p paths, snap *state.Snapshot, hash string, crypter resource.Crypter) (*state.Snapshot, error) {
+	lines, err := journalLines(p)
+	if err != nil || len(lines) == 0 {
+		return nil, err
+	}
+	last := lines[len(lines)-1]
+	if last.Kind == lineCommit && last.Snapshot == baseName(hash) {
+		return nil, nil // committed; the crash came before the journal was removed
+	}
+	if lines[0].Kind != lineOpen || lines[0].Base != baseName(hash) {
+		return nil, fmt.Errorf("reading the journal %s: it began from another version of %s than the one on disk; move the journal away to use the snapshot as it is", p.journal, p.snapshot)
+	}
+	folded, err := fold(ctx, snap, lines, crypter)
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal %s: %w", p.journal, err)
+	}
+	if err := state.Check(folded, p.project, p.stack); err != nil {
+		return nil, fmt.Errorf("reading the journal %s: applied to %s: %w", p.journal, p.snapshot, err)
+	}
+	return folded, nil
+}
+
+// journalLines reads and parses journal.jsonl (nil when there is none).
+func journalLines(p paths) ([]journalLine, error) {
+	data, err := readOptional(p.journal)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	lines, err := parseJournal(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal %s: %w", p.journal, err)
+	}
+	return lines, nil
+}
+
+// checkWritable refuses to replace a snapshot.json that cannot be read or
+// fails its checks (without decrypting its secrets). It returns the
+// file's contents (nil when there is none).
+func checkWritable(p paths) ([]byte, error) {
+	data, err := readOptional(p.snapshot)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	snap, err := state.UnmarshalOpaque(data)
+	if err == nil {
+		err = state.Check(snap, p.project, p.stack)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("refusing to write over the state file %s, which cannot be read (%w); repair or move it first", p.snapshot, err)
+	}
+	return data, nil
+}
