@@ -1,0 +1,252 @@
+package backend
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/state/statetest"
+)
+
+// crash abandons an open journal as a killed process would: the writer
+// stops, the file stays.
+func crash(j Journal) {
+	fj := j.(*folderJournal)
+	fj.stop()
+	fj.file.Close()
+}
+
+func openJournal(t *testing.T, f *Folder, c resource.Crypter) (*state.Snapshot, Journal) {
+	t.Helper()
+	ctx := context.Background()
+	commit(t, f, "network", "dev", statetest.Snapshot("network", "dev", 3), c)
+	base, err := f.Load(ctx, "network", "dev", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := f.OpenJournal(ctx, "network", "dev", base, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, j
+}
+
+func TestJournalFoldsOnLoad(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	base, j := openJournal(t, f, c)
+	now := time.Now()
+	root := base.Resources[0].URN
+
+	created := statetest.Thing("network", "dev", 10, now)
+	created.Parent = root
+	updatedOld := base.Resources[4]
+	updatedNew := *updatedOld
+	updatedNew.Outputs = resource.PropertyMap{"size": float64(99), "password": resource.Secret{Element: "new-secret"}}
+	failing := statetest.Thing("network", "dev", 11, now)
+	unfinishedCreate := statetest.Thing("network", "dev", 12, now)
+	unfinishedUpdate := *base.Resources[2]
+	unfinishedUpdate.Inputs = resource.PropertyMap{"x": "y"}
+	unfinishedDelete := base.Resources[3]
+
+	steps := []Entry{
+		{Seq: 1, Kind: EntryBegin, Op: "create", New: created},
+		{Seq: 1, Kind: EntrySuccess, Op: "create", New: created},
+		{Seq: 2, Kind: EntryBegin, Op: "update", Old: updatedOld, New: &updatedNew},
+		{Seq: 2, Kind: EntrySuccess, Op: "update", Old: updatedOld, New: &updatedNew},
+		{Seq: 3, Kind: EntryBegin, Op: "create", New: failing},
+		{Seq: 3, Kind: EntryFailure, Op: "create"},
+		{Seq: 4, Kind: EntryBegin, Op: "create", New: unfinishedCreate},
+		{Seq: 5, Kind: EntryBegin, Op: "update", Old: base.Resources[2], New: &unfinishedUpdate},
+		{Seq: 6, Kind: EntryBegin, Op: "delete", Old: unfinishedDelete},
+	}
+	for _, e := range steps {
+		var err error
+		if e.Kind == EntryBegin {
+			err = j.Begin(ctx, e)
+		} else {
+			err = j.End(ctx, e)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	crash(j)
+	raw, _ := os.ReadFile(filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl"))
+	if strings.Contains(string(raw), "new-secret") || strings.Contains(string(raw), "pw-r0001") {
+		t.Fatal("a plaintext secret reached the journal")
+	}
+
+	got, err := f.Load(ctx, "network", "dev", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.Resources); n != len(base.Resources)+1 {
+		t.Fatalf("%d resources after the fold, want %d", n, len(base.Resources)+1)
+	}
+	if got.Resources[len(got.Resources)-1].URN != created.URN {
+		t.Errorf("the created resource is not last")
+	}
+	if !resource.DeepEqual(map[string]any(got.Resources[4].Outputs), map[string]any(updatedNew.Outputs)) {
+		t.Errorf("the update was not applied: %v", got.Resources[4].Outputs)
+	}
+	wantPending := []struct {
+		urn resource.URN
+		op  state.OperationType
+	}{{unfinishedCreate.URN, state.OperationCreating}, {unfinishedUpdate.URN, state.OperationUpdating}, {unfinishedDelete.URN, state.OperationDeleting}}
+	if len(got.PendingOperations) != len(wantPending) {
+		t.Fatalf("pending = %+v", got.PendingOperations)
+	}
+	for i, w := range wantPending {
+		p := got.PendingOperations[i]
+		if p.Resource.URN != w.urn || p.Type != w.op {
+			t.Errorf("pending[%d] = %s %s, want %s %s", i, p.Type, p.Resource.URN, w.op, w.urn)
+		}
+	}
+
+	// The next operation starts from the folded state; its commit replaces it.
+	j2, err := f.OpenJournal(ctx, "network", "dev", got, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := *got
+	final.PendingOperations = nil
+	if err := j2.Commit(ctx, &final, HistoryRecord{Kind: "update", Result: "succeeded"}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.Load(ctx, "network", "dev", c)
+	if err != nil || len(again.PendingOperations) != 0 || canonical(t, again) != canonical(t, &final) {
+		t.Fatalf("after the commit: %v, %d pending", err, len(again.PendingOperations))
+	}
+}
+
+func TestJournalTornTailIsDropped(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	_, j := openJournal(t, f, c)
+	r := statetest.Thing("network", "dev", 20, time.Now())
+	if err := j.Begin(ctx, Entry{Seq: 1, Kind: EntryBegin, Op: "create", New: r}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.End(ctx, Entry{Seq: 1, Kind: EntrySuccess, Op: "create", New: r}); err != nil {
+		t.Fatal(err)
+	}
+	crash(j)
+	path := filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl")
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	// Cut the last entry (the success) in half: the create never ended.
+	torn := strings.Join(lines[:len(lines)-2], "") + lines[len(lines)-2][:40]
+	if err := os.WriteFile(path, []byte(torn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.Load(ctx, "network", "dev", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.PendingOperations) != 1 || got.PendingOperations[0].Type != state.OperationCreating {
+		t.Fatalf("pending = %+v", got.PendingOperations)
+	}
+	// A bad line that is not the last is an error naming the journal and line.
+	bad := lines[0] + "{garbage\n" + strings.Join(lines[1:], "")
+	os.WriteFile(path, []byte(bad), 0o644)
+	_, err = f.Load(ctx, "network", "dev", c)
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("Load with a corrupt journal = %v", err)
+	}
+}
+
+func TestJournalBeginIsDurableBeforeReturn(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	_, j := openJournal(t, f, c)
+	r := statetest.Thing("network", "dev", 30, time.Now())
+	if err := j.Begin(ctx, Entry{Seq: 7, Op: "create", New: r}); err != nil {
+		t.Fatal(err)
+	}
+	// Without stopping the writer, the entry is already in the file.
+	data, _ := os.ReadFile(filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl"))
+	if !strings.Contains(string(data), `"seq":7`) {
+		t.Fatalf("the begin entry is not on disk when Begin returns:\n%s", data)
+	}
+	if err := j.Commit(ctx, statetest.Snapshot("network", "dev", 3), HistoryRecord{Kind: "update"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Begin(ctx, Entry{Seq: 8, Op: "create", New: r}); err == nil {
+		t.Fatal("Begin after Commit succeeded")
+	}
+}
+
+func TestCommittedJournalLeftBehindIsIgnored(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	_, j := openJournal(t, f, c)
+	r := statetest.Thing("network", "dev", 40, time.Now())
+	j.Begin(ctx, Entry{Seq: 1, Op: "create", New: r})
+	path := filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl")
+	if err := j.Commit(ctx, statetest.Snapshot("network", "dev", 3), HistoryRecord{Kind: "update"}); err != nil {
+		t.Fatal(err)
+	}
+	// Simulate a crash between the snapshot's rename and the journal's removal.
+	fj := j.(*folderJournal)
+	snap, _ := os.ReadFile(fj.p.snapshot)
+	journal := `{"kind":"open","base":"` + strings.Repeat("0", 64) + `"}` + "\n" + `{"kind":"begin","seq":1,"op":"create"}` + "\n" + `{"kind":"commit","snapshot":"` + hashOf(snap) + `"}` + "\n"
+	os.WriteFile(path, []byte(journal), 0o644)
+	got, err := f.Load(ctx, "network", "dev", c)
+	if err != nil || len(got.PendingOperations) != 0 {
+		t.Fatalf("Load = %v, pending %d", err, len(got.PendingOperations))
+	}
+	// A journal that began from another snapshot and never committed is refused.
+	os.WriteFile(path, []byte(`{"kind":"open","base":"`+strings.Repeat("0", 64)+`"}`+"\n"), 0o644)
+	if _, err := f.Load(ctx, "network", "dev", c); err == nil || !strings.Contains(err.Error(), "another version") {
+		t.Fatalf("Load = %v", err)
+	}
+}
+
+func TestGroupCommitSharesFsyncs(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	_, j := openJournal(t, f, c)
+	const n = 200
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			r := statetest.Thing("network", "dev", 100+i, time.Now())
+			errs <- j.Begin(ctx, Entry{Seq: int64(i + 1), Op: "create", New: r})
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	fj := j.(*folderJournal)
+	if fj.entries.Load() != n {
+		t.Fatalf("%d entries written, want %d", fj.entries.Load(), n)
+	}
+	if s := fj.syncs.Load(); s >= n {
+		t.Fatalf("%d fsyncs for %d concurrent entries: no group commit", s, n)
+	}
+	t.Logf("%d concurrent begins: %d fsyncs", n, fj.syncs.Load())
+	crash(j)
+	got, err := f.Load(ctx, "network", "dev", c)
+	if err != nil || len(got.PendingOperations) != n {
+		t.Fatalf("Load = %v, %d pending", err, len(got.PendingOperations))
+	}
+}
