@@ -49,6 +49,26 @@ func CurrentLockInfo(command string) LockInfo {
 	return LockInfo{PID: os.Getpid(), Host: host, User: name, Started: time.Now().UTC(), Command: command}
 }
 
+// fillHolder completes a holder with this process's pid, host, user and
+// the current time where they are missing, so that a lock left behind can
+// be recognized as stale.
+func fillHolder(h LockInfo) LockInfo {
+	me := CurrentLockInfo(h.Command)
+	if h.PID == 0 {
+		h.PID = me.PID
+	}
+	if h.Host == "" {
+		h.Host = me.Host
+	}
+	if h.User == "" {
+		h.User = me.User
+	}
+	if h.Started.IsZero() {
+		h.Started = me.Started
+	}
+	return h
+}
+
 // folderLock is a held lock file.
 type folderLock struct {
 	path string
@@ -67,9 +87,7 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if holder.Started.IsZero() {
-		holder.Started = time.Now().UTC()
-	}
+	holder = fillHolder(holder)
 	data, err := json.Marshal(holder)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)

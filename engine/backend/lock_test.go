@@ -1,0 +1,202 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The second process of the lock tests acts on the backend folder named by
+// envLockChild: "try" takes the lock and reports, "hold" takes it and exits
+// without unlocking (leaving a stale lock).
+const (
+	envLockChild = "RUNNER_BACKEND_TEST_LOCK_DIR"
+	envLockMode  = "RUNNER_BACKEND_TEST_LOCK_MODE"
+)
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(envLockChild); dir != "" {
+		os.Exit(lockChild(dir, os.Getenv(envLockMode)))
+	}
+	os.Exit(m.Run())
+}
+
+func lockChild(dir, mode string) int {
+	f, err := Open(dir)
+	if err != nil {
+		fmt.Println(err)
+		return 2
+	}
+	_, err = f.Lock(context.Background(), "network", "dev", CurrentLockInfo("runner destroy"))
+	if err != nil {
+		var le *LockedError
+		if errors.As(err, &le) {
+			fmt.Println("LOCKED:", err)
+			return 3
+		}
+		fmt.Println(err)
+		return 2
+	}
+	fmt.Println("ACQUIRED")
+	if mode == "hold" {
+		return 0 // exit holding the lock
+	}
+	return 0
+}
+
+func runLockChild(t *testing.T, dir, mode string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envLockChild+"="+dir, envLockMode+"="+mode)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), code
+}
+
+func TestLockContention(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	holder := LockInfo{PID: os.Getpid(), Host: hostname(), User: "ann", Started: time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC), Command: "runner up"}
+	l, err := f.Lock(ctx, "network", "dev", holder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Lock(ctx, "network", "dev", CurrentLockInfo("runner destroy"))
+	var le *LockedError
+	if !errors.As(err, &le) || le.Stale {
+		t.Fatalf("second Lock = %v, want a live *LockedError", err)
+	}
+	want := fmt.Sprintf("stack dev of project network is locked by runner up (pid %d on host %s, since 2026-05-01T10:00:00Z)", os.Getpid(), hostname())
+	if err.Error() != want {
+		t.Fatalf("error = %q\nwant    %q", err, want)
+	}
+	// Another project on the same stack is not affected.
+	other, err := f.Lock(ctx, "app", "dev", holder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Unlock()
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := f.Lock(ctx, "network", "dev", holder)
+	if err != nil {
+		t.Fatalf("Lock after Unlock: %v", err)
+	}
+	// A force-unlocked lock taken by someone else is not released by its old holder.
+	if err := f.ForceUnlock("network", "dev"); err != nil {
+		t.Fatal(err)
+	}
+	l3, err := f.Lock(ctx, "network", "dev", CurrentLockInfo("runner refresh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l2.Unlock(); err == nil {
+		t.Fatal("the old holder released the new holder's lock")
+	}
+	if h, _ := f.LockHolder("network", "dev"); h == nil || h.Command != "runner refresh" {
+		t.Fatalf("holder = %+v", h)
+	}
+	l3.Unlock()
+}
+
+func hostname() string { h, _ := os.Hostname(); return h }
+
+func TestStaleLock(t *testing.T) {
+	dir := t.TempDir()
+	out, code := runLockChild(t, dir, "hold")
+	if code != 0 || !strings.Contains(out, "ACQUIRED") {
+		t.Fatalf("child: %d %s", code, out)
+	}
+	f, _ := Open(dir)
+	_, err := f.Lock(context.Background(), "network", "dev", CurrentLockInfo("runner up"))
+	var le *LockedError
+	if !errors.As(err, &le) || !le.Stale {
+		t.Fatalf("Lock over a dead holder's lock = %v, want a stale *LockedError", err)
+	}
+	for _, part := range []string{"locked by runner destroy", "stale", "`runner stack unlock --project network`"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q does not say %q", err, part)
+		}
+	}
+	if err := f.ForceUnlock("network", "dev"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := f.Lock(context.Background(), "network", "dev", CurrentLockInfo("runner up"))
+	if err != nil {
+		t.Fatalf("Lock after ForceUnlock: %v", err)
+	}
+	l.Unlock()
+}
+
+func TestLockTwoProcesses(t *testing.T) {
+	dir := t.TempDir()
+	f, _ := Open(dir)
+	l, err := f.Lock(context.Background(), "network", "dev", CurrentLockInfo("runner up"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, code := runLockChild(t, dir, "try")
+	if code != 3 {
+		t.Fatalf("the second process got the lock held by the first (exit %d): %s", code, out)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the second process took %s to fail", d)
+	}
+	want := fmt.Sprintf("locked by runner up (pid %d on host %s", os.Getpid(), hostname())
+	if !strings.Contains(out, want) || strings.Contains(out, "stale") {
+		t.Fatalf("the second process says %q, want it to name the holder (%q)", out, want)
+	}
+	l.Unlock()
+	out, code = runLockChild(t, dir, "try")
+	if code != 0 {
+		t.Fatalf("after Unlock the second process fails: %s", out)
+	}
+}
+
+func TestLockRaceOneWinner(t *testing.T) {
+	f := openTemp(t)
+	const n = 16
+	wins := make(chan Lock, n)
+	errs := make(chan error, n)
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		go func() {
+			<-start
+			l, err := f.Lock(context.Background(), "network", "dev", CurrentLockInfo("runner up"))
+			if err != nil {
+				errs <- err
+				return
+			}
+			wins <- l
+		}()
+	}
+	close(start)
+	var won int
+	for i := 0; i < n; i++ {
+		select {
+		case <-wins:
+			won++
+		case err := <-errs:
+			var le *LockedError
+			if !errors.As(err, &le) {
+				t.Fatal(err)
+			}
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d lockers won", won)
+	}
+}
