@@ -19,6 +19,7 @@ type Folder struct {
 	// Root is the backend's folder (absolute).
 	Root string
 
+	tagsMu sync.Mutex
 	mu     sync.Mutex
 	loaded map[string]loadMemo // by project+"\x00"+stack: what the last Load returned
 }
