@@ -28,7 +28,7 @@ type Folder struct {
 // its base is exactly the snapshot on disk.
 type loadMemo struct {
 	snap  *state.Snapshot
-	clean bool   // no journal was folded and no pending operation was found
+	clean bool   // snap is exactly what snapshot.json holds (no journal was folded in)
 	hash  string // the SHA-256 of snapshot.json ("" when there was none)
 }
 

@@ -27,7 +27,7 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	current, err := checkWritable(p)
+	current, err := f.checkWritable(p)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +45,7 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 			return nil, err
 		}
 		hash = hashOf(data)
+		f.remember(project, stack, loadMemo{snap: base, clean: true, hash: hash})
 	}
 	return startJournal(f, p, hash, crypter)
 }
@@ -232,7 +233,7 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
 	}
-	current, err := checkWritable(j.p)
+	current, err := j.f.checkWritable(j.p)
 	if err != nil {
 		return err
 	}
@@ -255,6 +256,6 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err := syncDir(j.p.dir); err != nil {
 		return err
 	}
-	j.f.remember(j.p.project, j.p.stack, loadMemo{snap: final, clean: len(final.PendingOperations) == 0, hash: hashOf(data)})
+	j.f.remember(j.p.project, j.p.stack, loadMemo{snap: final, clean: true, hash: hashOf(data)})
 	return nil
 }

@@ -26,7 +26,7 @@ func (f *Folder) Load(ctx context.Context, project, stack string, crypter resour
 	if err != nil {
 		return nil, err
 	}
-	clean := folded == nil && (snap == nil || len(snap.PendingOperations) == 0)
+	clean := folded == nil // the returned snapshot is exactly the file
 	if folded != nil {
 		snap = folded
 	}
@@ -91,10 +91,13 @@ func journalLines(p paths) ([]journalLine, error) {
 // checkWritable refuses to replace a snapshot.json that cannot be read or
 // fails its checks (without decrypting its secrets). It returns the
 // file's contents (nil when there is none).
-func checkWritable(p paths) ([]byte, error) {
+func (f *Folder) checkWritable(p paths) ([]byte, error) {
 	data, err := readOptional(p.snapshot)
 	if err != nil || data == nil {
 		return nil, err
+	}
+	if m, ok := f.memo(p.project, p.stack); ok && m.hash != "" && m.hash == hashOf(data) {
+		return data, nil // this process read or wrote it and it passed the checks
 	}
 	snap, err := state.UnmarshalOpaque(data)
 	if err == nil {

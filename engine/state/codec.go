@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -61,9 +60,9 @@ type deploymentJSON struct {
 	PendingOperations []operationJSON      `json:"pending_operations,omitempty"`
 }
 
-type untypedJSON struct {
+type exportJSON struct {
 	Version    int             `json:"version"`
-	Deployment json.RawMessage `json:"deployment"`
+	Deployment *deploymentJSON `json:"deployment"`
 }
 
 // NewMagic returns the manifest's magic cookie as Pulumi computes it: the
@@ -105,20 +104,11 @@ func Marshal(ctx context.Context, snap *Snapshot, c resource.Crypter) ([]byte, e
 		}
 		d.PendingOperations = append(d.PendingOperations, operationJSON{Resource: rj, Type: op.Type})
 	}
-	inner, err := json.Marshal(d)
+	out, err := json.Marshal(exportJSON{Version: DeploymentVersion, Deployment: &d}) // compact: indenting doubles the cost on large stacks
 	if err != nil {
 		return nil, fmt.Errorf("encoding the deployment: %w", err)
 	}
-	out, err := json.Marshal(untypedJSON{Version: DeploymentVersion, Deployment: inner})
-	if err != nil {
-		return nil, fmt.Errorf("encoding the deployment: %w", err)
-	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, out, "", "    "); err != nil {
-		return nil, fmt.Errorf("indenting the deployment: %w", err)
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	return append(out, '\n'), nil
 }
 
 // Unmarshal decodes a Pulumi deployment (version 3), decrypting its secrets
@@ -135,17 +125,20 @@ func UnmarshalOpaque(data []byte) (*Snapshot, error) {
 }
 
 func unmarshal(ctx context.Context, data []byte, codec valueCodec) (*Snapshot, error) {
-	var u untypedJSON
+	var u exportJSON
 	if err := json.Unmarshal(data, &u); err != nil {
-		return nil, fmt.Errorf("the deployment is not valid JSON: %w", err)
+		var v struct {
+			Version int `json:"version"`
+		}
+		if json.Unmarshal(data, &v) == nil && v.Version != DeploymentVersion {
+			return nil, fmt.Errorf("the deployment has version %d; only version %d is supported", v.Version, DeploymentVersion)
+		}
+		return nil, fmt.Errorf("the deployment is not a version 3 deployment: %w", err)
 	}
-	if u.Version != DeploymentVersion {
+	if u.Version != DeploymentVersion || u.Deployment == nil {
 		return nil, fmt.Errorf("the deployment has version %d; only version %d is supported", u.Version, DeploymentVersion)
 	}
-	var d deploymentJSON
-	if err := json.Unmarshal(u.Deployment, &d); err != nil {
-		return nil, fmt.Errorf("the deployment does not have the version 3 shape: %w", err)
-	}
+	d := u.Deployment
 	snap := &Snapshot{Manifest: Manifest{Time: d.Manifest.Time, Magic: d.Manifest.Magic, Version: d.Manifest.Version}}
 	if sp := d.SecretsProviders; sp != nil {
 		snap.SecretsProvider = &SecretsProvider{Type: sp.Type, State: sp.State}

@@ -34,10 +34,10 @@ func TestRoundTripWithSecrets(t *testing.T) {
 			t.Errorf("the serialized snapshot holds the plaintext secret %q", plain)
 		}
 	}
-	if !strings.Contains(string(data), `"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270"`) {
+	if !strings.Contains(string(data), `"4dabf18193072939515e22adb298388d":"1b47061264138c4ac30d75fd1eb44270"`) {
 		t.Errorf("no Pulumi secret object in:\n%s", data)
 	}
-	if !strings.Contains(string(data), `"later": "`+resource.UnknownStringValue+`"`) {
+	if !strings.Contains(string(data), `"later":"`+resource.UnknownStringValue+`"`) {
 		t.Errorf("Computed is not written as the unknown sentinel")
 	}
 	got, err := state.Unmarshal(ctx, data, c)
@@ -142,7 +142,7 @@ func TestSchemaValidation(t *testing.T) {
 		t.Fatalf("a snapshot with no extension fields fails the shared schema: %v", err)
 	}
 	// The schema is really checked: a bad document fails.
-	bad := strings.Replace(string(data), `"custom": true`, `"custom": "yes"`, 1)
+	bad := strings.Replace(string(data), `"custom":true`, `"custom":"yes"`, 1)
 	if err := state.ValidateSchema([]byte(bad)); err == nil {
 		t.Fatal("a resource with a string for custom passes the schema")
 	}
