@@ -9,6 +9,7 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plugintest"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state/statetest"
 )
 
 // wideProgram declares n resources; every other one refers to an earlier
@@ -32,7 +33,13 @@ func wideProgram(n int) engine.Program {
 func benchBackends(b *testing.B) map[string]func() backend.Backend {
 	return map[string]func() backend.Backend{
 		"memory": func() backend.Backend { return plugintest.NewBackend() },
-		// TODO: add the folder backend once engine/backend provides it.
+		"folder": func() backend.Backend {
+			f, err := backend.Open("file://" + b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return f
+		},
 	}
 }
 
@@ -40,6 +47,7 @@ func benchOptions(be backend.Backend) engine.Options {
 	return engine.Options{
 		Project: project, Stack: stack, Backend: be,
 		Plugins: []resource.Plugin{&plugintest.Plugin{NoCallLog: true}},
+		Crypter: statetest.NewCrypter(7),
 	}
 }
 
