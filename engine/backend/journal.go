@@ -41,6 +41,9 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 		if err != nil {
 			return nil, fmt.Errorf("saving the state of project %s on stack %s before the operation: %w", project, stack, err)
 		}
+		if err := sealJournal(p, hashOf(data)); err != nil {
+			return nil, err
+		}
 		if err := replaceSnapshot(p, current, data); err != nil {
 			return nil, err
 		}

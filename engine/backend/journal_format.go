@@ -63,26 +63,28 @@ func encodeEntry(ctx context.Context, e Entry, c resource.Crypter) ([]byte, erro
 
 // parseJournal splits a journal into lines. A last line that is cut short
 // (no newline, or not JSON) is dropped: its write was never acknowledged.
-// Any other bad line is an error naming its number.
-func parseJournal(data []byte) ([]journalLine, error) {
-	var lines []journalLine
-	for n := 1; len(data) > 0; n++ {
-		i := bytes.IndexByte(data, '\n')
+// Any other bad line is an error naming its number. valid is the length of
+// the intact prefix.
+func parseJournal(data []byte) (lines []journalLine, valid int, err error) {
+	rest := data
+	for n := 1; len(rest) > 0; n++ {
+		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
 			break // torn tail: no newline
 		}
-		raw := data[:i]
-		data = data[i+1:]
+		raw := rest[:i]
+		rest = rest[i+1:]
 		var l journalLine
 		if err := json.Unmarshal(raw, &l); err != nil || l.Kind == "" {
-			if len(bytes.TrimSpace(data)) == 0 {
+			if len(bytes.TrimSpace(rest)) == 0 {
 				break // torn tail
 			}
-			return nil, fmt.Errorf("line %d is not a journal entry", n)
+			return nil, 0, fmt.Errorf("line %d is not a journal entry", n)
 		}
 		lines = append(lines, l)
+		valid = len(data) - len(rest)
 	}
-	return lines, nil
+	return lines, valid, nil
 }
 
 // decodedEntry is a journal line with its resources decoded.

@@ -250,3 +250,42 @@ func TestGroupCommitSharesFsyncs(t *testing.T) {
 		t.Fatalf("Load = %v, %d pending", err, len(got.PendingOperations))
 	}
 }
+
+func TestRecoveryWriteCrashWindows(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	_, j := openJournal(t, f, c)
+	r := statetest.Thing("network", "dev", 50, time.Now())
+	j.Begin(ctx, Entry{Seq: 1, Op: "create", New: r})
+	j.End(ctx, Entry{Seq: 1, Kind: EntrySuccess, Op: "create", New: r})
+	j.Begin(ctx, Entry{Seq: 2, Op: "create", New: statetest.Thing("network", "dev", 51, time.Now())})
+	crash(j)
+	p, _ := f.paths("network", "dev")
+	folded, err := f.Load(ctx, "network", "dev", c)
+	if err != nil || len(folded.PendingOperations) != 1 {
+		t.Fatalf("Load = %v", err)
+	}
+	resolved := *folded
+	resolved.PendingOperations = nil
+	data, _ := state.Marshal(ctx, &resolved, c)
+
+	// Crash after the leftover journal is sealed, before the snapshot is replaced:
+	// the journal still applies to the old snapshot.
+	if err := sealJournal(p, hashOf(data)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.Load(ctx, "network", "dev", c)
+	if err != nil || canonical(t, again) != canonical(t, folded) {
+		t.Fatalf("Load after sealing = %v", err)
+	}
+	// Crash after the snapshot is replaced, before the new journal starts.
+	current, _ := os.ReadFile(p.snapshot)
+	if err := replaceSnapshot(p, current, data); err != nil {
+		t.Fatal(err)
+	}
+	after, err := f.Load(ctx, "network", "dev", c)
+	if err != nil || len(after.PendingOperations) != 0 || canonical(t, after) != canonical(t, &resolved) {
+		t.Fatalf("Load after the snapshot was replaced = %v", err)
+	}
+}

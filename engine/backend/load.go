@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -81,11 +82,33 @@ func journalLines(p paths) ([]journalLine, error) {
 	if err != nil || data == nil {
 		return nil, err
 	}
-	lines, err := parseJournal(data)
+	lines, _, err := parseJournal(data)
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal %s: %w", p.journal, err)
 	}
 	return lines, nil
+}
+
+// sealJournal marks a leftover journal as folded into the snapshot whose
+// SHA-256 is hash, before that snapshot replaces the one the journal
+// applies to: a torn tail is cut and a commit line appended (fsynced). If
+// the process dies before the snapshot is replaced, the journal still
+// applies to the old one; after, Load sees it is committed.
+func sealJournal(p paths, hash string) error {
+	data, err := readOptional(p.journal)
+	if err != nil || data == nil {
+		return err
+	}
+	_, valid, err := parseJournal(data)
+	if err != nil {
+		return fmt.Errorf("reading the journal %s: %w", p.journal, err)
+	}
+	line, _ := json.Marshal(journalLine{Kind: lineCommit, Snapshot: hash})
+	sealed := append(data[:valid:valid], append(line, '\n')...)
+	if err := writeFileAtomic(p.journal, sealed); err != nil {
+		return fmt.Errorf("sealing the journal %s: %w", p.journal, err)
+	}
+	return nil
 }
 
 // checkWritable refuses to replace a snapshot.json that cannot be read or
