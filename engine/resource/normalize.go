@@ -99,6 +99,12 @@ func normalizeMap(m map[string]any) (map[string]any, error) {
 // Secret equals another Secret with an equal element; Computed equals nothing,
 // not even another Computed (an unknown value may differ from anything).
 func DeepEqual(a, b any) bool {
+	if y, ok := a.(PropertyMap); ok {
+		a = map[string]any(y)
+	}
+	if y, ok := b.(PropertyMap); ok {
+		b = map[string]any(y)
+	}
 	switch x := a.(type) {
 	case Computed:
 		return false
@@ -117,8 +123,6 @@ func DeepEqual(a, b any) bool {
 			}
 		}
 		return true
-	case PropertyMap:
-		return DeepEqual(map[string]any(x), b)
 	case []any:
 		y, ok := b.([]any)
 		if !ok || len(x) != len(y) {
@@ -130,9 +134,6 @@ func DeepEqual(a, b any) bool {
 			}
 		}
 		return true
-	}
-	if y, ok := b.(PropertyMap); ok {
-		return DeepEqual(a, map[string]any(y))
 	}
 	switch b.(type) {
 	case Computed, Secret, map[string]any, []any:
