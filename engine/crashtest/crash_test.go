@@ -118,7 +118,7 @@ func up(dir string, round int) error {
 	}
 	_, err = engine.Up(context.Background(), engine.Options{
 		Project: "crash", Stack: "dev", Backend: b, Crypter: testCrypter{},
-		Plugins: []resource.Plugin{watched{log: filepath.Join(dir, "events.log")}},
+		Plugins:  []resource.Plugin{watched{log: filepath.Join(dir, "events.log")}},
 		Parallel: 8,
 	}, program(dir, round))
 	return err
