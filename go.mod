@@ -5,6 +5,7 @@ go 1.26.8
 require golang.org/x/crypto v0.58.0
 
 require (
+	github.com/dominikbraun/graph v0.23.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )

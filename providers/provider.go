@@ -1,0 +1,174 @@
+// Package providers holds the infrastructure providers: each chooses the
+// projects of an environment, the edges between them, the config questions
+// it needs answered, and the hooks run after its projects succeed.
+package providers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// Category groups projects the way MARA does.
+type Category string
+
+// The project categories, in the order they are shown.
+const (
+	Infrastructure Category = "infrastructure"
+	Kubernetes     Category = "kubernetes"
+	Application    Category = "application"
+)
+
+// Categories lists the categories in display order.
+var Categories = []Category{Infrastructure, Kubernetes, Application}
+
+// Runtime is what a provider's programs and hooks may know of the run.
+type Runtime struct {
+	// Workspace is the absolute path of the workspace.
+	Workspace string
+	// DataDir is where the provider's local files go (<state dir>/<provider>/<stack>).
+	DataDir string
+	// Executable is the runner binary.
+	Executable string
+	// Stack is the stack name.
+	Stack string
+}
+
+// Project is one unit of infrastructure of a provider.
+type Project struct {
+	Name        string
+	Category    Category
+	Description string
+	// DependsOn names the projects that must be deployed first; their
+	// outputs are read by stack reference.
+	DependsOn []string
+	// Program builds the project's program for a run (nil: not implemented).
+	Program func(rt Runtime) engine.Program
+	// OnSuccess runs after a successful up of the project (may be nil).
+	OnSuccess Hook
+}
+
+// Hook is an on_success hook.
+type Hook func(ctx context.Context, in HookInput) error
+
+// HookInput is what a hook receives.
+type HookInput struct {
+	Runtime Runtime
+	Project string
+	// Outputs are the project's outputs (secrets as resource.Secret).
+	Outputs resource.PropertyMap
+	// Config is the stack config ("namespace:key" -> value).
+	Config map[string]any
+	// Env is the environment of the run.
+	Env map[string]string
+	// Log writes into the project's block of the output.
+	Log io.Writer
+}
+
+// Question is a config value the provider needs.
+type Question struct {
+	// Key is the config key, "namespace:key".
+	Key string
+	// Message is the prompt shown to the user.
+	Message string
+	// Help explains the value.
+	Help string
+	// Default returns the suggested value ("" for none), possibly from the
+	// environment.
+	Default func(env func(string) string) string
+	// Choices, when set, are the only accepted answers.
+	Choices []string
+	// Secret values are asked without echo and stored encrypted.
+	Secret bool
+	// Optional values may stay unset.
+	Optional bool
+	// Validate checks an answer (nil: anything non-empty).
+	Validate func(value string) error
+}
+
+// Provider is an infrastructure provider.
+type Provider struct {
+	Name        string
+	Description string
+	Projects    []Project
+	Questions   []Question
+	// Validate checks the config as a whole after each question's own
+	// validation (nil: nothing more). get returns a key's value.
+	Validate func(get func(key string) (string, bool)) error
+	// NotDeployable, when set, says why preview, up, refresh and destroy
+	// must stop before changing anything.
+	NotDeployable string
+}
+
+// Project returns the project named name.
+func (p *Provider) Project(name string) (*Project, bool) {
+	for i := range p.Projects {
+		if p.Projects[i].Name == name {
+			return &p.Projects[i], true
+		}
+	}
+	return nil, false
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]*Provider{}
+)
+
+// Register adds a provider to the registry; a second provider with the
+// same name panics (a programming error).
+func Register(p *Provider) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[p.Name]; dup {
+		panic("providers: " + p.Name + " registered twice")
+	}
+	registry[p.Name] = p
+}
+
+// Get returns the provider named name, or an *UnknownError listing the
+// known ones.
+func Get(name string) (*Provider, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	if p, ok := registry[name]; ok {
+		return p, nil
+	}
+	return nil, &UnknownError{Name: name, Known: names()}
+}
+
+// All returns every registered provider, sorted by name.
+func All() []*Provider {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make([]*Provider, 0, len(registry))
+	for _, n := range names() {
+		out = append(out, registry[n])
+	}
+	return out
+}
+
+func names() []string {
+	ns := make([]string, 0, len(registry))
+	for n := range registry {
+		ns = append(ns, n)
+	}
+	sort.Strings(ns)
+	return ns
+}
+
+// UnknownError is a provider name that is not registered.
+type UnknownError struct {
+	Name  string
+	Known []string
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("there is no provider %q; the providers are: %s (see `runner providers`)", e.Name, strings.Join(e.Known, ", "))
+}

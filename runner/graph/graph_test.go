@@ -1,0 +1,108 @@
+package graph
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/providers/aws"
+	"github.com/runnerhq/runner/providers/local"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func provider(deps map[string][]string, order ...string) *providers.Provider {
+	p := &providers.Provider{Name: "t"}
+	for _, n := range order {
+		p.Projects = append(p.Projects, providers.Project{Name: n, Category: providers.Infrastructure, DependsOn: deps[n]})
+	}
+	return p
+}
+
+func TestBuildErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		deps  map[string][]string
+		order []string
+		want  string
+	}{
+		{"two-cycle", map[string][]string{"a": {"b"}, "b": {"a"}}, []string{"a", "b"}, "a -> b -> a"},
+		{"three-cycle", map[string][]string{"a": {"c"}, "b": {"a"}, "c": {"b"}}, []string{"a", "b", "c"}, "-> "},
+		{"self", map[string][]string{"a": {"a"}}, []string{"a"}, "a -> a"},
+		{"unknown", map[string][]string{"a": {"zz"}}, []string{"a"}, `depends on "zz"`},
+		{"duplicate", nil, []string{"a", "a"}, "twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Build(provider(tt.deps, tt.order...))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestCyclePathIsClosed(t *testing.T) {
+	_, err := Build(provider(map[string][]string{"a": {"c"}, "b": {"a"}, "c": {"b"}}, "a", "b", "c"))
+	ce, ok := err.(*CycleError)
+	if !ok {
+		t.Fatalf("error %T %v", err, err)
+	}
+	if len(ce.Path) < 3 || ce.Path[0] != ce.Path[len(ce.Path)-1] {
+		t.Fatalf("cycle path %v is not closed", ce.Path)
+	}
+}
+
+func TestOrderAndLevels(t *testing.T) {
+	g, err := Build(provider(map[string][]string{"d": {"b", "c"}, "b": {"a"}, "c": {"a"}}, "d", "c", "b", "a", "e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(g.Order(), ","); got != "a,e,c,b,d" {
+		t.Fatalf("order %s", got)
+	}
+	levels := g.Levels()
+	if len(levels) != 3 || strings.Join(levels[0], ",") != "a,e" || strings.Join(levels[1], ",") != "c,b" {
+		t.Fatalf("levels %v", levels)
+	}
+}
+
+func TestShowGolden(t *testing.T) {
+	for _, p := range []*providers.Provider{local.New(), aws.New()} {
+		g, err := Build(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range Formats {
+			out, err := Render(g, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _ := Render(g, f)
+			if !bytes.Equal(out, again) {
+				t.Fatalf("%s %s is not deterministic", p.Name, f)
+			}
+			path := filepath.Join("testdata", p.Name+"."+f+".golden")
+			if *update {
+				_ = os.MkdirAll("testdata", 0o755)
+				if err := os.WriteFile(path, out, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create the golden files)", err)
+			}
+			if !bytes.Equal(out, want) {
+				t.Errorf("%s differs; run go test -update if intended\n--- got\n%s\n--- want\n%s", path, out, want)
+			}
+		}
+	}
+	if _, err := Render(&Graph{}, "svg"); err == nil || !strings.Contains(err.Error(), "tree, dot, mermaid, json") {
+		t.Fatalf("unknown format error %v", err)
+	}
+}
