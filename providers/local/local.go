@@ -50,7 +50,7 @@ func New() *providers.Provider {
 		},
 		Questions: []providers.Question{
 			{Key: "app:adminPassword", Message: "Password of the application's admin user",
-				Help: "HTTP basic auth password of https://127.0.0.1:PORT/admin (user admin); at least 8 characters",
+				Help:   "HTTP basic auth password of https://127.0.0.1:PORT/admin (user admin); at least 8 characters",
 				Secret: true, Validate: minLength(8)},
 			{Key: "app:port", Message: "TCP port of the application (empty: pick a free one at first deploy)",
 				Optional: true, Validate: port},
