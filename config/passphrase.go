@@ -1,0 +1,147 @@
+package config
+
+import (
+	"context"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/pbkdf2"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Iterations is the PBKDF2 iteration count of Pulumi's passphrase provider.
+// Only tests lower it.
+var Iterations = 1_000_000
+
+// ErrIncorrectPassphrase is returned when the passphrase does not open the
+// stack config's encryptionsalt.
+var ErrIncorrectPassphrase = errors.New("incorrect passphrase")
+
+// Crypter encrypts and decrypts values the way Pulumi's passphrase secrets
+// provider does: AES-256-GCM under a key derived from the passphrase with
+// PBKDF2-HMAC-SHA256, ciphertexts spelled "v1:<b64 nonce>:<b64 ciphertext>".
+// It satisfies the engine's resource.Crypter.
+type Crypter struct {
+	aead  cipher.AEAD
+	state string // the encryptionsalt value
+}
+
+// keyCache derives each (passphrase, salt) key once per process: a
+// derivation costs about a second.
+var keyCache sync.Map // string -> []byte
+
+func deriveKey(passphrase string, salt []byte) ([]byte, error) {
+	id := sha256.Sum256(append(append([]byte(passphrase), 0), salt...))
+	cacheKey := fmt.Sprintf("%x/%d", id, Iterations)
+	if k, ok := keyCache.Load(cacheKey); ok {
+		return k.([]byte), nil
+	}
+	key, err := pbkdf2.Key(sha256.New, passphrase, salt, Iterations, 32)
+	if err != nil {
+		return nil, fmt.Errorf("deriving the key from the passphrase: %w", err)
+	}
+	keyCache.Store(cacheKey, key)
+	return key, nil
+}
+
+func newAEAD(key []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
+// NewCrypter makes a fresh salt for passphrase and returns the crypter and
+// the encryptionsalt value to store in the stack config.
+func NewCrypter(passphrase string) (*Crypter, error) {
+	salt := make([]byte, 8)
+	if _, err := rand.Read(salt); err != nil {
+		return nil, err
+	}
+	key, err := deriveKey(passphrase, salt)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := newAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	c := &Crypter{aead: aead}
+	check, err := c.EncryptValue(context.Background(), "pulumi")
+	if err != nil {
+		return nil, err
+	}
+	c.state = "v1:" + base64.StdEncoding.EncodeToString(salt) + ":" + check
+	return c, nil
+}
+
+// OpenCrypter checks passphrase against an encryptionsalt value and returns
+// the crypter; a wrong passphrase gives ErrIncorrectPassphrase.
+func OpenCrypter(passphrase, encryptionSalt string) (*Crypter, error) {
+	parts := strings.SplitN(encryptionSalt, ":", 3)
+	if len(parts) != 3 || parts[0] != "v1" {
+		return nil, fmt.Errorf("the encryptionsalt %q is not of the form v1:<salt>:v1:<nonce>:<ciphertext>", encryptionSalt)
+	}
+	salt, err := base64.StdEncoding.DecodeString(parts[1])
+	if err != nil {
+		return nil, fmt.Errorf("the encryptionsalt's salt is not base64: %w", err)
+	}
+	key, err := deriveKey(passphrase, salt)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := newAEAD(key)
+	if err != nil {
+		return nil, err
+	}
+	c := &Crypter{aead: aead, state: encryptionSalt}
+	word, err := c.DecryptValue(context.Background(), parts[2])
+	if err != nil || word != "pulumi" {
+		return nil, ErrIncorrectPassphrase
+	}
+	return c, nil
+}
+
+// EncryptionSalt returns the encryptionsalt value (also the "salt" state of
+// the snapshot's passphrase secrets provider).
+func (c *Crypter) EncryptionSalt() string { return c.state }
+
+// EncryptValue encrypts plaintext with a fresh random nonce.
+func (c *Crypter) EncryptValue(_ context.Context, plaintext string) (string, error) {
+	nonce := make([]byte, c.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", err
+	}
+	sealed := c.aead.Seal(nil, nonce, []byte(plaintext), nil)
+	return "v1:" + base64.StdEncoding.EncodeToString(nonce) + ":" + base64.StdEncoding.EncodeToString(sealed), nil
+}
+
+// DecryptValue decrypts a "v1:<nonce>:<ciphertext>" value.
+func (c *Crypter) DecryptValue(_ context.Context, ciphertext string) (string, error) {
+	parts := strings.Split(ciphertext, ":")
+	if len(parts) != 3 || parts[0] != "v1" {
+		return "", errors.New("a secret is not of the form v1:<nonce>:<ciphertext>")
+	}
+	nonce, err := base64.StdEncoding.DecodeString(parts[1])
+	if err != nil {
+		return "", fmt.Errorf("a secret's nonce is not base64: %w", err)
+	}
+	sealed, err := base64.StdEncoding.DecodeString(parts[2])
+	if err != nil {
+		return "", fmt.Errorf("a secret's ciphertext is not base64: %w", err)
+	}
+	if len(nonce) != c.aead.NonceSize() {
+		return "", errors.New("a secret's nonce has the wrong length")
+	}
+	plain, err := c.aead.Open(nil, nonce, sealed, nil)
+	if err != nil {
+		return "", errors.New("a secret does not decrypt with this stack's passphrase")
+	}
+	return string(plain), nil
+}

@@ -1,0 +1,599 @@
+package config
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Stack is a stack config file, Pulumi.<stack>.yaml, kept as a YAML node
+// tree so that writing it back keeps comments and key order.
+type Stack struct {
+	Path    string
+	doc     yaml.Node
+	changed bool
+	exists  bool
+}
+
+// Entry is one top-level config key.
+type Entry struct {
+	Key string
+	// Value is the plain value: a string for scalars (as written), or a
+	// structured value (map[string]any, []any). Nil for a secure value.
+	Value any
+	// Secure is set for {secure: ...} values; Ciphertext holds the ciphertext.
+	Secure     bool
+	Ciphertext string
+	// Structured values may hold secure leaves.
+	Structured bool
+	Line       int
+}
+
+// Problem is something in the file runner cannot accept, with its line.
+type Problem struct {
+	Key  string
+	Line int
+	Msg  string
+}
+
+func (p Problem) String() string { return fmt.Sprintf("line %d: %s: %s", p.Line, p.Key, p.Msg) }
+
+// LoadStack reads a stack config; a missing file is an empty config that
+// does not exist yet (Save creates it).
+func LoadStack(path string) (*Stack, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		s := &Stack{Path: path}
+		s.doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the stack config: %w", err)
+	}
+	s, err := ParseStack(path, data)
+	if err != nil {
+		return nil, err
+	}
+	s.exists = true
+	return s, nil
+}
+
+// ParseStack parses the bytes of a stack config named name.
+func ParseStack(name string, data []byte) (*Stack, error) {
+	s := &Stack{Path: name}
+	if err := yaml.Unmarshal(data, &s.doc); err != nil {
+		return nil, yamlError(name, err)
+	}
+	if s.doc.Kind == 0 { // empty file
+		s.doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	root := s.root()
+	if root == nil || root.Kind != yaml.MappingNode {
+		return nil, &ParseError{File: name, Line: lineOf(s.doc.Content), Msg: "a stack config must be a mapping with encryptionsalt: and config:"}
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "config":
+			if v.Kind != yaml.MappingNode && !(v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
+				return nil, &ParseError{File: name, Line: v.Line, Msg: "config: must hold namespace:key entries"}
+			}
+		case "encryptionsalt":
+			if v.Kind != yaml.ScalarNode {
+				return nil, &ParseError{File: name, Line: v.Line, Msg: "encryptionsalt: must be a string"}
+			}
+		}
+	}
+	return s, nil
+}
+
+func yamlError(name string, err error) error {
+	msg := err.Error()
+	line := 0
+	// yaml.v3 errors read "yaml: line N: ..."
+	if i := strings.Index(msg, "line "); i >= 0 {
+		rest := msg[i+5:]
+		if j := strings.IndexByte(rest, ':'); j > 0 {
+			if n, convErr := strconv.Atoi(rest[:j]); convErr == nil {
+				line = n
+				msg = strings.TrimSpace(rest[j+1:])
+			}
+		}
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return &ParseError{File: name, Line: line, Msg: "the YAML is malformed: " + msg + "; fix the file (it was left unchanged)"}
+}
+
+func lineOf(nodes []*yaml.Node) int {
+	if len(nodes) > 0 {
+		return nodes[0].Line
+	}
+	return 0
+}
+
+// Exists reports whether the file was on disk when loaded (or has been saved).
+func (s *Stack) Exists() bool { return s.exists }
+
+func (s *Stack) root() *yaml.Node {
+	if len(s.doc.Content) == 0 {
+		return nil
+	}
+	return s.doc.Content[0]
+}
+
+// field returns the value node of a top-level field, creating an empty
+// mapping when create is set.
+func (s *Stack) field(name string, create bool) *yaml.Node {
+	root := s.root()
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == name {
+			v := root.Content[i+1]
+			if create && v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+				*v = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			}
+			return v
+		}
+	}
+	if !create {
+		return nil
+	}
+	v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: name}, v)
+	return v
+}
+
+func (s *Stack) config(create bool) *yaml.Node {
+	n := s.field("config", create)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	return n
+}
+
+// EncryptionSalt returns the encryptionsalt value ("" when there is none).
+func (s *Stack) EncryptionSalt() string {
+	if n := s.field("encryptionsalt", false); n != nil {
+		return n.Value
+	}
+	return ""
+}
+
+// SetEncryptionSalt sets the encryptionsalt value, first in the file.
+func (s *Stack) SetEncryptionSalt(v string) {
+	if n := s.field("encryptionsalt", false); n != nil {
+		n.Value = v
+	} else {
+		root := s.root()
+		root.Content = append([]*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "encryptionsalt"},
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: v},
+		}, root.Content...)
+	}
+	s.changed = true
+}
+
+// Entries returns every top-level config key in file order.
+func (s *Stack) Entries() []Entry {
+	cfg := s.config(false)
+	if cfg == nil {
+		return nil
+	}
+	out := make([]Entry, 0, len(cfg.Content)/2)
+	for i := 0; i+1 < len(cfg.Content); i += 2 {
+		out = append(out, entryOf(cfg.Content[i], cfg.Content[i+1]))
+	}
+	return out
+}
+
+func entryOf(k, v *yaml.Node) Entry {
+	e := Entry{Key: k.Value, Line: k.Line}
+	if ct, ok := secureValue(v); ok {
+		e.Secure, e.Ciphertext = true, ct
+		return e
+	}
+	if v.Kind == yaml.ScalarNode {
+		e.Value = v.Value
+		return e
+	}
+	e.Structured = true
+	e.Value = plain(v)
+	return e
+}
+
+// secureValue recognises {secure: <ciphertext>}.
+func secureValue(v *yaml.Node) (string, bool) {
+	if v.Kind == yaml.MappingNode && len(v.Content) == 2 && v.Content[0].Value == "secure" && v.Content[1].Kind == yaml.ScalarNode {
+		return v.Content[1].Value, true
+	}
+	return "", false
+}
+
+// plain converts a node to Go values; scalars stay strings as written,
+// secure leaves become map[string]any{"secure": ciphertext}.
+func plain(v *yaml.Node) any {
+	switch v.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(v.Content)/2)
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			m[v.Content[i].Value] = plain(v.Content[i+1])
+		}
+		return m
+	case yaml.SequenceNode:
+		l := make([]any, len(v.Content))
+		for i, e := range v.Content {
+			l[i] = plain(e)
+		}
+		return l
+	case yaml.AliasNode:
+		return plain(v.Alias)
+	}
+	if v.Tag == "!!null" {
+		return nil
+	}
+	return v.Value
+}
+
+// lookup returns the key and value nodes of a top-level key.
+func (s *Stack) lookup(key string) (*yaml.Node, *yaml.Node) {
+	cfg := s.config(false)
+	if cfg == nil {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(cfg.Content); i += 2 {
+		if cfg.Content[i].Value == key {
+			return cfg.Content[i], cfg.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// Problems lists what runner cannot accept in the file: keys without a
+// namespace (namespace:key), with the line of each.
+func (s *Stack) Problems() []Problem {
+	var out []Problem
+	for _, e := range s.Entries() {
+		ns, name, ok := strings.Cut(e.Key, ":")
+		switch {
+		case !ok:
+			hint := ""
+			if i := strings.Index(e.Key, "."); i > 0 {
+				hint = fmt.Sprintf(" (did you mean %s:%s?)", e.Key[:i], e.Key[i+1:])
+			}
+			out = append(out, Problem{Key: e.Key, Line: e.Line, Msg: "a config key must be namespace:key" + hint})
+		case ns == "" || name == "":
+			out = append(out, Problem{Key: e.Key, Line: e.Line, Msg: "a config key needs both a namespace and a name"})
+		}
+	}
+	return out
+}
+
+// Get returns the value of key (with path, a --path key such as
+// ns:data.list[0]), secrets decrypted with c as Secret values (structured
+// values hold Secret leaves). ok is false when the key is not set.
+func (s *Stack) Get(ctx context.Context, key string, path bool, c *Crypter) (value any, ok bool, err error) {
+	top, segs := key, []segment(nil)
+	if path {
+		if top, segs, err = parsePath(key); err != nil {
+			return nil, false, err
+		}
+	}
+	_, v := s.lookup(top)
+	if v == nil {
+		return nil, false, nil
+	}
+	for _, sg := range segs {
+		if v = child(v, sg); v == nil {
+			return nil, false, nil
+		}
+	}
+	out, err := decrypt(ctx, v, c, key)
+	return out, err == nil, err
+}
+
+// decrypt converts a node to Go values with secure leaves decrypted.
+func decrypt(ctx context.Context, v *yaml.Node, c *Crypter, key string) (any, error) {
+	if ct, ok := secureValue(v); ok {
+		if c == nil {
+			return nil, fmt.Errorf("%s is a secret; the passphrase is needed to read it", key)
+		}
+		pt, err := c.DecryptValue(ctx, ct)
+		if err != nil {
+			return nil, fmt.Errorf("decrypting %s: %w", key, err)
+		}
+		return NewSecret(pt), nil
+	}
+	switch v.Kind {
+	case yaml.MappingNode:
+		m := make(map[string]any, len(v.Content)/2)
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			x, err := decrypt(ctx, v.Content[i+1], c, key+"."+v.Content[i].Value)
+			if err != nil {
+				return nil, err
+			}
+			m[v.Content[i].Value] = x
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		l := make([]any, len(v.Content))
+		for i, e := range v.Content {
+			x, err := decrypt(ctx, e, c, fmt.Sprintf("%s[%d]", key, i))
+			if err != nil {
+				return nil, err
+			}
+			l[i] = x
+		}
+		return l, nil
+	}
+	return plain(v), nil
+}
+
+func child(v *yaml.Node, sg segment) *yaml.Node {
+	if sg.isIdx {
+		if v.Kind == yaml.SequenceNode && sg.index < len(v.Content) {
+			return v.Content[sg.index]
+		}
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		if v.Content[i].Value == sg.key {
+			return v.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// Set stores value under key (with path, a --path key); with secret it is
+// encrypted by c. New keys go at the end; an existing key keeps its place
+// and its comments.
+func (s *Stack) Set(ctx context.Context, key, value string, secret, path bool, c *Crypter) error {
+	top, segs := key, []segment(nil)
+	var err error
+	if path {
+		if top, segs, err = parsePath(key); err != nil {
+			return err
+		}
+	} else if !strings.Contains(key, ":") || strings.HasPrefix(key, ":") || strings.HasSuffix(key, ":") {
+		return fmt.Errorf("the key %q must be namespace:key, such as app:port", key)
+	}
+	leaf := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
+	if path && !secret {
+		// With --path, values are typed as YAML would read them (3 is a number).
+		leaf.Tag = ""
+		_ = leaf.Encode(yamlScalar(value))
+	}
+	if secret {
+		if c == nil {
+			return errors.New("a secret needs the stack's passphrase")
+		}
+		ct, err := c.EncryptValue(ctx, value)
+		if err != nil {
+			return fmt.Errorf("encrypting %s: %w", key, err)
+		}
+		leaf = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: "secure"},
+			{Kind: yaml.ScalarNode, Tag: "!!str", Value: ct},
+		}}
+	}
+	cfg := s.config(true)
+	_, v := s.lookup(top)
+	if len(segs) == 0 {
+		if v != nil {
+			keepComments(leaf, v)
+			*v = *leaf
+		} else {
+			cfg.Content = append(cfg.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: top}, leaf)
+		}
+		s.changed = true
+		return nil
+	}
+	if v == nil {
+		v = container(segs[0])
+		cfg.Content = append(cfg.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: top}, v)
+	}
+	for i, sg := range segs {
+		last := i == len(segs)-1
+		next := leaf
+		if !last {
+			next = container(segs[i+1])
+		}
+		v, err = step(v, sg, next, last, key)
+		if err != nil {
+			return err
+		}
+	}
+	s.changed = true
+	return nil
+}
+
+func yamlScalar(v string) any {
+	var x any
+	if err := yaml.Unmarshal([]byte(v), &x); err != nil {
+		return v
+	}
+	switch x.(type) {
+	case int, float64, bool:
+		return x
+	}
+	return v
+}
+
+func keepComments(dst, src *yaml.Node) {
+	dst.HeadComment, dst.LineComment, dst.FootComment = src.HeadComment, src.LineComment, src.FootComment
+}
+
+// container returns an empty node that can hold sg.
+func container(sg segment) *yaml.Node {
+	if sg.isIdx {
+		return &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	}
+	return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+}
+
+// step descends from v along sg, creating what is missing; at the last step
+// it stores leaf.
+func step(v *yaml.Node, sg segment, next *yaml.Node, last bool, key string) (*yaml.Node, error) {
+	if sg.isIdx {
+		if v.Kind != yaml.SequenceNode {
+			return nil, fmt.Errorf("%s: [%d] indexes a value that is not a list", key, sg.index)
+		}
+		switch {
+		case sg.index < len(v.Content):
+			if last {
+				keepComments(next, v.Content[sg.index])
+				*v.Content[sg.index] = *next
+			}
+			return v.Content[sg.index], nil
+		case sg.index == len(v.Content):
+			v.Content = append(v.Content, next)
+			return next, nil
+		}
+		return nil, fmt.Errorf("%s: index %d is past the end of a list of %d", key, sg.index, len(v.Content))
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: %q names a field of a value that is not an object", key, sg.key)
+	}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		if v.Content[i].Value == sg.key {
+			if last {
+				keepComments(next, v.Content[i+1])
+				*v.Content[i+1] = *next
+			}
+			return v.Content[i+1], nil
+		}
+	}
+	v.Content = append(v.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: sg.key}, next)
+	return next, nil
+}
+
+// Remove deletes key (with path, one element of a structured value). It
+// reports whether something was removed.
+func (s *Stack) Remove(key string, path bool) (bool, error) {
+	top, segs := key, []segment(nil)
+	var err error
+	if path {
+		if top, segs, err = parsePath(key); err != nil {
+			return false, err
+		}
+	}
+	cfg := s.config(false)
+	if cfg == nil {
+		return false, nil
+	}
+	if len(segs) == 0 {
+		for i := 0; i+1 < len(cfg.Content); i += 2 {
+			if cfg.Content[i].Value == top {
+				cfg.Content = append(cfg.Content[:i], cfg.Content[i+2:]...)
+				s.changed = true
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	_, v := s.lookup(top)
+	for _, sg := range segs[:len(segs)-1] {
+		if v == nil {
+			return false, nil
+		}
+		v = child(v, sg)
+	}
+	if v == nil {
+		return false, nil
+	}
+	lastSeg := segs[len(segs)-1]
+	if lastSeg.isIdx {
+		if v.Kind == yaml.SequenceNode && lastSeg.index < len(v.Content) {
+			v.Content = append(v.Content[:lastSeg.index], v.Content[lastSeg.index+1:]...)
+			s.changed = true
+			return true, nil
+		}
+		return false, nil
+	}
+	if v.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if v.Content[i].Value == lastSeg.key {
+				v.Content = append(v.Content[:i], v.Content[i+2:]...)
+				s.changed = true
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// Changed reports whether the config differs from the file.
+func (s *Stack) Changed() bool { return s.changed }
+
+// Bytes returns the file's YAML.
+func (s *Stack) Bytes() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&s.doc); err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", s.Path, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Save writes the file atomically when it changed (the mode of an existing
+// file is kept; a new one is 0600, as it may hold ciphertexts).
+func (s *Stack) Save() error {
+	if !s.changed && s.exists {
+		return nil
+	}
+	data, err := s.Bytes()
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(s.Path, data, 0o600); err != nil {
+		return err
+	}
+	s.changed, s.exists = false, true
+	return nil
+}
+
+// Values returns every config value for programs and hooks: scalars as
+// strings, structured values as maps and lists, secrets decrypted into
+// Secret values (nil c: an error for any secret).
+func (s *Stack) Values(ctx context.Context, c *Crypter) (map[string]any, error) {
+	out := map[string]any{}
+	for _, e := range s.Entries() {
+		v, _, err := s.Get(ctx, e.Key, false, c)
+		if err != nil {
+			return nil, err
+		}
+		out[e.Key] = v
+	}
+	return out, nil
+}
+
+// Keys returns the top-level keys, sorted.
+func (s *Stack) Keys() []string {
+	var out []string
+	for _, e := range s.Entries() {
+		out = append(out, e.Key)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Line returns the line of a top-level key (0 when absent).
+func (s *Stack) Line(key string) int {
+	k, _ := s.lookup(key)
+	if k == nil {
+		return 0
+	}
+	return k.Line
+}
