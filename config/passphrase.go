@@ -10,6 +10,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 )
@@ -144,4 +145,29 @@ func (c *Crypter) DecryptValue(_ context.Context, ciphertext string) (string, er
 		return "", errors.New("a secret does not decrypt with this stack's passphrase")
 	}
 	return string(plain), nil
+}
+
+// PassphraseFromEnv returns the passphrase from PULUMI_CONFIG_PASSPHRASE,
+// then from the file named by PULUMI_CONFIG_PASSPHRASE_FILE; ok is false
+// when neither is set (the caller may then prompt).
+func PassphraseFromEnv(getenv func(string) string) (passphrase string, ok bool, err error) {
+	if p, set := lookup(getenv, "PULUMI_CONFIG_PASSPHRASE"); set {
+		return p, true, nil
+	}
+	if f := getenv("PULUMI_CONFIG_PASSPHRASE_FILE"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", false, fmt.Errorf("reading PULUMI_CONFIG_PASSPHRASE_FILE: %w", err)
+		}
+		return strings.TrimRight(string(b), "\r\n"), true, nil
+	}
+	return "", false, nil
+}
+
+func lookup(getenv func(string) string, key string) (string, bool) {
+	if getenv == nil {
+		return os.LookupEnv(key)
+	}
+	v := getenv(key)
+	return v, v != ""
 }

@@ -3,16 +3,31 @@
 package main
 
 import (
-	"fmt"
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/providers/aws"
+	"github.com/runnerhq/runner/providers/local"
+	"github.com/runnerhq/runner/runner/term"
 )
 
+// Set at build time with -ldflags.
 var (
 	version = "dev"
 	commit  = "unknown"
 )
 
 func main() {
-	fmt.Fprintln(os.Stderr, "runner: the command line is not wired yet")
-	os.Exit(1)
+	providers.Register(local.New())
+	providers.Register(aws.New())
+	engine.Version = version
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	io := term.System()
+	os.Exit(run(ctx, io, os.Args))
 }

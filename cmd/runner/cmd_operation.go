@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/runnerhq/runner/runner"
+	"github.com/runnerhq/runner/runner/orchestrate"
+	"github.com/runnerhq/runner/runner/term"
+)
+
+// operationCommand builds preview, up, refresh and destroy.
+func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Command {
+	flags := []cli.Flag{
+		&cli.IntFlag{Name: "parallel", Usage: "how many projects run at once (0: every project that is ready)"},
+		&cli.IntFlag{Name: "step-parallel", Usage: "how many steps of one project run at once (0: 4 x the CPUs)"},
+		&cli.StringSliceFlag{Name: "target", Usage: "run only this `PROJECT` (repeatable)"},
+		&cli.BoolFlag{Name: "fail-fast", Usage: "stop starting projects after the first failure"},
+	}
+	if op == orchestrate.Up || op == orchestrate.Destroy {
+		flags = append(flags, &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"})
+	}
+	if op == orchestrate.Up || op == orchestrate.Preview {
+		flags = append(flags, &cli.BoolFlag{Name: "refresh", Usage: "read every resource back before planning"})
+	}
+	return &cli.Command{
+		Name: op, Aliases: aliases, Usage: usage, Flags: flags,
+		Action: func(c *cli.Context) error {
+			if err := checkArgs(c, 0, op+" [flags]"); err != nil {
+				return err
+			}
+			if c.Int("parallel") < 0 || c.Int("step-parallel") < 0 {
+				return usageError("--parallel and --step-parallel must not be negative")
+			}
+			s, err := runner.Open(options(c, io))
+			if err != nil {
+				return err
+			}
+			_, err = s.Operate(c.Context, runner.OpOptions{
+				Operation: op, Yes: c.Bool("yes"), Parallel: c.Int("parallel"), StepParallel: c.Int("step-parallel"),
+				Targets: c.StringSlice("target"), Refresh: c.Bool("refresh"), FailFast: c.Bool("fail-fast"),
+			})
+			if errors.Is(err, orchestrate.ErrFailed) {
+				return silentError{err} // the summary named the failures
+			}
+			return err
+		},
+	}
+}

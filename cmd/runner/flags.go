@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/runnerhq/runner/runner"
+	"github.com/runnerhq/runner/runner/term"
+)
+
+func globalFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "root", Value: ".", Usage: "the workspace `DIR`"},
+		&cli.StringFlag{Name: "stack", Aliases: []string{"s"}, EnvVars: []string{"PULUMI_STACK"}, Usage: "the stack `NAME` (default: PULUMI_STACK of the environment file)"},
+		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Value: "local", Usage: "the infrastructure provider `NAME`"},
+		&cli.StringFlag{Name: "env-file", Usage: "the environment `FILE` (default: <root>/config/pulumi/environment)"},
+		&cli.StringFlag{Name: "backend", EnvVars: []string{"RUNNER_BACKEND_URL"}, Usage: "where state is kept, as a `URL` (default: file://<root>/.runner)"},
+		&cli.BoolFlag{Name: "non-interactive", Usage: "never prompt (implied without a terminal or when CI is set)"},
+		&cli.BoolFlag{Name: "json", Usage: "print JSON: one event per line, or one document for listings"},
+		&cli.BoolFlag{Name: "debug", Aliases: []string{"d"}, Usage: "print more about what runner does"},
+	}
+}
+
+// options turns the global flags into runner.Options.
+func options(c *cli.Context, io *term.IO) runner.Options {
+	if c.Bool("non-interactive") {
+		io.NonInteractive = true
+	}
+	exe, _ := os.Executable()
+	return runner.Options{
+		Root:           c.String("root"),
+		Stack:          c.String("stack"),
+		Provider:       c.String("provider"),
+		EnvFile:        c.String("env-file"),
+		Backend:        c.String("backend"),
+		NonInteractive: c.Bool("non-interactive"),
+		JSON:           c.Bool("json"),
+		Debug:          c.Bool("debug"),
+		IO:             io,
+		Executable:     exe,
+	}
+}

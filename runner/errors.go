@@ -1,0 +1,34 @@
+package runner
+
+import "errors"
+
+// UsageError is a mistake in how runner was called (exit code 2).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// ValidationError is config that is missing or invalid, or a wrong
+// passphrase (exit code 3).
+type ValidationError struct{ Err error }
+
+func (e *ValidationError) Error() string { return e.Err.Error() }
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// Usage wraps err as a usage error.
+func Usage(err error) error { return &UsageError{Err: err} }
+
+// Invalid wraps err as a validation error.
+func Invalid(err error) error { return &ValidationError{Err: err} }
+
+// IsUsage reports whether err is a usage error.
+func IsUsage(err error) bool {
+	var u *UsageError
+	return errors.As(err, &u)
+}
+
+// IsValidation reports whether err is a validation error.
+func IsValidation(err error) bool {
+	var v *ValidationError
+	return errors.As(err, &v)
+}

@@ -1,0 +1,241 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/plugins"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/runner/event"
+	"github.com/runnerhq/runner/runner/orchestrate"
+	"github.com/runnerhq/runner/runner/prompt"
+	"github.com/runnerhq/runner/runner/view"
+)
+
+// OpOptions are the flags of preview, up, refresh and destroy.
+type OpOptions struct {
+	Operation    string
+	Yes          bool
+	Parallel     int
+	StepParallel int
+	Targets      []string
+	Refresh      bool
+	FailFast     bool
+}
+
+// ErrNotDeployable is returned (wrapped) when the provider cannot deploy yet.
+var ErrNotDeployable = errors.New("the provider cannot deploy")
+
+// Operate runs an operation across the provider's projects, reporting
+// events to the terminal view, the plain view or the JSON stream.
+func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summary, error) {
+	if s.Provider.NotDeployable != "" {
+		return nil, fmt.Errorf("%s: %w", s.Provider.NotDeployable, ErrNotDeployable)
+	}
+	for _, t := range o.Targets {
+		if _, ok := s.Provider.Project(t); !ok {
+			return nil, Usage(fmt.Errorf("--target %q names no project of provider %s; its projects are: %s", t, s.Provider.Name, strings.Join(s.Graph.Order(), ", ")))
+		}
+	}
+	if o.Operation == orchestrate.Preview || o.Operation == orchestrate.Up {
+		rep, err := s.Validate(ctx)
+		if err != nil {
+			return nil, err
+		}
+		s.printReport(rep)
+	}
+	c, err := s.Crypter()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Config.Save(); err != nil { // a new encryptionsalt
+		return nil, err
+	}
+	if err := s.confirm(o); err != nil {
+		return nil, err
+	}
+	b, err := s.Backend()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := s.engineConfig(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	sink, closeView := s.view()
+	req := orchestrate.Request{
+		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
+		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast,
+		Backend: b, Plugins: plugins.Builtin, Crypter: c, SecretsProvider: s.SecretsProvider(),
+		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation), Events: sink,
+	}
+	sum, err := orchestrate.Run(ctx, req)
+	closeView()
+	if err == nil && o.Operation == orchestrate.Destroy && len(o.Targets) == 0 {
+		removeEmptyDirs(s.DataDir(), filepath.Join(s.Workspace, ".runner"))
+	}
+	if err == nil && o.Operation == orchestrate.Up && !s.Opts.JSON {
+		s.printURLs(sum)
+	}
+	return sum, err
+}
+
+// confirm asks before up and destroy unless --yes.
+func (s *Session) confirm(o OpOptions) error {
+	var msg string
+	switch o.Operation {
+	case orchestrate.Up:
+		msg = fmt.Sprintf("Deploy provider %s to stack %s?", s.Provider.Name, s.StackName)
+	case orchestrate.Destroy:
+		msg = fmt.Sprintf("Destroy every resource of provider %s on stack %s?", s.Provider.Name, s.StackName)
+	default:
+		return nil
+	}
+	ok, err := prompt.Confirm(s.IO(), s.asker(), msg, o.Yes)
+	if errors.Is(err, prompt.ErrYesRequired) {
+		return Usage(fmt.Errorf("%s %w", o.Operation, err))
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("cancelled: nothing was changed")
+	}
+	return nil
+}
+
+// view chooses how events are shown.
+func (s *Session) view() (event.Sink, func()) {
+	io := s.IO()
+	switch {
+	case s.Opts.JSON:
+		return view.NewJSON(io.Out), func() {}
+	case io.Live():
+		l := view.NewLive(io.Out, io.Color())
+		return l, l.Close
+	}
+	return view.NewPlain(io.Out, io.Color()), func() {}
+}
+
+// projects adapts the provider's projects to the orchestrator.
+func (s *Session) projects() []orchestrate.Project {
+	rt := s.Runtime()
+	var out []orchestrate.Project
+	for _, name := range s.Graph.Order() {
+		p, _ := s.Provider.Project(name)
+		op := orchestrate.Project{Name: p.Name, DependsOn: p.DependsOn}
+		if p.Program != nil {
+			op.Program = p.Program(rt)
+		}
+		if p.OnSuccess != nil {
+			hook := p.OnSuccess
+			op.OnSuccess = func(ctx context.Context, in orchestrate.HookInput) error {
+				return hook(ctx, providers.HookInput{Runtime: rt, Project: in.Project, Outputs: in.Outputs,
+					Config: in.Config, Env: in.Env, Log: in.Log})
+			}
+		}
+		out = append(out, op)
+	}
+	return out
+}
+
+// engineConfig returns the stack config for programs, secrets as resource.Secret.
+func (s *Session) engineConfig(ctx context.Context, c *config.Crypter) (map[string]any, error) {
+	vals, err := s.Config.Values(ctx, c)
+	if err != nil {
+		return nil, Invalid(fmt.Errorf("reading %s: %w", s.ConfigPath, err))
+	}
+	out := make(map[string]any, len(vals))
+	for k, v := range vals {
+		out[k] = toEngine(v)
+	}
+	return out, nil
+}
+
+func toEngine(v any) any {
+	switch x := v.(type) {
+	case config.Secret:
+		return resource.Secret{Element: x.Reveal()}
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = toEngine(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = toEngine(e)
+		}
+		return l
+	}
+	return v
+}
+
+func environ() map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
+// printReport shows what validation asked, defaulted or warns about.
+func (s *Session) printReport(rep *Report) {
+	if s.Opts.JSON {
+		return
+	}
+	w := s.IO().Err
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	if len(rep.Defaulted) > 0 {
+		fmt.Fprintf(w, "Set to their defaults in %s: %s\n", s.ConfigPath, strings.Join(rep.Defaulted, ", "))
+	}
+}
+
+// printURLs ends an up with the URLs the projects export.
+func (s *Session) printURLs(sum *orchestrate.Summary) {
+	if sum == nil {
+		return
+	}
+	var lines []string
+	for project, outs := range sum.Outputs {
+		if u, err := outs.String("url", ""); err == nil && u != "" {
+			lines = append(lines, fmt.Sprintf("%s: %s", project, u))
+		}
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Fprintln(s.IO().Out, l)
+	}
+}
+
+// removeEmptyDirs removes dir and its parents up to stop while they are empty.
+func removeEmptyDirs(dir, stop string) {
+	var dirs []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i]) // fails, harmlessly, when not empty
+	}
+	for d := filepath.Dir(dir); strings.HasPrefix(d, stop) && d != stop; d = filepath.Dir(d) {
+		if os.Remove(d) != nil {
+			break
+		}
+	}
+}

@@ -1,0 +1,278 @@
+// Package runner is the orchestration layer behind the command line: it
+// opens a workspace (environment file, stack config, provider, backend),
+// validates and prompts for config, and runs operations across the
+// provider's project graph.
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/runner/graph"
+	"github.com/runnerhq/runner/runner/prompt"
+	"github.com/runnerhq/runner/runner/term"
+)
+
+// Options are the global flags.
+type Options struct {
+	Root           string
+	Stack          string
+	Provider       string
+	EnvFile        string
+	Backend        string
+	NonInteractive bool
+	JSON           bool
+	Debug          bool
+	IO             *term.IO
+	// Asker asks questions (nil: survey on the terminal).
+	Asker prompt.Asker
+	// Executable is the runner binary (nil: os.Executable).
+	Executable string
+}
+
+// Session is an opened workspace for one stack and provider.
+type Session struct {
+	Opts       Options
+	Workspace  string
+	Env        *config.EnvFile
+	StackName  string
+	Provider   *providers.Provider
+	Graph      *graph.Graph
+	ConfigPath string
+	Config     *config.Stack
+
+	backend *backend.Folder
+	crypter *config.Crypter
+}
+
+// ConfigDir is where a workspace keeps its config, as in a MARA checkout.
+const ConfigDir = "config/pulumi"
+
+// Workspace returns the absolute workspace folder of opts.
+func Workspace(opts Options) (string, error) {
+	root := opts.Root
+	if root == "" {
+		root = "."
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("resolving the workspace folder %s: %w", root, err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", Usage(fmt.Errorf("the workspace folder %s does not exist; create it or pass --root", abs))
+	}
+	return abs, nil
+}
+
+// EnvFilePath returns the environment file of opts.
+func EnvFilePath(opts Options, workspace string) string {
+	if opts.EnvFile != "" {
+		if filepath.IsAbs(opts.EnvFile) {
+			return opts.EnvFile
+		}
+		return filepath.Join(workspace, opts.EnvFile)
+	}
+	return filepath.Join(workspace, ConfigDir, "environment")
+}
+
+// StackConfigPath returns the stack config file of a stack.
+func StackConfigPath(workspace, stack string) string {
+	return filepath.Join(workspace, ConfigDir, "Pulumi."+stack+".yaml")
+}
+
+// Open opens the workspace for a command that needs a stack: it reads the
+// environment file (creating it or adding PULUMI_STACK as MARA does),
+// applies it to the process environment, resolves the stack, the provider
+// and its graph, and reads the stack config.
+func Open(opts Options) (*Session, error) {
+	ws, err := Workspace(opts)
+	if err != nil {
+		return nil, err
+	}
+	env, err := config.LoadEnv(EnvFilePath(opts, ws))
+	if err != nil {
+		return nil, Usage(err)
+	}
+	stack, err := env.ResolveStack(opts.Stack)
+	if err != nil {
+		return nil, Usage(err)
+	}
+	if !config.ValidStackName(stack) {
+		return nil, Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
+	}
+	if err := env.Apply(); err != nil {
+		return nil, err
+	}
+	s := &Session{Opts: opts, Workspace: ws, Env: env, StackName: stack}
+	if err := s.openProvider(); err != nil {
+		return nil, err
+	}
+	s.ConfigPath = StackConfigPath(ws, stack)
+	if s.Config, err = config.LoadStack(s.ConfigPath); err != nil {
+		return nil, Invalid(err)
+	}
+	return s, nil
+}
+
+func (s *Session) openProvider() error {
+	name := s.Opts.Provider
+	if name == "" {
+		name = "local"
+	}
+	p, err := providers.Get(name)
+	if err != nil {
+		return Usage(err)
+	}
+	g, err := graph.Build(p)
+	if err != nil {
+		return err
+	}
+	s.Provider, s.Graph = p, g
+	return nil
+}
+
+// BackendURL returns the backend URL of opts for the workspace.
+func BackendURL(opts Options, workspace string) string {
+	if opts.Backend != "" {
+		return opts.Backend
+	}
+	return "file://" + filepath.Join(workspace, ".runner")
+}
+
+// OpenBackend opens the backend of opts.
+func OpenBackend(opts Options, workspace string) (*backend.Folder, error) {
+	b, err := backend.Open(BackendURL(opts, workspace))
+	if err != nil {
+		return nil, Usage(fmt.Errorf("opening the backend: %w", err))
+	}
+	return b, nil
+}
+
+// Backend returns the session's backend.
+func (s *Session) Backend() (*backend.Folder, error) {
+	if s.backend == nil {
+		b, err := OpenBackend(s.Opts, s.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		s.backend = b
+	}
+	return s.backend, nil
+}
+
+// Crypter returns the stack's passphrase crypter. A stack config without an
+// encryptionsalt gets a fresh one (written on the next save). The
+// passphrase comes from PULUMI_CONFIG_PASSPHRASE, then
+// PULUMI_CONFIG_PASSPHRASE_FILE, then a prompt on a terminal.
+func (s *Session) Crypter() (*config.Crypter, error) {
+	if s.crypter != nil {
+		return s.crypter, nil
+	}
+	salt := s.Config.EncryptionSalt()
+	pass, err := s.passphrase(salt == "")
+	if err != nil {
+		return nil, err
+	}
+	if salt == "" {
+		c, err := config.NewCrypter(pass)
+		if err != nil {
+			return nil, err
+		}
+		s.Config.SetEncryptionSalt(c.EncryptionSalt())
+		s.crypter = c
+		return c, nil
+	}
+	c, err := config.OpenCrypter(pass, salt)
+	if err != nil {
+		if errors.Is(err, config.ErrIncorrectPassphrase) {
+			return nil, Invalid(fmt.Errorf("incorrect passphrase for stack %s (%s): check PULUMI_CONFIG_PASSPHRASE: %w", s.StackName, s.ConfigPath, err))
+		}
+		return nil, Invalid(fmt.Errorf("reading the encryptionsalt of %s: %w", s.ConfigPath, err))
+	}
+	s.crypter = c
+	return c, nil
+}
+
+func (s *Session) passphrase(isNew bool) (string, error) {
+	p, ok, err := config.PassphraseFromEnv(nil)
+	if err != nil {
+		return "", Invalid(err)
+	}
+	if ok {
+		return p, nil
+	}
+	io := s.IO()
+	if !io.CanPrompt() {
+		return "", Invalid(fmt.Errorf("the stack %s needs its passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE); there is no terminal to ask for it", s.StackName))
+	}
+	a := s.asker()
+	p, err = a.Password(fmt.Sprintf("Passphrase of stack %s", s.StackName), "protects the stack's secrets", nonEmpty)
+	if err != nil {
+		return "", err
+	}
+	if isNew {
+		again, err := a.Password("Re-enter the passphrase to confirm", "", nil)
+		if err != nil {
+			return "", err
+		}
+		if again != p {
+			return "", Invalid(errors.New("the passphrases do not match"))
+		}
+	}
+	return p, nil
+}
+
+func nonEmpty(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("must not be empty")
+	}
+	return nil
+}
+
+// IO returns the session's streams.
+func (s *Session) IO() *term.IO {
+	if s.Opts.IO == nil {
+		s.Opts.IO = term.System()
+	}
+	if s.Opts.NonInteractive {
+		s.Opts.IO.NonInteractive = true
+	}
+	return s.Opts.IO
+}
+
+func (s *Session) asker() prompt.Asker {
+	if s.Opts.Asker != nil {
+		return s.Opts.Asker
+	}
+	return prompt.Survey{IO: s.IO()}
+}
+
+// SecretsProvider is what the snapshots record of the stack's encryption.
+func (s *Session) SecretsProvider() *state.SecretsProvider {
+	salt := s.Config.EncryptionSalt()
+	if salt == "" {
+		return nil
+	}
+	return &state.SecretsProvider{Type: "passphrase", State: []byte(fmt.Sprintf(`{"salt":%q}`, salt))}
+}
+
+// DataDir is where the provider's local files live for the stack.
+func (s *Session) DataDir() string {
+	return filepath.Join(s.Workspace, ".runner", "data", s.Provider.Name, s.StackName)
+}
+
+// Runtime is what the provider's programs and hooks know of the run.
+func (s *Session) Runtime() providers.Runtime {
+	exe := s.Opts.Executable
+	if exe == "" {
+		exe, _ = os.Executable()
+	}
+	return providers.Runtime{Workspace: s.Workspace, DataDir: s.DataDir(), Executable: exe, Stack: s.StackName}
+}

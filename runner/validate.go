@@ -1,0 +1,204 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/runner/prompt"
+)
+
+// Report is what validation found.
+type Report struct {
+	// Asked lists the keys answered at a prompt (and saved).
+	Asked []string
+	// Defaulted lists the keys set to their default (and saved).
+	Defaulted []string
+	// Warnings are things runner accepted but that deserve attention,
+	// each naming the key and its line.
+	Warnings []string
+}
+
+// Validate checks the stack config against the provider's questions. On a
+// terminal it asks for what is missing, validating each answer and asking
+// again on a bad one, and saves the answers (secrets encrypted). Without a
+// terminal, missing keys that have a default get it; the others make a
+// *prompt.MissingConfigError that lists them all (a ValidationError).
+func (s *Session) Validate(ctx context.Context) (*Report, error) {
+	rep := &Report{}
+	for _, p := range s.Config.Problems() {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s line %d: %s: %s; runner ignores it", s.ConfigPath, p.Line, p.Key, p.Msg))
+	}
+	var missing []prompt.Missing
+	var toAsk []providers.Question
+	for _, q := range s.Provider.Questions {
+		present, err := s.checkPresent(ctx, q, rep)
+		if err != nil {
+			return rep, err
+		}
+		if present || q.Optional {
+			continue
+		}
+		def := ""
+		if q.Default != nil {
+			def = q.Default(os.Getenv)
+		}
+		switch {
+		case s.IO().CanPrompt():
+			toAsk = append(toAsk, q)
+		case def != "":
+			if err := s.setValue(ctx, q.Key, def, q.Secret); err != nil {
+				return rep, err
+			}
+			rep.Defaulted = append(rep.Defaulted, q.Key)
+		default:
+			missing = append(missing, prompt.Missing{Key: q.Key, Message: q.Message, Secret: q.Secret})
+		}
+	}
+	if len(missing) > 0 {
+		return rep, Invalid(&prompt.MissingConfigError{Stack: s.StackName, File: s.ConfigPath, Missing: missing})
+	}
+	for _, q := range toAsk {
+		if err := s.ask(ctx, q); err != nil {
+			return rep, err
+		}
+		rep.Asked = append(rep.Asked, q.Key)
+	}
+	if s.Provider.Validate != nil {
+		if err := s.Provider.Validate(s.getter(ctx)); err != nil {
+			return rep, Invalid(fmt.Errorf("the config of stack %s (%s) is not valid for provider %s: %w", s.StackName, s.ConfigPath, s.Provider.Name, err))
+		}
+	}
+	if err := s.Config.Save(); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// checkPresent reports whether q's key is set, validating the value.
+func (s *Session) checkPresent(ctx context.Context, q providers.Question, rep *Report) (bool, error) {
+	entry, ok := s.entry(q.Key)
+	if !ok {
+		return false, nil
+	}
+	var c *config.Crypter
+	if entry.Secure || entry.Structured {
+		var err error
+		if c, err = s.Crypter(); err != nil {
+			return false, err
+		}
+	}
+	v, _, err := s.Config.Get(ctx, q.Key, false, c)
+	if err != nil {
+		return false, Invalid(fmt.Errorf("%s line %d: %w", s.ConfigPath, entry.Line, err))
+	}
+	value := config.Flatten(v)
+	if q.Secret && !entry.Secure {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s line %d: %s is a secret but is stored in plain text; encrypt it with `runner config set --secret %s`", s.ConfigPath, entry.Line, q.Key, q.Key))
+	}
+	if err := check(q, value); err != nil {
+		shown := fmt.Sprintf("%q", value)
+		if q.Secret {
+			shown = "[secret]"
+		}
+		return false, Invalid(fmt.Errorf("%s line %d: %s is %s, which %w; fix it with `runner config set %s%s <value>`",
+			s.ConfigPath, entry.Line, q.Key, shown, err, secretFlag(q.Secret), q.Key))
+	}
+	return true, nil
+}
+
+func secretFlag(secret bool) string {
+	if secret {
+		return "--secret "
+	}
+	return ""
+}
+
+func check(q providers.Question, v string) error {
+	if len(q.Choices) > 0 {
+		for _, c := range q.Choices {
+			if c == v {
+				return nil
+			}
+		}
+		return fmt.Errorf("is not one of %s", strings.Join(q.Choices, ", "))
+	}
+	if q.Validate != nil {
+		if err := q.Validate(v); err != nil {
+			return fmt.Errorf("is not accepted: it %w", err)
+		}
+		return nil
+	}
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("is empty")
+	}
+	return nil
+}
+
+func (s *Session) entry(key string) (config.Entry, bool) {
+	for _, e := range s.Config.Entries() {
+		if e.Key == key {
+			return e, true
+		}
+	}
+	return config.Entry{}, false
+}
+
+// ask asks one question until the answer is valid, then stores it.
+func (s *Session) ask(ctx context.Context, q providers.Question) error {
+	a := s.asker()
+	validate := func(v string) error {
+		if err := check(q, v); err != nil {
+			return fmt.Errorf("%s %w", q.Key, err)
+		}
+		return nil
+	}
+	def := ""
+	if q.Default != nil {
+		def = q.Default(os.Getenv)
+	}
+	var v string
+	var err error
+	msg := fmt.Sprintf("%s (%s)", q.Message, q.Key)
+	switch {
+	case q.Secret:
+		v, err = a.Password(msg, q.Help, validate)
+	case len(q.Choices) > 0:
+		v, err = a.Select(msg, q.Choices, def, q.Help)
+	default:
+		v, err = a.Input(msg, def, q.Help, validate)
+	}
+	if err != nil {
+		return fmt.Errorf("asking for %s: %w", q.Key, err)
+	}
+	return s.setValue(ctx, q.Key, v, q.Secret)
+}
+
+func (s *Session) setValue(ctx context.Context, key, value string, secret bool) error {
+	var c *config.Crypter
+	if secret {
+		var err error
+		if c, err = s.Crypter(); err != nil {
+			return err
+		}
+	}
+	return s.Config.Set(ctx, key, value, secret, false, c)
+}
+
+// getter returns config values as strings for a provider's Validate.
+func (s *Session) getter(ctx context.Context) func(string) (string, bool) {
+	return func(key string) (string, bool) {
+		e, ok := s.entry(key)
+		if !ok || e.Secure {
+			return "", false
+		}
+		v, ok, err := s.Config.Get(ctx, key, false, nil)
+		if err != nil || !ok {
+			return "", false
+		}
+		return config.Flatten(v), true
+	}
+}
