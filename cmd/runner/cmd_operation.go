@@ -18,7 +18,7 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 		&cli.StringSliceFlag{Name: "target", Usage: "run only this `PROJECT` (repeatable)"},
 		&cli.BoolFlag{Name: "fail-fast", Usage: "stop starting projects after the first failure"},
 	}
-	if op == orchestrate.Up || op == orchestrate.Destroy {
+	if op != orchestrate.Preview {
 		flags = append(flags, &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"})
 	}
 	if op == orchestrate.Up || op == orchestrate.Preview {

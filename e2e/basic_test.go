@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExitCodes(t *testing.T) {
+	dir := workspace(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"providers", []string{"providers"}, 0, "local (default)"},
+		{"version", []string{"version"}, 0, "runner "},
+		{"show aws dot", []string{"-p", "aws", "show", "--format", "dot"}, 0, `"eks" -> "kubeconfig"`},
+		{"unknown provider", []string{"-p", "nope", "show"}, 2, `there is no provider "nope"`},
+		{"unknown format", []string{"show", "--format", "svg"}, 2, "unknown format"},
+		{"unknown flag", []string{"up", "--bogus"}, 2, "bogus"},
+		{"no stack", []string{"preview"}, 2, "no stack selected"},
+		{"missing config", []string{"-s", "dev", "preview"}, 3, "config set --secret app:adminPassword"},
+		{"aws refuses to deploy", []string{"-s", "dev", "-p", "aws", "up", "--yes"}, 1, "does not have yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, dir, "", nil, tt.args...)
+			if r.Code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", r.Code, tt.code, r.Stdout, r.Stderr)
+			}
+			if !strings.Contains(r.Stdout+r.Stderr, tt.want) {
+				t.Fatalf("output lacks %q:\n%s%s", tt.want, r.Stdout, r.Stderr)
+			}
+		})
+	}
+}
+
+func TestStackMismatchExits2(t *testing.T) {
+	dir := workspace(t)
+	ok(t, dir, "-s", "dev", "config", "set", "app:port", "18443")
+	r := run(t, dir, "", nil, "-s", "prod", "config", "ls")
+	if r.Code != 2 || !strings.Contains(r.Stderr, `"prod"`) || !strings.Contains(r.Stderr, "PULUMI_STACK=dev") {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
+	}
+}
