@@ -209,15 +209,17 @@ func (s *Session) printURLs(sum *orchestrate.Summary) {
 	if sum == nil {
 		return
 	}
-	var lines []string
-	for project, outs := range sum.Outputs {
-		if u, err := outs.String("url", ""); err == nil && u != "" {
-			lines = append(lines, fmt.Sprintf("%s: %s", project, u))
+	seen := map[string]bool{}
+	var urls []string
+	for _, outs := range sum.Outputs {
+		if u, err := outs.String("url", ""); err == nil && u != "" && !seen[u] {
+			seen[u] = true
+			urls = append(urls, u)
 		}
 	}
-	sort.Strings(lines)
-	for _, l := range lines {
-		fmt.Fprintln(s.IO().Out, l)
+	sort.Strings(urls)
+	for _, u := range urls {
+		fmt.Fprintf(s.IO().Out, "URL: %s\n", u)
 	}
 }
 

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -84,7 +85,7 @@ func (p *Plain) line(e event.Event) string {
 		if len(e.Keys) > 0 {
 			s += " [" + strings.Join(e.Keys, ", ") + "]"
 		}
-		if p.ShowDurations && e.Op != "same" {
+		if p.ShowDurations && e.Op != "same" && e.DurationMS > 0 {
 			s += fmt.Sprintf(" (%s)", fmtDuration(time.Duration(e.DurationMS)*time.Millisecond))
 		}
 		return p.paint(col, s) + "\n"
@@ -106,7 +107,7 @@ func (p *Plain) line(e event.Event) string {
 		var b strings.Builder
 		b.WriteString("  outputs:\n")
 		for _, k := range keys {
-			fmt.Fprintf(&b, "    %s: %v\n", k, e.Outputs[k])
+			fmt.Fprintf(&b, "    %s: %s\n", k, outputText(e.Outputs[k]))
 		}
 		return b.String()
 	}
@@ -275,4 +276,24 @@ func (p *Plain) paint(code, s string) string {
 		return s
 	}
 	return code + s + reset
+}
+
+// outputText shows an output value on one line: a multi-line string (a PEM
+// certificate, say) as its first line and its line count.
+func outputText(v any) string {
+	if s, ok := v.(string); ok {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		if len(lines) > 1 {
+			return fmt.Sprintf("%s … (%d lines)", lines[0], len(lines))
+		}
+		return s
+	}
+	if v == nil {
+		return "null"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
