@@ -10,7 +10,7 @@ EXAMPLE   := examples/local
 DEMO_ADMIN_PASSWORD ?= demo-admin-password
 export PULUMI_CONFIG_PASSPHRASE ?= demo-passphrase
 
-.PHONY: build run test test-short bench lint fuzz clean
+.PHONY: build run destroy test test-short bench lint fuzz clean
 
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/runner
@@ -21,6 +21,9 @@ run: build
 		printf '%s' '$(DEMO_ADMIN_PASSWORD)' | $(BIN) --root $(EXAMPLE) --stack dev --non-interactive config set --secret app:adminPassword
 	$(BIN) --root $(EXAMPLE) --stack dev --non-interactive up --yes
 
+destroy: build
+	$(BIN) --root $(EXAMPLE) --non-interactive destroy --yes
+
 test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || (echo "gofmt needed on:"; gofmt -l .; exit 1)
@@ -30,7 +33,11 @@ test-short:
 	$(GO) test -short -count=1 ./...
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./engine/... ./runner/...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParseStackConfig -fuzztime 10s ./config
+	$(GO) test -run '^$$' -fuzz FuzzParseEnvFile -fuzztime 10s ./config
 
 lint:
 	$(GO) vet ./...

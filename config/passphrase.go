@@ -151,6 +151,9 @@ func (c *Crypter) DecryptValue(_ context.Context, ciphertext string) (string, er
 // then from the file named by PULUMI_CONFIG_PASSPHRASE_FILE; ok is false
 // when neither is set (the caller may then prompt).
 func PassphraseFromEnv(getenv func(string) string) (passphrase string, ok bool, err error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	if p, set := lookup(getenv, "PULUMI_CONFIG_PASSPHRASE"); set {
 		return p, true, nil
 	}
@@ -165,9 +168,6 @@ func PassphraseFromEnv(getenv func(string) string) (passphrase string, ok bool, 
 }
 
 func lookup(getenv func(string) string, key string) (string, bool) {
-	if getenv == nil {
-		return os.LookupEnv(key)
-	}
 	v := getenv(key)
 	return v, v != ""
 }
