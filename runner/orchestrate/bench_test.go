@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plugintest"
+	"github.com/runnerhq/runner/engine/state/statetest"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -29,42 +31,70 @@ func wide() (map[string][]string, []string) {
 
 // BenchmarkOrchestrateWide deploys 40 projects in 5 levels, each project's
 // work taking 200 ms, and reports wall time over the critical path (5 x
-// 200 ms): 1.0 would be a scheduler with no overhead at all.
+// 200 ms): 1.0 would be a scheduler with no overhead at all. The folder
+// sub-benchmark includes the real state writes and their fsyncs.
 func BenchmarkOrchestrateWide(b *testing.B) {
 	deps, order := wide()
 	const latency = 200 * time.Millisecond
-	var total time.Duration
-	for i := 0; i < b.N; i++ {
-		be := plugintest.NewBackend()
-		plug := &plugintest.Plugin{Latency: latency, NoCallLog: true}
-		req, _ := request(Up, be, plug, chain(deps, order, nil))
-		req.Events = nil
-		start := time.Now()
-		if _, err := Run(context.Background(), req); err != nil {
-			b.Fatal(err)
-		}
-		total += time.Since(start)
+	for _, name := range []string{"memory", "folder"} {
+		b.Run(name, func(b *testing.B) {
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				plug := &plugintest.Plugin{Latency: latency, NoCallLog: true}
+				req, _ := request(Up, plugintest.NewBackend(), plug, chain(deps, order, nil))
+				if name == "folder" {
+					f, err := backend.Open(b.TempDir())
+					if err != nil {
+						b.Fatal(err)
+					}
+					req.Backend = f
+					req.Crypter = statetest.NewCrypter(1)
+				}
+				req.Events = nil
+				start := time.Now()
+				if _, err := Run(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(total)/float64(b.N)/float64(5*latency), "ratio-to-critical-path")
+		})
 	}
-	b.ReportMetric(float64(total)/float64(b.N)/float64(5*latency), "ratio-to-critical-path")
 }
 
 // BenchmarkOrchestrateOverhead deploys the same 40 projects with plugins
 // that take no time, so what is measured is runner's own cost per project
-// (program, plan, state, stack references, scheduling).
+// (program, plan, journal and snapshot writes with their fsyncs, stack
+// references, scheduling), on the in-memory and on the folder backend.
 func BenchmarkOrchestrateOverhead(b *testing.B) {
 	deps, order := wide()
-	var total time.Duration
-	for i := 0; i < b.N; i++ {
-		be := plugintest.NewBackend()
-		plug := &plugintest.Plugin{NoCallLog: true}
-		req, _ := request(Up, be, plug, chain(deps, order, nil))
-		req.Events = nil
-		req.Plugins = func() []resource.Plugin { return []resource.Plugin{plug} }
-		start := time.Now()
-		if _, err := Run(context.Background(), req); err != nil {
-			b.Fatal(err)
-		}
-		total += time.Since(start)
+	backends := map[string]func(b *testing.B) backend.Backend{
+		"memory": func(*testing.B) backend.Backend { return plugintest.NewBackend() },
+		"folder": func(b *testing.B) backend.Backend {
+			f, err := backend.Open(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			return f
+		},
 	}
-	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N)/40, "ms/project")
+	for _, name := range []string{"memory", "folder"} {
+		b.Run(name, func(b *testing.B) {
+			var total time.Duration
+			for i := 0; i < b.N; i++ {
+				plug := &plugintest.Plugin{NoCallLog: true}
+				req, _ := request(Up, plugintest.NewBackend(), plug, chain(deps, order, nil))
+				req.Backend = backends[name](b)
+				req.Crypter = statetest.NewCrypter(1)
+				req.Events = nil
+				req.Plugins = func() []resource.Plugin { return []resource.Plugin{plug} }
+				start := time.Now()
+				if _, err := Run(context.Background(), req); err != nil {
+					b.Fatal(err)
+				}
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N)/40, "ms/project")
+		})
+	}
 }
