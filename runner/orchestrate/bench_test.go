@@ -8,8 +8,8 @@ import (
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plugintest"
-	"github.com/runnerhq/runner/engine/state/statetest"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state/statetest"
 )
 
 // wide returns 40 projects in 5 levels of 8; each project depends on two
