@@ -169,6 +169,19 @@ func TestLocalLifecycle(t *testing.T) {
 	}
 	pid = servicePID(t, dir)
 
+	// up --refresh notices a dead service by itself.
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; alive(pid) && i < 100; i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	ok(t, dir, "--non-interactive", "up", "--refresh", "--yes")
+	if code, _ := get(t, dir, url, "", ""); code != 200 {
+		t.Fatalf("up --refresh did not bring the service back: %d", code)
+	}
+	pid = servicePID(t, dir)
+
 	// Destroy leaves no process and no file behind.
 	ok(t, dir, "--non-interactive", "destroy", "--yes")
 	for i := 0; alive(pid) && i < 100; i++ {

@@ -73,7 +73,7 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 	sink, closeView := s.view()
 	req := orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
-		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast,
+		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
 		Backend: b, Plugins: plugins.Builtin, Crypter: c, SecretsProvider: s.SecretsProvider(),
 		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation), Events: sink,
 	}

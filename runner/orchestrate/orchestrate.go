@@ -69,6 +69,8 @@ type Request struct {
 	StepParallel int
 	// FailFast stops starting projects after the first failure.
 	FailFast bool
+	// RefreshFirst reads every resource back before a preview or an up plans.
+	RefreshFirst bool
 
 	Backend         backend.Backend
 	Plugins         func() []resource.Plugin

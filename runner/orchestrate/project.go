@@ -64,7 +64,7 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 	opts := engine.Options{
 		Project: name, Stack: o.req.Stack, Backend: o.req.Backend, Crypter: o.req.Crypter,
 		SecretsProvider: o.req.SecretsProvider, Config: o.req.Config, Parallel: o.req.StepParallel,
-		Events: o.engineEvents(), Lock: o.req.Lock,
+		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
 	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
