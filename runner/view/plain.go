@@ -82,7 +82,7 @@ func (p *Plain) line(e event.Event) string {
 	case event.StepDone:
 		sym, col := opSymbol(e.Op)
 		s := fmt.Sprintf("  %s %-8s %s", sym, e.Op, urnLabel(e.URN, e.Resource))
-		if len(e.Keys) > 0 {
+		if len(e.Keys) > 0 && e.Op != "create" && e.Op != "create-replacement" {
 			s += " [" + strings.Join(e.Keys, ", ") + "]"
 		}
 		if p.ShowDurations && e.Op != "same" && e.DurationMS > 0 {
