@@ -112,8 +112,17 @@ func (s *Session) confirm(o OpOptions) error {
 	return nil
 }
 
-// view chooses how events are shown.
+// view chooses how events are shown; with --debug every event is also
+// written to stderr as a JSON line.
 func (s *Session) view() (event.Sink, func()) {
+	sink, closeView := s.mainView()
+	if s.Opts.Debug && !s.Opts.JSON {
+		return event.Tee(sink, view.NewJSON(s.IO().Err)), closeView
+	}
+	return sink, closeView
+}
+
+func (s *Session) mainView() (event.Sink, func()) {
 	io := s.IO()
 	switch {
 	case s.Opts.JSON:
