@@ -5,6 +5,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 EXAMPLE   := examples/local
+FUZZTIME  ?= 10s
 # The demo value of the local environment's secret app:adminPassword and the
 # demo passphrase of its stack config. Override both for anything real.
 DEMO_ADMIN_PASSWORD ?= demo-admin-password
@@ -36,8 +37,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./engine/... ./runner/...
 
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParseStackConfig -fuzztime 10s ./config
-	$(GO) test -run '^$$' -fuzz FuzzParseEnvFile -fuzztime 10s ./config
+	$(GO) test -run '^$$' -fuzz FuzzParseStackConfig -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzParseEnvFile -fuzztime $(FUZZTIME) ./config
 
 lint:
 	$(GO) vet ./...
