@@ -42,21 +42,12 @@ func (g *Graph) Tree() string {
 	fmt.Fprintf(&b, "Execution order of provider %s", g.Provider.Name)
 	levels := g.Levels()
 	fmt.Fprintf(&b, " (%d projects in %d steps; projects of one step run side by side)\n", len(g.Provider.Projects), len(levels))
-	order := g.Order()
 	width := 0
-	for _, n := range order {
+	for _, n := range g.Order() {
 		width = max(width, len(n))
 	}
-	for _, cat := range categories(g.Provider) {
-		var names []string
-		for _, n := range order {
-			if p, _ := g.Provider.Project(n); p.Category == cat {
-				names = append(names, n)
-			}
-		}
-		if len(names) == 0 {
-			continue
-		}
+	for _, grp := range g.groups() {
+		cat, names := grp.category, grp.names
 		fmt.Fprintf(&b, "\n%s\n", cat)
 		for i, n := range names {
 			p, _ := g.Provider.Project(n)
@@ -90,11 +81,16 @@ func categories(p *providers.Provider) []providers.Category {
 	return out
 }
 
-// DOT draws the graph for Graphviz, one cluster per category.
-func (g *Graph) DOT() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "digraph %q {\n  rankdir=LR;\n  node [shape=box];\n", g.Provider.Name)
+// group is one category's projects in execution order.
+type group struct {
+	category providers.Category
+	names    []string
+}
+
+// groups returns the non-empty categories in display order.
+func (g *Graph) groups() []group {
 	order := g.Order()
+	var out []group
 	for _, cat := range categories(g.Provider) {
 		var names []string
 		for _, n := range order {
@@ -102,9 +98,20 @@ func (g *Graph) DOT() string {
 				names = append(names, n)
 			}
 		}
-		if len(names) == 0 {
-			continue
+		if len(names) > 0 {
+			out = append(out, group{cat, names})
 		}
+	}
+	return out
+}
+
+// DOT draws the graph for Graphviz, one cluster per category.
+func (g *Graph) DOT() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "digraph %q {\n  rankdir=LR;\n  node [shape=box];\n", g.Provider.Name)
+	order := g.Order()
+	for _, grp := range g.groups() {
+		cat, names := grp.category, grp.names
 		fmt.Fprintf(&b, "  subgraph %q {\n    label=%q;\n", "cluster_"+string(cat), string(cat))
 		for _, n := range names {
 			p, _ := g.Provider.Project(n)
@@ -127,17 +134,9 @@ func (g *Graph) Mermaid() string {
 	b.WriteString("flowchart LR\n")
 	order := g.Order()
 	id := func(n string) string { return strings.NewReplacer("-", "_", ".", "_", " ", "_").Replace(n) }
-	for _, cat := range categories(g.Provider) {
-		var names []string
-		for _, n := range order {
-			if p, _ := g.Provider.Project(n); p.Category == cat {
-				names = append(names, n)
-			}
-		}
-		if len(names) == 0 {
-			continue
-		}
-		fmt.Fprintf(&b, "  subgraph %s\n", cat)
+	for _, grp := range g.groups() {
+		fmt.Fprintf(&b, "  subgraph %s\n", grp.category)
+		names := grp.names
 		for _, n := range names {
 			fmt.Fprintf(&b, "    %s[\"%s\"]\n", id(n), n)
 		}
