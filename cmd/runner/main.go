@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -29,5 +30,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	io := term.System()
+	go func() {
+		// The first Ctrl-C stops scheduling and lets steps in flight finish;
+		// after it, a second one ends the process at once.
+		<-ctx.Done()
+		stop()
+		fmt.Fprintln(io.Err, "\ninterrupted: no new steps start; the steps in flight finish and the state is saved (Ctrl-C again quits at once)")
+	}()
 	os.Exit(run(ctx, io, os.Args))
 }
