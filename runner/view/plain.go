@@ -117,6 +117,9 @@ func (p *Plain) line(e event.Event) string {
 // footer is the last line of a project's block.
 func (p *Plain) footer(e event.Event) string {
 	counts := countsText(e.Counts)
+	if e.Operation == "preview" {
+		counts = planText(e.Counts)
+	}
 	took := ""
 	if p.ShowDurations {
 		took = " in " + fmtDuration(time.Duration(e.DurationMS)*time.Millisecond)
@@ -192,6 +195,23 @@ func countsText(c map[string]int) string {
 		if c[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c[k], pastTense(k)))
 		}
+	}
+	if len(parts) == 0 {
+		return "no changes"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// planText describes a preview's counts: "2 to create, 1 to update".
+func planText(c map[string]int) string {
+	var parts []string
+	for _, k := range []string{"create", "update", "replace", "delete"} {
+		if c[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d to %s", c[k], k))
+		}
+	}
+	if c["same"] > 0 {
+		parts = append(parts, fmt.Sprintf("%d unchanged", c["same"]))
 	}
 	if len(parts) == 0 {
 		return "no changes"

@@ -89,6 +89,16 @@ func TestPlainKeepsBlocksTogether(t *testing.T) {
 	}
 }
 
+func TestPreviewFooterSpeaksOfAPlan(t *testing.T) {
+	var buf bytes.Buffer
+	p := NewPlain(&buf, false)
+	p.Emit(event.Event{Type: event.ProjectStart, Operation: "preview", Project: "ca"})
+	p.Emit(event.Event{Type: event.ProjectDone, Operation: "preview", Project: "ca", Result: "succeeded", Counts: map[string]int{"create": 2, "same": 1}})
+	if !strings.Contains(buf.String(), "2 to create, 1 unchanged") {
+		t.Fatalf("preview footer:\n%s", buf.String())
+	}
+}
+
 func TestJSONGolden(t *testing.T) {
 	var buf bytes.Buffer
 	j := NewJSON(&buf)
