@@ -99,9 +99,7 @@ func newApp(io *term.IO) *cli.App {
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usageError("%v (see `runner --help`)", err)
 		},
-		CommandNotFound: func(c *cli.Context, name string) {
-			fmt.Fprintf(io.Err, "error: unknown command %q (see `runner --help`)\n", name)
-		},
+		Action: helpOrUnknown("runner"),
 		Commands: []*cli.Command{
 			providersCommand(io),
 			showCommand(io),
@@ -116,10 +114,35 @@ func newApp(io *term.IO) *cli.App {
 			serveCommand(io),
 		},
 	}
-	for _, c := range app.Commands {
-		c.OnUsageError = app.OnUsageError
-	}
+	setDefaults(app.Commands, app.OnUsageError, "runner")
 	return app
+}
+
+// setDefaults gives every command the app's usage-error handler and every
+// command without an action of its own (a group of subcommands) one that
+// rejects an unknown subcommand.
+func setDefaults(cmds []*cli.Command, onUsage cli.OnUsageErrorFunc, parent string) {
+	for _, c := range cmds {
+		c.OnUsageError = onUsage
+		if c.Action == nil {
+			c.Action = helpOrUnknown(parent + " " + c.Name)
+		}
+		setDefaults(c.Subcommands, onUsage, parent+" "+c.Name)
+	}
+}
+
+// helpOrUnknown shows the help of a command that needs a subcommand, or
+// fails with a usage error (exit 2) naming an unknown one.
+func helpOrUnknown(name string) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return usageError("unknown command %q (see `%s --help`)", c.Args().First(), name)
+		}
+		if name == "runner" {
+			return cli.ShowAppHelp(c)
+		}
+		return cli.ShowSubcommandHelp(c)
+	}
 }
 
 // checkArgs fails with a usage error when a command gets more arguments
