@@ -22,7 +22,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown command", []string{"bogus"}, 2, `unknown command "bogus"`},
 		{"unknown subcommand", []string{"config", "bogus"}, 2, `unknown command "bogus"`},
 		{"json error", []string{"--json", "-p", "nope", "show"}, 2, `{"exit_code":2,"message":"there is no provider \"nope\"`},
-		{"show-execution alias", []string{"-p", "aws", "show-execution"}, 0, "└──  7. sirius"},
+		{"show-execution alias", []string{"-p", "aws", "show-execution"}, 0, "└──  6. sirius"},
 		{"list-providers alias", []string{"--json", "list-providers"}, 0, `"deployable": false`},
 		{"no stack", []string{"preview"}, 2, "no stack selected"},
 		{"missing config", []string{"-s", "dev", "preview"}, 3, "config set --secret app:adminPassword"},

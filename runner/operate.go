@@ -31,14 +31,22 @@ type OpOptions struct {
 	FailFast     bool
 }
 
-// ErrNotDeployable is returned (wrapped) when the provider cannot deploy yet.
+// ErrNotDeployable matches (errors.Is) the error of an operation on a
+// provider that cannot deploy yet.
 var ErrNotDeployable = errors.New("the provider cannot deploy")
+
+// notDeployableError carries the provider's own explanation, which is all
+// the user sees.
+type notDeployableError struct{ msg string }
+
+func (e *notDeployableError) Error() string        { return e.msg }
+func (e *notDeployableError) Is(target error) bool { return target == ErrNotDeployable }
 
 // Operate runs an operation across the provider's projects, reporting
 // events to the terminal view, the plain view or the JSON stream.
 func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summary, error) {
 	if s.Provider.NotDeployable != "" {
-		return nil, fmt.Errorf("%s: %w", s.Provider.NotDeployable, ErrNotDeployable)
+		return nil, &notDeployableError{msg: s.Provider.NotDeployable}
 	}
 	for _, t := range o.Targets {
 		if _, ok := s.Provider.Project(t); !ok {

@@ -33,25 +33,35 @@ func New() *providers.Provider {
 	}
 }
 
+// projects are MARA's AWS projects in MARA's order. Each DependsOn names
+// the projects whose stack outputs the MARA program reads (its
+// StackReferences), plus, where noted, what must run first for the
+// program's resources to be accepted by the cluster: MARA ran everything in
+// one sequence and so never had to say so.
 func projects() []providers.Project {
 	inf, k8s, application := providers.Infrastructure, providers.Kubernetes, providers.Application
 	return []providers.Project{
 		{Name: "vpc", Category: inf, Description: "VPC, subnets and gateways"},
-		{Name: "eks", Category: inf, Description: "EKS cluster and node group", DependsOn: []string{"vpc"}},
+		{Name: "eks", Category: inf, Description: "EKS cluster and node group", DependsOn: []string{"vpc"},
+			OnSuccess: updateKubeconfig},
 		{Name: "ecr", Category: inf, Description: "ECR repository for the ingress controller image"},
 		{Name: "kubeconfig", Category: k8s, Description: "kubeconfig for the EKS cluster", DependsOn: []string{"eks"}},
 		{Name: "secrets", Category: k8s, Description: "Kubernetes secrets from the stack config", DependsOn: []string{"kubeconfig"}},
-		{Name: "kic-image-build", Category: k8s, Description: "build the NGINX Ingress Controller image", DependsOn: []string{"ecr"}},
+		{Name: "kic-image-build", Category: k8s, Description: "build or pull the NGINX Ingress Controller image"},
 		{Name: "kic-image-push", Category: k8s, Description: "push the controller image to ECR", DependsOn: []string{"kic-image-build", "ecr"}},
 		{Name: "ingress-controller-namespace", Category: k8s, Description: "namespace of the ingress controller", DependsOn: []string{"kubeconfig"}},
-		{Name: "ingress-controller", Category: k8s, Description: "NGINX Ingress Controller (Helm)", DependsOn: []string{"ingress-controller-namespace", "kic-image-push"}},
+		{Name: "ingress-controller", Category: k8s, Description: "NGINX Ingress Controller (Helm)",
+			DependsOn: []string{"kubeconfig", "ingress-controller-namespace", "kic-image-push"}},
 		{Name: "logstore", Category: k8s, Description: "Elasticsearch log store (Helm)", DependsOn: []string{"kubeconfig"}},
-		{Name: "logagent", Category: k8s, Description: "Filebeat log agent (Helm)", DependsOn: []string{"logstore"}},
+		{Name: "logagent", Category: k8s, Description: "Filebeat log agent (Helm)", DependsOn: []string{"kubeconfig", "logstore"}},
 		{Name: "certmgr", Category: k8s, Description: "cert-manager (Helm)", DependsOn: []string{"kubeconfig"}},
 		{Name: "prometheus", Category: k8s, Description: "Prometheus and Grafana (Helm)", DependsOn: []string{"kubeconfig", "secrets"}},
-		{Name: "observability", Category: k8s, Description: "OpenTelemetry operator and collector", DependsOn: []string{"certmgr", "prometheus"}},
+		// The OpenTelemetry operator's webhook certificates come from cert-manager.
+		{Name: "observability", Category: k8s, Description: "OpenTelemetry operator and collector", DependsOn: []string{"kubeconfig", "certmgr"}},
+		// Sirius also uses cert-manager's ClusterIssuer, the prometheus
+		// namespace (its database exporters) and the OpenTelemetry collector.
 		{Name: "sirius", Category: application, Description: "Bank of Sirius demo application",
-			DependsOn: []string{"ingress-controller", "secrets", "logagent", "observability"}},
+			DependsOn: []string{"kubeconfig", "secrets", "ingress-controller", "certmgr", "prometheus", "observability"}},
 	}
 }
 

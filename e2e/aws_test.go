@@ -1,0 +1,56 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAWSValidateWithMARAExample copies MARA's own example stack config
+// into a workspace: validate -p aws names the three passwords the example
+// leaves commented out, passes once they are set, and up still stops
+// before changing anything.
+func TestAWSValidateWithMARAExample(t *testing.T) {
+	example, err := os.ReadFile(filepath.Join(repoRoot(), "..", "shared", "mara", "Pulumi.stackname.yaml.example"))
+	if err != nil {
+		t.Skipf("MARA's example is not beside the repository: %v", err)
+	}
+	dir := workspace(t)
+	cfgDir := filepath.Join(dir, "config", "pulumi")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "Pulumi.dev.yaml"), example, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r := run(t, dir, "", nil, "-s", "dev", "-p", "aws", "validate")
+	if r.Code != 3 {
+		t.Fatalf("validate exit %d, want 3\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, key := range []string{"sirius:accounts_pwd", "sirius:ledger_pwd", "sirius:demo_login_pwd"} {
+		if !strings.Contains(r.Stderr, "config set --secret "+key) {
+			t.Errorf("validate does not name %s:\n%s", key, r.Stderr)
+		}
+		set := run(t, dir, "a-password-for-"+key, nil, "-s", "dev", "config", "set", "--secret", key)
+		if set.Code != 0 {
+			t.Fatalf("config set %s: exit %d %s", key, set.Code, set.Stderr)
+		}
+	}
+	ok(t, dir, "-s", "dev", "-p", "aws", "validate")
+
+	saved, _ := os.ReadFile(filepath.Join(cfgDir, "Pulumi.dev.yaml"))
+	if strings.Contains(string(saved), "a-password-for-") {
+		t.Fatal("a secret was written to the stack config in plain text")
+	}
+	for _, op := range [][]string{{"preview"}, {"up", "--yes"}, {"refresh", "--yes"}, {"destroy", "--yes"}} {
+		r := run(t, dir, "", nil, append([]string{"-s", "dev", "-p", "aws"}, op...)...)
+		if r.Code != 1 || !strings.Contains(r.Stderr, "deploying needs the AWS resource plugin, which runner does not have yet") {
+			t.Fatalf("%s -p aws: exit %d\n%s%s", op[0], r.Code, r.Stdout, r.Stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".runner")); !os.IsNotExist(err) {
+		t.Fatalf("operations on aws made a state folder (%v)", err)
+	}
+}
