@@ -104,6 +104,11 @@ func yamlError(name string, err error) error {
 			if n, convErr := strconv.Atoi(rest[:j]); convErr == nil {
 				line = n
 				msg = strings.TrimSpace(rest[j+1:])
+				// yaml.v3 counts lines from 0 in its parser errors (not
+				// in its scanner errors): "did not find expected ...".
+				if strings.HasPrefix(msg, "did not find expected") {
+					line++
+				}
 			}
 		}
 	}

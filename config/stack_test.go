@@ -262,3 +262,24 @@ func maraExample(t *testing.T) string {
 		dir = parent
 	}
 }
+
+func TestMalformedNamesTheLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		line       int
+	}{
+		{"unclosed list", "config:\n  app:a: 1\n  app:b: [1, 2\n  app:c: 3\n", 3},
+		{"unclosed map", "config:\n  app:a: 1\n  app:b: {x: 1\n  app:c: 3\n", 3},
+		{"two colons", "config:\n  app:a: 1\n  app:b: x: y\n  app:c: 3\n", 3},
+		{"bad character", "config:\n  app:a: 1\n  app:b: @x\n  app:c: 3\n", 3},
+		{"dedented key", "config:\n  app:a: 1\n  app:b: 1\n app:c: 3\n", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseStack("f.yaml", []byte(tc.body))
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line != tc.line {
+				t.Fatalf("error %v: want line %d", err, tc.line)
+			}
+		})
+	}
+}
