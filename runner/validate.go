@@ -29,6 +29,36 @@ type Report struct {
 // *prompt.MissingConfigError that lists them all (a ValidationError).
 func (s *Session) Validate(ctx context.Context) (*Report, error) {
 	rep := &Report{}
+	if err := s.validate(ctx, rep); err != nil {
+		if len(rep.Warnings) > 0 {
+			err = &warnedError{err: err, warnings: rep.Warnings}
+		}
+		return rep, err
+	}
+	return rep, nil
+}
+
+// warnedError is a failed validation that also carries the warnings found
+// before it failed, so that a run that stops still names every problem of
+// the file (a bad key and its line, a secret in plain text).
+type warnedError struct {
+	err      error
+	warnings []string
+}
+
+func (e *warnedError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.err.Error())
+	b.WriteString("\nthe stack config also has these problems:")
+	for _, w := range e.warnings {
+		b.WriteString("\n  warning: " + w)
+	}
+	return b.String()
+}
+
+func (e *warnedError) Unwrap() error { return e.err }
+
+func (s *Session) validate(ctx context.Context, rep *Report) error {
 	for _, p := range s.Config.Problems() {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s line %d: %s: %s; runner ignores it", s.ConfigPath, p.Line, p.Key, p.Msg))
 	}
@@ -37,7 +67,7 @@ func (s *Session) Validate(ctx context.Context) (*Report, error) {
 	for _, q := range s.Provider.Questions {
 		present, err := s.checkPresent(ctx, q, rep)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		if present || q.Optional {
 			continue
@@ -51,7 +81,7 @@ func (s *Session) Validate(ctx context.Context) (*Report, error) {
 			toAsk = append(toAsk, q)
 		case def != "":
 			if err := s.setValue(ctx, q.Key, def, q.Secret); err != nil {
-				return rep, err
+				return err
 			}
 			rep.Defaulted = append(rep.Defaulted, q.Key)
 		default:
@@ -59,23 +89,23 @@ func (s *Session) Validate(ctx context.Context) (*Report, error) {
 		}
 	}
 	if len(missing) > 0 {
-		return rep, Invalid(&prompt.MissingConfigError{Stack: s.StackName, File: s.ConfigPath, Missing: missing})
+		return Invalid(&prompt.MissingConfigError{Stack: s.StackName, File: s.ConfigPath, Missing: missing})
 	}
 	for _, q := range toAsk {
 		if err := s.ask(ctx, q); err != nil {
-			return rep, err
+			return err
 		}
 		rep.Asked = append(rep.Asked, q.Key)
 	}
 	if s.Provider.Validate != nil {
 		if err := s.Provider.Validate(s.getter(ctx)); err != nil {
-			return rep, Invalid(fmt.Errorf("the config of stack %s (%s) is not valid for provider %s: %w", s.StackName, s.ConfigPath, s.Provider.Name, err))
+			return Invalid(fmt.Errorf("the config of stack %s (%s) is not valid for provider %s: %w", s.StackName, s.ConfigPath, s.Provider.Name, err))
 		}
 	}
 	if err := s.Config.Save(); err != nil {
-		return rep, err
+		return err
 	}
-	return rep, nil
+	return nil
 }
 
 // checkPresent reports whether q's key is set, validating the value.
@@ -159,6 +189,13 @@ func (s *Session) ask(ctx context.Context, q providers.Question) error {
 	def := ""
 	if q.Default != nil {
 		def = q.Default(os.Getenv)
+	}
+	if q.Secret {
+		// The passphrase comes first, so that a new stack's passphrase is
+		// not asked between a secret and the next question.
+		if _, err := s.Crypter(); err != nil {
+			return err
+		}
 	}
 	var v string
 	var err error
