@@ -31,7 +31,7 @@ func TestBuildErrors(t *testing.T) {
 		want  string
 	}{
 		{"two-cycle", map[string][]string{"a": {"b"}, "b": {"a"}}, []string{"a", "b"}, "a -> b -> a"},
-		{"three-cycle", map[string][]string{"a": {"c"}, "b": {"a"}, "c": {"b"}}, []string{"a", "b", "c"}, "-> "},
+		{"three-cycle", map[string][]string{"a": {"c"}, "b": {"a"}, "c": {"b"}}, []string{"a", "b", "c"}, "cycle: a -> b -> c -> a"},
 		{"self", map[string][]string{"a": {"a"}}, []string{"a"}, "a -> a"},
 		{"unknown", map[string][]string{"a": {"zz"}}, []string{"a"}, `depends on "zz"`},
 		{"duplicate", nil, []string{"a", "a"}, "twice"},
