@@ -298,13 +298,65 @@ func (s *Stack) Get(ctx context.Context, key string, path bool, c *Crypter) (val
 			return nil, false, nil
 		}
 	}
-	out, err := decrypt(ctx, v, c, key)
+	out, err := decrypt(ctx, v, c, key, decodeOpts{})
 	return out, err == nil, err
 }
 
+// Typed returns the value of key as Pulumi's `config get --json` shows it:
+// like Get, but scalars inside a structured value are typed as YAML reads
+// them (numbers, true/false, null) rather than kept as written. With a nil
+// c, secrets stay encrypted and come back as a Secret that shows
+// "[secret]" (its Reveal is empty).
+func (s *Stack) Typed(ctx context.Context, key string, path bool, c *Crypter) (value any, ok bool, err error) {
+	top, segs := key, []segment(nil)
+	if path {
+		if top, segs, err = parsePath(key); err != nil {
+			return nil, false, err
+		}
+	}
+	_, v := s.lookup(top)
+	if v == nil {
+		return nil, false, nil
+	}
+	for _, sg := range segs {
+		if v = child(v, sg); v == nil {
+			return nil, false, nil
+		}
+	}
+	if v.Kind == yaml.ScalarNode && len(segs) == 0 {
+		// A top-level scalar is a string, as in Pulumi.
+		return plain(v), true, nil
+	}
+	out, err := decrypt(ctx, v, c, key, decodeOpts{typed: true, redact: c == nil})
+	return out, err == nil, err
+}
+
+// decodeOpts say how decrypt converts values.
+type decodeOpts struct {
+	// typed converts scalars to numbers, booleans and null as YAML reads them.
+	typed bool
+	// redact leaves secrets encrypted, as an empty Secret.
+	redact bool
+}
+
+// typedScalar converts a scalar node as YAML reads it.
+func typedScalar(v *yaml.Node) any {
+	switch v.ShortTag() {
+	case "!!int", "!!float", "!!bool", "!!null":
+		var x any
+		if err := v.Decode(&x); err == nil {
+			return x
+		}
+	}
+	return v.Value
+}
+
 // decrypt converts a node to Go values with secure leaves decrypted.
-func decrypt(ctx context.Context, v *yaml.Node, c *Crypter, key string) (any, error) {
+func decrypt(ctx context.Context, v *yaml.Node, c *Crypter, key string, o decodeOpts) (any, error) {
 	if ct, ok := secureValue(v); ok {
+		if o.redact {
+			return NewSecret(""), nil
+		}
 		if c == nil {
 			return nil, fmt.Errorf("%s is a secret; the passphrase is needed to read it", key)
 		}
@@ -318,7 +370,7 @@ func decrypt(ctx context.Context, v *yaml.Node, c *Crypter, key string) (any, er
 	case yaml.MappingNode:
 		m := make(map[string]any, len(v.Content)/2)
 		for i := 0; i+1 < len(v.Content); i += 2 {
-			x, err := decrypt(ctx, v.Content[i+1], c, key+"."+v.Content[i].Value)
+			x, err := decrypt(ctx, v.Content[i+1], c, key+"."+v.Content[i].Value, o)
 			if err != nil {
 				return nil, err
 			}
@@ -328,13 +380,18 @@ func decrypt(ctx context.Context, v *yaml.Node, c *Crypter, key string) (any, er
 	case yaml.SequenceNode:
 		l := make([]any, len(v.Content))
 		for i, e := range v.Content {
-			x, err := decrypt(ctx, e, c, fmt.Sprintf("%s[%d]", key, i))
+			x, err := decrypt(ctx, e, c, fmt.Sprintf("%s[%d]", key, i), o)
 			if err != nil {
 				return nil, err
 			}
 			l[i] = x
 		}
 		return l, nil
+	case yaml.AliasNode:
+		return decrypt(ctx, v.Alias, c, key, o)
+	}
+	if o.typed {
+		return typedScalar(v), nil
 	}
 	return plain(v), nil
 }

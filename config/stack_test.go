@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -281,5 +282,40 @@ func TestMalformedNamesTheLine(t *testing.T) {
 				t.Fatalf("error %v: want line %d", err, tc.line)
 			}
 		})
+	}
+}
+
+func TestTypedShowsStructuredValuesAsJSONWould(t *testing.T) {
+	c := fastCrypter(t)
+	s, err := ParseStack("f.yaml", []byte("config:\n  app:port: 8443\n  app:data:\n    nums: [1, 2.5]\n    on: true\n    none: null\n    name: x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ctx, "app:data.pw", "hidden", true, true, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key  string
+		path bool
+		c    *Crypter
+		want string
+	}{
+		{"app:port", false, nil, `"8443"`},
+		{"app:data.nums", true, nil, `[1,2.5]`},
+		{"app:data", false, nil, `{"name":"x","none":null,"nums":[1,2.5],"on":true,"pw":"[secret]"}`},
+		{"app:data.pw", true, c, `"[secret]"`},
+	} {
+		v, ok, err := s.Typed(ctx, tc.key, tc.path, tc.c)
+		if err != nil || !ok {
+			t.Fatalf("%s: %v %v", tc.key, ok, err)
+		}
+		b, _ := json.Marshal(v)
+		if string(b) != tc.want {
+			t.Errorf("%s: %s, want %s", tc.key, b, tc.want)
+		}
+	}
+	v, _, _ := s.Typed(ctx, "app:data.pw", true, c)
+	if sec, ok := v.(Secret); !ok || sec.Reveal() != "hidden" {
+		t.Fatalf("the secret leaf did not decrypt: %#v", v)
 	}
 }
