@@ -16,20 +16,22 @@ import (
 
 func configCommand(tio *term.IO) *cli.Command {
 	pathFlag := &cli.BoolFlag{Name: "path", Usage: "the key is a path into a structured value: ns:key.field[0]"}
+	// --json is also accepted after the subcommand, as in `pulumi config get --json`.
+	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 	return &cli.Command{
 		Name:  "config",
 		Usage: "read and change the shared stack config",
 		Subcommands: []*cli.Command{
 			{
 				Name: "ls", Aliases: []string{"list"}, Usage: "list the config values",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "show-secrets", Usage: "show secret values in plain text"}},
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "show-secrets", Usage: "show secret values in plain text"}, jsonFlag},
 				Action: func(c *cli.Context) error {
 					return configList(c, tio)
 				},
 			},
 			{
 				Name: "get", Usage: "print one value (a secret in plain text, as Pulumi does)", ArgsUsage: "KEY",
-				Flags: []cli.Flag{pathFlag},
+				Flags: []cli.Flag{pathFlag, jsonFlag},
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageError("config get takes one KEY, such as app:port")
@@ -45,24 +47,26 @@ func configCommand(tio *term.IO) *cli.Command {
 							return err
 						}
 					}
-					v, ok, err := s.Config.Get(c.Context, key, c.Bool("path"), cr)
+					v, ok, err := s.Config.Typed(c.Context, key, c.Bool("path"), cr)
 					if err != nil {
 						return runner.Invalid(err)
 					}
 					if !ok {
 						return fmt.Errorf("the config key %s is not set on stack %s", key, s.StackName)
 					}
-					if c.Bool("json") {
-						return json.NewEncoder(tio.Out).Encode(reveal(v))
+					switch x := v.(type) {
+					case string:
+						if !jsonOutput(c) {
+							fmt.Fprintln(tio.Out, x)
+							return nil
+						}
+					case config.Secret:
+						if !jsonOutput(c) {
+							fmt.Fprintln(tio.Out, x.Reveal())
+							return nil
+						}
 					}
-					if _, structured := v.(map[string]any); structured {
-						return json.NewEncoder(tio.Out).Encode(reveal(v))
-					}
-					if _, structured := v.([]any); structured {
-						return json.NewEncoder(tio.Out).Encode(reveal(v))
-					}
-					fmt.Fprintln(tio.Out, config.Flatten(v))
-					return nil
+					return json.NewEncoder(tio.Out).Encode(reveal(v))
 				},
 			},
 			{
@@ -189,17 +193,22 @@ func configList(c *cli.Context, tio *term.IO) error {
 		case e.Secure:
 			v = "[secret]"
 		case e.Structured && show:
-			got, _, err := s.Config.Get(c.Context, e.Key, false, cr)
+			got, _, err := s.Config.Typed(c.Context, e.Key, false, cr)
 			if err != nil {
 				return runner.Invalid(err)
 			}
 			v = reveal(got)
 		case e.Structured:
-			v = redactSecure(e.Value)
+			// Secret leaves stay encrypted and show as [secret].
+			got, _, err := s.Config.Typed(c.Context, e.Key, false, nil)
+			if err != nil {
+				return runner.Invalid(err)
+			}
+			v = got
 		}
 		items[e.Key] = item{Value: v, Secret: e.Secure}
 	}
-	if c.Bool("json") {
+	if jsonOutput(c) {
 		enc := json.NewEncoder(tio.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(items)
@@ -218,24 +227,14 @@ func configList(c *cli.Context, tio *term.IO) error {
 	return tw.Flush()
 }
 
-// redactSecure replaces {secure: ...} leaves of a structured value.
-func redactSecure(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if _, ok := x["secure"]; ok && len(x) == 1 {
-			return "[secret]"
+// jsonOutput reports whether --json was given, before or after the
+// subcommand (a local flag of the same name hides the global one from
+// c.Bool).
+func jsonOutput(c *cli.Context) bool {
+	for _, ctx := range c.Lineage() {
+		if ctx.Bool("json") {
+			return true
 		}
-		m := map[string]any{}
-		for k, e := range x {
-			m[k] = redactSecure(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = redactSecure(e)
-		}
-		return l
 	}
-	return v
+	return false
 }
