@@ -16,7 +16,9 @@ import (
 // Stack is a stack config file, Pulumi.<stack>.yaml, kept as a YAML node
 // tree so that writing it back keeps comments and key order.
 type Stack struct {
-	Path    string
+	Path string
+	// src is the file as last read or written (its blank lines are kept).
+	src     []byte
 	doc     yaml.Node
 	changed bool
 	exists  bool
@@ -67,7 +69,7 @@ func LoadStack(path string) (*Stack, error) {
 
 // ParseStack parses the bytes of a stack config named name.
 func ParseStack(name string, data []byte) (*Stack, error) {
-	s := &Stack{Path: name}
+	s := &Stack{Path: name, src: data}
 	if err := yaml.Unmarshal(data, &s.doc); err != nil {
 		return nil, yamlError(name, err)
 	}
@@ -606,6 +608,9 @@ func (s *Stack) Bytes() ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
+	if len(s.src) > 0 {
+		return keepBlankLines(s.src, b.Bytes()), nil
+	}
 	return b.Bytes(), nil
 }
 
@@ -622,7 +627,7 @@ func (s *Stack) Save() error {
 	if err := writeAtomic(s.Path, data, 0o600); err != nil {
 		return err
 	}
-	s.changed, s.exists = false, true
+	s.changed, s.exists, s.src = false, true, data
 	return nil
 }
 
