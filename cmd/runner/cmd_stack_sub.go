@@ -8,5 +8,5 @@ import (
 
 // stackSubcommands lists the stack subcommands.
 func stackSubcommands(io *term.IO) []*cli.Command {
-	return nil
+	return stackCommands(io)
 }

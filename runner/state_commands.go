@@ -1,0 +1,509 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/providers"
+)
+
+// Workspace-level access for the stack commands, which may work on a stack
+// other than the selected one and must not create the environment file.
+type Stacks struct {
+	Opts      Options
+	Workspace string
+	Backend   *backend.Folder
+	// Selected is the environment file's PULUMI_STACK ("" when none).
+	Selected string
+	Provider *providers.Provider
+}
+
+// OpenStacks opens the workspace for the stack commands.
+func OpenStacks(opts Options) (*Stacks, error) {
+	ws, err := Workspace(opts)
+	if err != nil {
+		return nil, err
+	}
+	env, err := config.LoadEnv(EnvFilePath(opts, ws))
+	if err != nil {
+		return nil, Usage(err)
+	}
+	if err := env.Apply(); err != nil {
+		return nil, err
+	}
+	b, err := OpenBackend(opts, ws)
+	if err != nil {
+		return nil, err
+	}
+	name := opts.Provider
+	if name == "" {
+		name = "local"
+	}
+	p, err := providers.Get(name)
+	if err != nil {
+		return nil, Usage(err)
+	}
+	return &Stacks{Opts: opts, Workspace: ws, Backend: b, Selected: env.Values[config.StackVar], Provider: p}, nil
+}
+
+// Stack returns the stack the command is about: --stack, else the selected one.
+func (s *Stacks) Stack() (string, error) {
+	if s.Opts.Stack != "" {
+		return s.Opts.Stack, nil
+	}
+	if s.Selected != "" {
+		return s.Selected, nil
+	}
+	return "", Usage(config.ErrNoStack)
+}
+
+// Projects returns the projects of stack: the provider's, in execution
+// order, then any other project that has state there.
+func (s *Stacks) Projects(stack string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range s.Provider.Projects {
+		out = append(out, p.Name)
+		seen[p.Name] = true
+	}
+	infos, err := s.Backend.ListStacks()
+	if err != nil {
+		return nil, err
+	}
+	for _, info := range infos {
+		if info.Name != stack {
+			continue
+		}
+		for _, p := range info.Projects {
+			if !seen[p] {
+				out = append(out, p)
+				seen[p] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// Crypter opens the passphrase crypter of stack's config file.
+func (s *Stacks) Crypter(stack string) (*config.Crypter, error) {
+	path := StackConfigPath(s.Workspace, stack)
+	cfg, err := config.LoadStack(path)
+	if err != nil {
+		return nil, Invalid(err)
+	}
+	if cfg.EncryptionSalt() == "" {
+		return nil, Invalid(fmt.Errorf("stack %s has no encryptionsalt in %s; create the stack with `runner stack init %s`", stack, path, stack))
+	}
+	sess := &Session{Opts: s.Opts, Workspace: s.Workspace, StackName: stack, Config: cfg, ConfigPath: path}
+	return sess.Crypter()
+}
+
+// StackListing is one stack of `stack ls`.
+type StackListing struct {
+	Name       string            `json:"name"`
+	Current    bool              `json:"current"`
+	ConfigFile string            `json:"configFile,omitempty"`
+	Projects   []ProjectListing  `json:"projects"`
+	Resources  int               `json:"resourceCount"`
+	LastUpdate *time.Time        `json:"lastUpdate,omitempty"`
+	LastResult string            `json:"lastResult,omitempty"`
+	LastKind   string            `json:"lastOperation,omitempty"`
+	Tags       map[string]string `json:"tags"`
+}
+
+// ProjectListing is one project with state on a stack.
+type ProjectListing struct {
+	Name       string     `json:"name"`
+	Resources  int        `json:"resourceCount"`
+	Pending    int        `json:"pendingOperations,omitempty"`
+	LastUpdate *time.Time `json:"lastUpdate,omitempty"`
+	LastResult string     `json:"lastResult,omitempty"`
+}
+
+// List returns every stack known to the workspace: config files and state.
+func (s *Stacks) List() ([]StackListing, error) {
+	byName := map[string]*StackListing{}
+	get := func(name string) *StackListing {
+		if l, ok := byName[name]; ok {
+			return l
+		}
+		l := &StackListing{Name: name, Current: name == s.Selected, Projects: []ProjectListing{}}
+		byName[name] = l
+		return l
+	}
+	files, _ := filepath.Glob(filepath.Join(s.Workspace, ConfigDir, "Pulumi.*.yaml"))
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "Pulumi."), ".yaml")
+		if config.ValidStackName(name) {
+			get(name).ConfigFile = filepath.Join(ConfigDir, filepath.Base(f))
+		}
+	}
+	infos, err := s.Backend.ListStacks()
+	if err != nil {
+		return nil, err
+	}
+	for _, info := range infos {
+		l := get(info.Name)
+		for _, p := range info.Projects {
+			sum, err := s.Backend.Summary(p, info.Name)
+			if err != nil && !errors.Is(err, backend.ErrNotFound) {
+				return nil, err
+			}
+			pl := ProjectListing{Name: p, Resources: sum.Resources, Pending: sum.Pending}
+			if sum.LastUpdate != nil {
+				t := sum.LastUpdate.EndTime
+				pl.LastUpdate, pl.LastResult = &t, sum.LastUpdate.Result
+				if l.LastUpdate == nil || t.After(*l.LastUpdate) {
+					l.LastUpdate, l.LastResult, l.LastKind = &t, sum.LastUpdate.Result, sum.LastUpdate.Kind
+				}
+			}
+			l.Resources += sum.Resources
+			l.Projects = append(l.Projects, pl)
+		}
+	}
+	if sel := s.Selected; sel != "" {
+		get(sel)
+	}
+	var out []StackListing
+	for _, l := range byName {
+		tags, err := s.Backend.Tags(l.Name)
+		if err != nil {
+			return nil, err
+		}
+		if tags == nil {
+			tags = map[string]string{}
+		}
+		l.Tags = tags
+		out = append(out, *l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// ProjectOutputs is one project's outputs for display.
+type ProjectOutputs struct {
+	Project string
+	Outputs map[string]any // secrets "[secret]" unless shown
+}
+
+// Outputs returns the outputs of every deployed project of stack (or of
+// project only), secrets as "[secret]" unless show is set.
+func (s *Stacks) Outputs(ctx context.Context, stack, project string, show bool) ([]ProjectOutputs, error) {
+	projects, err := s.Projects(stack)
+	if err != nil {
+		return nil, err
+	}
+	if project != "" {
+		if !contains(projects, project) {
+			return nil, Usage(fmt.Errorf("--project %q names no project of stack %s; its projects are: %s", project, stack, strings.Join(projects, ", ")))
+		}
+		projects = []string{project}
+	}
+	c, err := s.Crypter(stack)
+	if err != nil {
+		return nil, err
+	}
+	var out []ProjectOutputs
+	for _, p := range projects {
+		outs, err := s.Backend.Outputs(ctx, p, stack, c)
+		if errors.Is(err, backend.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ProjectOutputs{Project: p, Outputs: plainOutputs(outs, show)})
+	}
+	return out, nil
+}
+
+func plainOutputs(m resource.PropertyMap, show bool) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = plainValue(v, show)
+	}
+	return out
+}
+
+func plainValue(v any, show bool) any {
+	switch x := v.(type) {
+	case resource.Secret:
+		if show {
+			return plainValue(x.Element, show)
+		}
+		return "[secret]"
+	case resource.Computed:
+		return "[unknown]"
+	case map[string]any:
+		return plainOutputs(x, show)
+	case resource.PropertyMap:
+		return plainOutputs(x, show)
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = plainValue(e, show)
+		}
+		return l
+	}
+	return v
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Export returns the project's state as Pulumi's deployment v3 JSON, as
+// stored (secrets as ciphertext), or with show, each secret's plaintext in
+// Pulumi's {"plaintext": ...} form.
+func (s *Stacks) Export(ctx context.Context, stack, project string, show bool) ([]byte, error) {
+	data, err := s.Backend.Export(ctx, project, stack)
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil, fmt.Errorf("project %s has no state on stack %s", project, stack)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !show {
+		return pretty(data)
+	}
+	c, err := s.Crypter(stack)
+	if err != nil {
+		return nil, err
+	}
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	doc, err = revealSecrets(ctx, doc, c)
+	if err != nil {
+		return nil, err
+	}
+	return marshalIndent(doc)
+}
+
+func pretty(data []byte) ([]byte, error) {
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	return marshalIndent(doc)
+}
+
+func marshalIndent(doc any) ([]byte, error) {
+	out, err := json.MarshalIndent(doc, "", "    ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// revealSecrets replaces each secret object's ciphertext with its plaintext.
+func revealSecrets(ctx context.Context, v any, c *config.Crypter) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		if x[state.SigKey] == state.SecretSig {
+			if ct, ok := x["ciphertext"].(string); ok {
+				pt, err := c.DecryptValue(ctx, ct)
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{state.SigKey: state.SecretSig, "plaintext": pt}, nil
+			}
+		}
+		for k, e := range x {
+			r, err := revealSecrets(ctx, e, c)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+	case []any:
+		for i, e := range x {
+			r, err := revealSecrets(ctx, e, c)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+	}
+	return v, nil
+}
+
+// Import checks data (schema, integrity, URNs of this project and stack,
+// secrets that open with the stack's passphrase) and makes it the
+// project's state, atomically and under the lock; anything wrong leaves
+// the current state untouched.
+func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte) error {
+	c, err := s.Crypter(stack)
+	if err != nil {
+		return err
+	}
+	if err := s.Backend.Import(ctx, project, stack, data, c); err != nil {
+		return Invalid(fmt.Errorf("%w; the current state was left as it was", err))
+	}
+	return nil
+}
+
+// History returns the operations on stack (of project only, when set),
+// newest first.
+func (s *Stacks) History(stack, project string) ([]backend.HistoryEntry, error) {
+	return s.Backend.History(stack, project)
+}
+
+// Remove removes stack: the state of every project (refused while any
+// still has resources, unless force) and the config file (unless
+// preserveConfig). It returns warnings to show.
+func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig bool) ([]string, error) {
+	infos, err := s.Backend.ListStacks()
+	if err != nil {
+		return nil, err
+	}
+	var projects []string
+	for _, info := range infos {
+		if info.Name == stack {
+			projects = info.Projects
+		}
+	}
+	cfgPath := StackConfigPath(s.Workspace, stack)
+	_, cfgErr := os.Stat(cfgPath)
+	if len(projects) == 0 && cfgErr != nil {
+		return nil, fmt.Errorf("there is no stack %s in this workspace (no %s and no state)", stack, cfgPath)
+	}
+	var busy, warnings []string
+	for _, p := range projects {
+		sum, err := s.Backend.Summary(p, stack)
+		if err != nil && !errors.Is(err, backend.ErrNotFound) {
+			return nil, err
+		}
+		if n := managed(sum); n > 0 {
+			busy = append(busy, fmt.Sprintf("%s (%d resources)", p, n))
+		}
+	}
+	if len(busy) > 0 && !force {
+		return nil, fmt.Errorf("stack %s still has resources in %s; run `runner --stack %s destroy` first, or pass --force to forget them", stack, strings.Join(busy, ", "), stack)
+	}
+	if len(busy) > 0 {
+		warnings = append(warnings, fmt.Sprintf("removing the state of stack %s while it still has resources in %s: the resources themselves are left running and runner no longer knows them", stack, strings.Join(busy, ", ")))
+	}
+	for _, p := range projects {
+		if err := s.Backend.RemoveStack(ctx, p, stack, force); err != nil {
+			return warnings, err
+		}
+	}
+	if !preserveConfig && cfgErr == nil {
+		if err := os.Remove(cfgPath); err != nil {
+			return warnings, fmt.Errorf("removing %s: %w", cfgPath, err)
+		}
+	}
+	return warnings, nil
+}
+
+// managed counts a summary's resources other than the root stack.
+func managed(sum backend.StackSummary) int {
+	if sum.Resources <= 1 {
+		return 0
+	}
+	return sum.Resources - 1
+}
+
+// Init creates stack's config with a fresh encryptionsalt and selects it.
+func (s *Stacks) Init(stack string) (string, error) {
+	if !config.ValidStackName(stack) {
+		return "", Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
+	}
+	path := StackConfigPath(s.Workspace, stack)
+	if _, err := os.Stat(path); err == nil {
+		return "", fmt.Errorf("stack %s already exists (%s); select it with `runner stack select %s`", stack, path, stack)
+	}
+	cfg, err := config.LoadStack(path)
+	if err != nil {
+		return "", Invalid(err)
+	}
+	sess := &Session{Opts: s.Opts, Workspace: s.Workspace, StackName: stack, Config: cfg, ConfigPath: path}
+	if _, err := sess.Crypter(); err != nil { // asks twice on a terminal for a new stack
+		return "", err
+	}
+	if err := cfg.Save(); err != nil {
+		return "", err
+	}
+	return path, s.Select(stack)
+}
+
+// Select writes PULUMI_STACK=stack in the environment file.
+func (s *Stacks) Select(stack string) error {
+	env, err := config.LoadEnv(EnvFilePath(s.Opts, s.Workspace))
+	if err != nil {
+		return Usage(err)
+	}
+	if err := env.SetStack(stack); err != nil {
+		return Usage(err)
+	}
+	s.Selected = stack
+	return nil
+}
+
+// Unlock clears a project's lock on stack. A holder that still runs on
+// this host is refused unless force.
+func (s *Stacks) Unlock(stack, project string, force bool) (string, error) {
+	holder, err := s.Backend.LockHolder(project, stack)
+	if err != nil {
+		return "", err
+	}
+	if holder == nil {
+		return fmt.Sprintf("project %s of stack %s is not locked", project, stack), nil
+	}
+	host, _ := os.Hostname()
+	if holder.Host == host && holder.PID > 0 && syscall.Kill(holder.PID, 0) == nil && !force {
+		return "", fmt.Errorf("project %s of stack %s is locked by %s (pid %d), which still runs; wait for it, or pass --force if you are sure it is not working on this stack", project, stack, holder.Command, holder.PID)
+	}
+	if err := s.Backend.ForceUnlock(project, stack); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("cleared the lock of project %s on stack %s (held by %s, pid %d on %s)", project, stack, holder.Command, holder.PID, holder.Host), nil
+}
+
+// Repair clears the pending operations of a project after the user has
+// checked the resources they name; the state is re-imported without them.
+func (s *Stacks) Repair(ctx context.Context, stack, project string) (string, error) {
+	c, err := s.Crypter(stack)
+	if err != nil {
+		return "", err
+	}
+	snap, err := s.Backend.Load(ctx, project, stack, c)
+	if err != nil {
+		return "", err
+	}
+	if snap == nil || len(snap.PendingOperations) == 0 {
+		return fmt.Sprintf("project %s of stack %s has no pending operations; nothing to repair", project, stack), nil
+	}
+	var names []string
+	for _, op := range snap.PendingOperations {
+		names = append(names, fmt.Sprintf("%s %s (%s)", op.Resource.Type, op.Resource.URN.Name(), op.Type))
+	}
+	snap.PendingOperations = nil
+	data, err := state.Marshal(ctx, snap, c)
+	if err != nil {
+		return "", err
+	}
+	if err := s.Backend.Import(ctx, project, stack, data, c); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("cleared %d pending operation(s) of project %s on stack %s: %s", len(names), project, stack, strings.Join(names, ", ")), nil
+}
