@@ -281,24 +281,33 @@ func (s *Stack) Problems() []Problem {
 	return out
 }
 
+// resolve returns the node of key (with path, a --path key) and the path's
+// steps; a nil node when the key is not set.
+func (s *Stack) resolve(key string, path bool) (*yaml.Node, []segment, error) {
+	top, segs := key, []segment(nil)
+	if path {
+		var err error
+		if top, segs, err = parsePath(key); err != nil {
+			return nil, nil, err
+		}
+	}
+	_, v := s.lookup(top)
+	for _, sg := range segs {
+		if v == nil {
+			break
+		}
+		v = child(v, sg)
+	}
+	return v, segs, nil
+}
+
 // Get returns the value of key (with path, a --path key such as
 // ns:data.list[0]), secrets decrypted with c as Secret values (structured
 // values hold Secret leaves). ok is false when the key is not set.
 func (s *Stack) Get(ctx context.Context, key string, path bool, c *Crypter) (value any, ok bool, err error) {
-	top, segs := key, []segment(nil)
-	if path {
-		if top, segs, err = parsePath(key); err != nil {
-			return nil, false, err
-		}
-	}
-	_, v := s.lookup(top)
-	if v == nil {
-		return nil, false, nil
-	}
-	for _, sg := range segs {
-		if v = child(v, sg); v == nil {
-			return nil, false, nil
-		}
+	v, _, err := s.resolve(key, path)
+	if v == nil || err != nil {
+		return nil, false, err
 	}
 	out, err := decrypt(ctx, v, c, key, decodeOpts{})
 	return out, err == nil, err
@@ -310,20 +319,9 @@ func (s *Stack) Get(ctx context.Context, key string, path bool, c *Crypter) (val
 // c, secrets stay encrypted and come back as a Secret that shows
 // "[secret]" (its Reveal is empty).
 func (s *Stack) Typed(ctx context.Context, key string, path bool, c *Crypter) (value any, ok bool, err error) {
-	top, segs := key, []segment(nil)
-	if path {
-		if top, segs, err = parsePath(key); err != nil {
-			return nil, false, err
-		}
-	}
-	_, v := s.lookup(top)
-	if v == nil {
-		return nil, false, nil
-	}
-	for _, sg := range segs {
-		if v = child(v, sg); v == nil {
-			return nil, false, nil
-		}
+	v, segs, err := s.resolve(key, path)
+	if v == nil || err != nil {
+		return nil, false, err
 	}
 	if v.Kind == yaml.ScalarNode && len(segs) == 0 {
 		// A top-level scalar is a string, as in Pulumi.
