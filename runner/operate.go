@@ -67,9 +67,6 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 	if err := s.Config.Save(); err != nil { // a new encryptionsalt
 		return nil, err
 	}
-	if err := s.confirm(o); err != nil {
-		return nil, err
-	}
 	b, err := s.Backend()
 	if err != nil {
 		return nil, err
@@ -78,13 +75,29 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 	if err != nil {
 		return nil, err
 	}
-	sink, closeView := s.view()
 	req := orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
 		Backend: b, Plugins: plugins.Builtin, Crypter: c, SecretsProvider: s.SecretsProvider(),
-		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation), Events: sink,
+		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation),
 	}
+	if o.Operation == orchestrate.Up && !o.Yes && s.IO().CanPrompt() {
+		// As Pulumi does: show what up would do, then ask.
+		pre := req
+		pre.Operation = orchestrate.Preview
+		sink, closeView := s.view()
+		pre.Events = sink
+		_, err := orchestrate.Run(ctx, pre)
+		closeView()
+		if err != nil {
+			return nil, fmt.Errorf("the preview before up failed; nothing was changed: %w", err)
+		}
+	}
+	if err := s.confirm(o); err != nil {
+		return nil, err
+	}
+	sink, closeView := s.view()
+	req.Events = sink
 	sum, err := orchestrate.Run(ctx, req)
 	closeView()
 	if err == nil && o.Operation == orchestrate.Destroy && len(o.Targets) == 0 {
@@ -101,7 +114,7 @@ func (s *Session) confirm(o OpOptions) error {
 	var msg string
 	switch o.Operation {
 	case orchestrate.Up:
-		msg = fmt.Sprintf("Deploy provider %s to stack %s?", s.Provider.Name, s.StackName)
+		msg = fmt.Sprintf("Do you want to perform this update of stack %s?", s.StackName)
 	case orchestrate.Destroy:
 		msg = fmt.Sprintf("Destroy every resource of provider %s on stack %s?", s.Provider.Name, s.StackName)
 	default:
