@@ -303,3 +303,25 @@ func TestPromptAsksAgainForAShortAdminPassword(t *testing.T) {
 		t.Fatalf("app:adminPassword reads back as %q", got)
 	}
 }
+
+// TestUpOnATerminalPreviewsThenAsks: up without --yes on a terminal shows
+// the plan of every project, then asks; "no" changes nothing.
+func TestUpOnATerminalPreviewsThenAsks(t *testing.T) {
+	dir := deployable(t)
+	p := inTmux(t, dir, nil, nil, "up")
+	p.waitFor("Do you want to perform this update of stack dev?", 1)
+	screen := p.screen()
+	for _, want := range []string{"app      preview", "ingress  preview", "to create"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("the plan before the question lacks %q:\n%s", want, screen)
+		}
+	}
+	p.reply("Do you want to perform this update", "n")
+	code, screen := p.exit()
+	if code != 1 || !strings.Contains(screen, "nothing was changed") {
+		t.Fatalf("answering no: exit %d\n%s", code, screen)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "dev")); !os.IsNotExist(err) {
+		t.Fatal("answering no left state behind")
+	}
+}
