@@ -30,8 +30,8 @@ func System() *IO {
 		StdinTTY:  xterm.IsTerminal(int(os.Stdin.Fd())),
 		StdoutTTY: xterm.IsTerminal(int(os.Stdout.Fd())),
 	}
-	_, noColor := os.LookupEnv("NO_COLOR")
-	io.NoColor = noColor || !io.StdoutTTY
+	// NO_COLOR counts when set to a non-empty value (no-color.org).
+	io.NoColor = os.Getenv("NO_COLOR") != "" || !io.StdoutTTY
 	if os.Getenv("CI") != "" {
 		io.NonInteractive = true
 	}
