@@ -70,6 +70,10 @@ func readJournal(ctx context.Context, p paths, snap *state.Snapshot, hash string
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal %s: %w", p.journal, err)
 	}
+	// References the journal leaves dangling (a dependency deleted before
+	// its dependent was replaced, or a record an older version did not
+	// journal) are resolved as the engine's own final snapshot would.
+	state.Repair(folded, p.project, p.stack)
 	if err := state.Check(folded, p.project, p.stack); err != nil {
 		return nil, fmt.Errorf("reading the journal %s: applied to %s: %w", p.journal, p.snapshot, err)
 	}
@@ -94,7 +98,7 @@ func journalLines(p paths) ([]journalLine, error) {
 // applies to: a torn tail is cut and a commit line appended (fsynced). If
 // the process dies before the snapshot is replaced, the journal still
 // applies to the old one; after, Load sees it is committed.
-func sealJournal(p paths, hash string) error {
+func (f *Folder) sealJournal(p paths, hash string) error {
 	data, err := readOptional(p.journal)
 	if err != nil || data == nil {
 		return err
@@ -105,6 +109,9 @@ func sealJournal(p paths, hash string) error {
 	}
 	line, _ := json.Marshal(journalLine{Kind: lineCommit, Snapshot: hash})
 	sealed := append(data[:valid:valid], append(line, '\n')...)
+	if _, err := f.fault(WriteJournalSeal, p.journal, len(sealed)); err != nil {
+		return fmt.Errorf("sealing the journal %s: %w", p.journal, err)
+	}
 	if err := writeFileAtomic(p.journal, sealed); err != nil {
 		return fmt.Errorf("sealing the journal %s: %w", p.journal, err)
 	}

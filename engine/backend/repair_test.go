@@ -1,0 +1,63 @@
+package backend
+
+import (
+	"context"
+	"testing"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state/statetest"
+)
+
+// TestOldJournalOfFirstUpLoads loads the journal a killed first up left
+// before the engine journaled the root stack and the default providers:
+// resources whose parent and provider were never journaled, and a
+// dependency on a resource deleted since. Load resolves those references
+// as the engine's final snapshot would instead of failing.
+func TestOldJournalOfFirstUpLoads(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	j, err := f.OpenJournal(ctx, "network", "dev", nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := statetest.Snapshot("network", "dev", 3) // root, provider, r00000..r00002
+	for i, r := range full.Resources[2:] {
+		seq := int64(i + 1)
+		if err := j.Begin(ctx, Entry{Seq: seq, Op: "create", New: r}); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.End(ctx, Entry{Seq: seq, Kind: EntrySuccess, Op: "create", New: r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := full.Resources[3] // r00001, which r00002 depends on
+	j.Begin(ctx, Entry{Seq: 9, Op: "delete", Old: gone})
+	j.End(ctx, Entry{Seq: 9, Kind: EntrySuccess, Op: "delete", Old: gone})
+	crash(j)
+
+	snap, err := openTemp2(t, f).Load(ctx, "network", "dev", c)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	types := map[string]int{}
+	for _, r := range snap.Resources {
+		types[r.Type]++
+	}
+	if types[resource.RootStackType] != 1 || types["pulumi:providers:test"] != 1 || types["test:index:Thing"] != 2 {
+		t.Errorf("folded state holds %v", types)
+	}
+	if last := snap.Resources[len(snap.Resources)-1]; len(last.Dependencies) != 0 {
+		t.Errorf("%s still depends on %v", last.URN, last.Dependencies)
+	}
+}
+
+// openTemp2 opens another Folder on f's folder (a new process).
+func openTemp2(t *testing.T, f *Folder) *Folder {
+	t.Helper()
+	g, err := Open(f.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
