@@ -2,7 +2,12 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state/statetest"
@@ -60,4 +65,30 @@ func openTemp2(t *testing.T, f *Folder) *Folder {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// TestUnreadableStateWhileLockedNamesHolder reads a state that cannot be
+// folded (a journal of another snapshot) while a live process holds the
+// lock: the error is a *LockedError naming the holder.
+func TestUnreadableStateWhileLockedNamesHolder(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	commit(t, f, "network", "dev", statetest.Snapshot("network", "dev", 1), c)
+	p, _ := f.paths("network", "dev")
+	if err := os.WriteFile(p.journal, []byte(`{"kind":"open","base":"0123"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Load(ctx, "network", "dev", c); err == nil {
+		t.Fatal("a journal of another snapshot was folded")
+	}
+	holder, _ := json.Marshal(LockInfo{PID: 1, Host: hostname(), Command: "runner up", Started: time.Now()})
+	if err := os.WriteFile(p.lock, holder, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := f.Load(ctx, "network", "dev", c)
+	var locked *LockedError
+	if !errors.As(err, &locked) || !strings.Contains(err.Error(), "runner up (pid 1") {
+		t.Fatalf("Load while locked = %v, want a *LockedError naming the holder", err)
+	}
 }
