@@ -479,31 +479,27 @@ func (s *Stacks) Unlock(stack, project string, force bool) (string, error) {
 	return fmt.Sprintf("cleared the lock of project %s on stack %s (held by %s, pid %d on %s)", project, stack, holder.Command, holder.PID, holder.Host), nil
 }
 
-// Repair clears the pending operations of a project after the user has
-// checked the resources they name; the state is re-imported without them.
+// Repair makes a project's state on stack loadable again, as `pulumi state
+// repair` does: a leftover journal is folded in, dangling parent, provider
+// and dependency references are resolved, the resources are put in
+// dependency order, and pending operations are cleared (once the user has
+// checked the resources they name). It returns one line per change.
 func (s *Stacks) Repair(ctx context.Context, stack, project string) (string, error) {
 	c, err := s.Crypter(stack)
 	if err != nil {
 		return "", err
 	}
-	snap, err := s.Backend.Load(ctx, project, stack, c)
+	changes, err := s.Backend.Repair(ctx, project, stack, c)
 	if err != nil {
 		return "", err
 	}
-	if snap == nil || len(snap.PendingOperations) == 0 {
-		return fmt.Sprintf("project %s of stack %s has no pending operations; nothing to repair", project, stack), nil
+	if len(changes) == 0 {
+		return fmt.Sprintf("the state of project %s on stack %s is consistent; nothing to repair", project, stack), nil
 	}
-	var names []string
-	for _, op := range snap.PendingOperations {
-		names = append(names, fmt.Sprintf("%s %s (%s)", op.Resource.Type, op.Resource.URN.Name(), op.Type))
+	var b strings.Builder
+	fmt.Fprintf(&b, "repaired the state of project %s on stack %s (the previous state is kept in its history folder):", project, stack)
+	for _, ch := range changes {
+		b.WriteString("\n  - " + ch)
 	}
-	snap.PendingOperations = nil
-	data, err := state.Marshal(ctx, snap, c)
-	if err != nil {
-		return "", err
-	}
-	if err := s.Backend.Import(ctx, project, stack, data, c); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("cleared %d pending operation(s) of project %s on stack %s: %s", len(names), project, stack, strings.Join(names, ", ")), nil
+	return b.String(), nil
 }

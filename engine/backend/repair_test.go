@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/state/statetest"
 )
 
@@ -90,5 +91,64 @@ func TestUnreadableStateWhileLockedNamesHolder(t *testing.T) {
 	var locked *LockedError
 	if !errors.As(err, &locked) || !strings.Contains(err.Error(), "runner up (pid 1") {
 		t.Fatalf("Load while locked = %v, want a *LockedError naming the holder", err)
+	}
+}
+
+// TestRepairFoldsJournalAndFixesReferences repairs a broken snapshot with a
+// leftover journal: the journal's steps are kept, the dangling references
+// resolved, pending operations cleared, and a second repair changes
+// nothing.
+func TestRepairFoldsJournalAndFixesReferences(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	broken := statetest.Snapshot("network", "dev", 2)
+	broken.Resources = broken.Resources[2:] // root and provider gone
+	data, err := state.Marshal(ctx, broken, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := f.paths("network", "dev")
+	os.MkdirAll(p.dir, 0o755)
+	if err := os.WriteFile(p.snapshot, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Load(ctx, "network", "dev", c); err == nil || !strings.Contains(err.Error(), "dangling reference") {
+		t.Fatalf("Load of the broken snapshot = %v", err)
+	}
+	// A journal begun from it: one step done, one pending.
+	journal := `{"kind":"open","base":"` + hashOf(data) + `"}` + "\n"
+	for _, e := range []Entry{
+		{Seq: 1, Kind: EntryBegin, Op: "create", New: statetest.Thing("network", "dev", 7, time.Now())},
+		{Seq: 1, Kind: EntrySuccess, Op: "create", New: statetest.Thing("network", "dev", 7, time.Now())},
+		{Seq: 2, Kind: EntryBegin, Op: "create", New: statetest.Thing("network", "dev", 8, time.Now())},
+	} {
+		line, err := encodeEntry(ctx, e, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		journal += string(line)
+	}
+	os.WriteFile(p.journal, []byte(journal), 0o644)
+
+	changes, err := f.Repair(ctx, "network", "dev", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(changes, "\n")
+	for _, want := range []string{"folded the 1 finished steps", "added the provider", "added the root stack", "cleared the pending operation creating urn:pulumi:dev::network::test:index:Thing::r00008"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("changes do not say %q:\n%s", want, all)
+		}
+	}
+	snap, err := openTemp2(t, f).Load(ctx, "network", "dev", c)
+	if err != nil {
+		t.Fatalf("Load after repair: %v", err)
+	}
+	if len(snap.Resources) != 2+2+1 || len(snap.PendingOperations) != 0 || fileExists(p.journal) {
+		t.Errorf("after repair: %d resources, %d pending, journal left: %v", len(snap.Resources), len(snap.PendingOperations), fileExists(p.journal))
+	}
+	if again, err := f.Repair(ctx, "network", "dev", c); err != nil || len(again) != 0 {
+		t.Errorf("second repair = %v, %v", again, err)
 	}
 }
