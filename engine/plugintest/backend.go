@@ -18,7 +18,22 @@ type Backend struct {
 	stacks map[string]*memStack
 }
 
-var _ backend.Backend = (*Backend)(nil)
+var (
+	_ backend.Backend     = (*Backend)(nil)
+	_ backend.StackLocker = (*Backend)(nil)
+)
+
+// LockStack takes the lock of the whole stack.
+func (b *Backend) LockStack(_ context.Context, stack string, holder backend.LockInfo) (backend.Lock, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.stack("", stack)
+	if s.locked {
+		return nil, &backend.LockedError{Stack: stack, StackWide: true, Holder: s.holder}
+	}
+	s.locked, s.holder = true, holder
+	return memLock{b: b, s: s}, nil
+}
 
 type memStack struct {
 	snap    *state.Snapshot
