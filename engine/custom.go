@@ -141,6 +141,7 @@ func (d *deployment) update(ctx context.Context, dr *declared, rec *state.Resour
 		NewInputs: rec.Inputs, Preview: d.dryRun,
 	})
 	if err != nil {
+		err = explainGone(ctx, dr.plugin, old, err)
 		if jerr := d.end(ctx, seq, false, OpUpdate, old, nil); jerr != nil {
 			err = fmt.Errorf("%w (and %v)", err, jerr)
 		}

@@ -149,6 +149,17 @@ func (d *deployment) end(ctx context.Context, seq int64, ok bool, op Op, old, ne
 	return nil
 }
 
+// journalPlain journals, as one step begun and ended, a record that no
+// plugin makes (the root stack, a component, a default provider), so that
+// the journal holds it before any record that refers to it.
+func (d *deployment) journalPlain(ctx context.Context, op Op, old, new *state.Resource) error {
+	seq, err := d.begin(ctx, op, old, new)
+	if err != nil {
+		return err
+	}
+	return d.end(ctx, seq, true, op, old, new)
+}
+
 // stepStart, stepDone and stepFailed emit step events.
 func (d *deployment) stepStart(op Op, urn resource.URN, typ string, keys []string) {
 	d.ev.emit(Event{Type: EventStepStart, Op: op, URN: urn, ResourceType: typ, Keys: keys})

@@ -198,7 +198,7 @@ func (d *deployment) execute(ctx context.Context, c *Context) (resource.Property
 	if err := runError(run); err != nil {
 		return d.rootOutputs(), err
 	}
-	outputs, err := d.exports(c)
+	outputs, err := d.exports(ctx, c)
 	if err != nil {
 		return d.rootOutputs(), err
 	}
@@ -232,8 +232,10 @@ func runError(run dagRun) error {
 	return err
 }
 
-// exports resolves the stack outputs and records them on the root resource.
-func (d *deployment) exports(c *Context) (resource.PropertyMap, error) {
+// exports resolves the stack outputs and records them on the root
+// resource; changed outputs are journaled, so that a state folded from the
+// journal holds them.
+func (d *deployment) exports(ctx context.Context, c *Context) (resource.PropertyMap, error) {
 	outputs := make(resource.PropertyMap, len(c.exports))
 	for _, e := range c.exports {
 		v, err := resolveValue(e.value)
@@ -243,9 +245,18 @@ func (d *deployment) exports(c *Context) (resource.PropertyMap, error) {
 		outputs[e.name] = v
 	}
 	for _, r := range d.news {
-		if r.Type == resource.RootStackType {
-			r.Outputs = outputs
+		if r.Type != resource.RootStackType {
+			continue
 		}
+		if len(resource.DiffKeys(r.Outputs, outputs, nil)) > 0 {
+			before := *r
+			after := *r
+			after.Outputs = outputs
+			if err := d.journalPlain(ctx, OpUpdate, &before, &after); err != nil {
+				return nil, fmt.Errorf("recording the stack outputs: %w", err)
+			}
+		}
+		r.Outputs = outputs
 	}
 	return outputs, nil
 }

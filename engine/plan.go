@@ -50,7 +50,7 @@ func (d *deployment) planRegistrations(c *Context) ([]task, []*declared, error) 
 	decls := make([]*declared, len(c.resources))
 	for _, p := range provs {
 		p := p
-		tasks[p.task] = task{deps: []int{0}, run: func(context.Context) (func(), error) { return d.runProvider(p) }}
+		tasks[p.task] = task{deps: []int{0}, run: func(ctx context.Context) (func(), error) { return d.runProvider(ctx, p) }}
 	}
 	stamp := make([]int, len(tasks))
 	descendants := make(map[*Resource][]*Resource)

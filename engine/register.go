@@ -19,16 +19,18 @@ func (d *deployment) registrationTask(dr *declared, deps []int) task {
 	return task{deps: deps, run: func(ctx context.Context) (func(), error) {
 		switch {
 		case dr.r.index == 0:
-			return d.runRoot(dr)
+			return d.runRoot(ctx, dr)
 		case !dr.r.custom:
-			return d.runComponent(dr)
+			return d.runComponent(ctx, dr)
 		}
 		return d.runCustom(ctx, dr)
 	}}
 }
 
-// runProvider records a default provider resource (no plugin call).
-func (d *deployment) runProvider(p *defaultProvider) (func(), error) {
+// runProvider records a default provider resource (no plugin call). A new
+// provider, or one whose ID changes, is journaled before the resources that
+// use it run.
+func (d *deployment) runProvider(ctx context.Context, p *defaultProvider) (func(), error) {
 	rec := &state.Resource{
 		URN: p.urn, Custom: true, ID: p.id, Type: providerTypePrefix + p.pkg,
 		Inputs: resource.PropertyMap{}, Outputs: resource.PropertyMap{},
@@ -38,6 +40,16 @@ func (d *deployment) runProvider(p *defaultProvider) (func(), error) {
 	} else {
 		now := time.Now().UTC()
 		rec.Created, rec.Modified = &now, &now
+	}
+	var err error
+	switch {
+	case p.old == nil:
+		err = d.journalPlain(ctx, OpCreate, nil, rec)
+	case p.old.ID != p.id:
+		err = d.journalPlain(ctx, OpUpdate, p.old, rec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", OpCreate, p.urn, err)
 	}
 	return func() {
 		d.news = append(d.news, rec)
@@ -49,22 +61,22 @@ func (d *deployment) runProvider(p *defaultProvider) (func(), error) {
 
 // runRoot records the root stack resource; its outputs are set once every
 // other step is done.
-func (d *deployment) runRoot(dr *declared) (func(), error) {
+func (d *deployment) runRoot(ctx context.Context, dr *declared) (func(), error) {
 	rec := &state.Resource{URN: dr.r.urn, Type: resource.RootStackType, Inputs: resource.PropertyMap{}, Outputs: resource.PropertyMap{}}
-	return d.recordPlain(dr, rec)
+	return d.recordPlain(ctx, dr, rec)
 }
 
 // runComponent records a component resource (no plugin call).
-func (d *deployment) runComponent(dr *declared) (func(), error) {
+func (d *deployment) runComponent(ctx context.Context, dr *declared) (func(), error) {
 	rec := d.newRecord(dr, resource.PropertyMap{})
 	rec.Custom = false
 	rec.Outputs = resource.PropertyMap{}
-	return d.recordPlain(dr, rec)
+	return d.recordPlain(ctx, dr, rec)
 }
 
-// recordPlain records a resource that has no plugin: created when new,
-// same otherwise.
-func (d *deployment) recordPlain(dr *declared, rec *state.Resource) (func(), error) {
+// recordPlain records a resource that has no plugin: created when new
+// (and journaled before its children run), same otherwise.
+func (d *deployment) recordPlain(ctx context.Context, dr *declared, rec *state.Resource) (func(), error) {
 	op := OpCreate
 	now := time.Now().UTC()
 	rec.Created, rec.Modified = &now, &now
@@ -74,10 +86,15 @@ func (d *deployment) recordPlain(dr *declared, rec *state.Resource) (func(), err
 		if rec.Type == resource.RootStackType {
 			rec.Outputs = old.Outputs
 		}
-	} else {
-		d.stepStart(op, rec.URN, rec.Type, nil)
-		d.stepDone(op, rec.URN, rec.Type, nil, now)
+		return d.commit(dr, op, rec, nil, false), nil
 	}
+	d.stepStart(op, rec.URN, rec.Type, nil)
+	if err := d.journalPlain(ctx, op, nil, rec); err != nil {
+		err = stepError(op, dr.r, err)
+		d.stepFailed(op, rec.URN, rec.Type, err, now)
+		return d.fail(dr, err), err
+	}
+	d.stepDone(op, rec.URN, rec.Type, nil, now)
 	return d.commit(dr, op, rec, nil, false), nil
 }
 

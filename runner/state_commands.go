@@ -459,9 +459,23 @@ func (s *Stacks) Select(stack string) error {
 	return nil
 }
 
-// Unlock clears a project's lock on stack. A holder that still runs on
-// this host is refused unless force.
+// Unlock clears a project's lock on stack, and the stack's own lock (which
+// up, refresh and destroy hold across the projects) when its holder no
+// longer runs. A holder that still runs on this host, or one of another
+// host for the stack's lock, is refused unless force.
 func (s *Stacks) Unlock(stack, project string, force bool) (string, error) {
+	msg, err := s.unlockProject(stack, project, force)
+	if err != nil {
+		return "", err
+	}
+	stackMsg, err := s.unlockStack(stack, force)
+	if err != nil || stackMsg == "" {
+		return msg, err
+	}
+	return msg + "\n" + stackMsg, nil
+}
+
+func (s *Stacks) unlockProject(stack, project string, force bool) (string, error) {
 	holder, err := s.Backend.LockHolder(project, stack)
 	if err != nil {
 		return "", err
@@ -469,8 +483,7 @@ func (s *Stacks) Unlock(stack, project string, force bool) (string, error) {
 	if holder == nil {
 		return fmt.Sprintf("project %s of stack %s is not locked", project, stack), nil
 	}
-	host, _ := os.Hostname()
-	if holder.Host == host && holder.PID > 0 && syscall.Kill(holder.PID, 0) == nil && !force {
+	if running(holder) && !force {
 		return "", fmt.Errorf("project %s of stack %s is locked by %s (pid %d), which still runs; wait for it, or pass --force if you are sure it is not working on this stack", project, stack, holder.Command, holder.PID)
 	}
 	if err := s.Backend.ForceUnlock(project, stack); err != nil {
@@ -479,31 +492,52 @@ func (s *Stacks) Unlock(stack, project string, force bool) (string, error) {
 	return fmt.Sprintf("cleared the lock of project %s on stack %s (held by %s, pid %d on %s)", project, stack, holder.Command, holder.PID, holder.Host), nil
 }
 
-// Repair clears the pending operations of a project after the user has
-// checked the resources they name; the state is re-imported without them.
+// unlockStack clears the stack's own lock when its holder is a process of
+// this host that no longer runs, or with force. It returns "" when the
+// stack's lock is not taken.
+func (s *Stacks) unlockStack(stack string, force bool) (string, error) {
+	holder, err := s.Backend.StackLockHolder(stack)
+	if err != nil || holder == nil {
+		return "", err
+	}
+	host, _ := os.Hostname()
+	if !force && (holder.Host != host || running(holder)) {
+		return fmt.Sprintf("stack %s stays locked by %s (pid %d on %s), which may still run; pass --force to clear that lock too", stack, holder.Command, holder.PID, holder.Host), nil
+	}
+	if err := s.Backend.ForceUnlockStack(stack); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("cleared the lock of stack %s (held by %s, pid %d on %s)", stack, holder.Command, holder.PID, holder.Host), nil
+}
+
+// running reports whether a lock holder is a process of this host that
+// still runs.
+func running(h *backend.LockInfo) bool {
+	host, _ := os.Hostname()
+	return h.Host == host && h.PID > 0 && syscall.Kill(h.PID, 0) == nil
+}
+
+// Repair makes a project's state on stack loadable again, as `pulumi state
+// repair` does: a leftover journal is folded in, dangling parent, provider
+// and dependency references are resolved, the resources are put in
+// dependency order, and pending operations are cleared (once the user has
+// checked the resources they name). It returns one line per change.
 func (s *Stacks) Repair(ctx context.Context, stack, project string) (string, error) {
 	c, err := s.Crypter(stack)
 	if err != nil {
 		return "", err
 	}
-	snap, err := s.Backend.Load(ctx, project, stack, c)
+	changes, err := s.Backend.Repair(ctx, project, stack, c)
 	if err != nil {
 		return "", err
 	}
-	if snap == nil || len(snap.PendingOperations) == 0 {
-		return fmt.Sprintf("project %s of stack %s has no pending operations; nothing to repair", project, stack), nil
+	if len(changes) == 0 {
+		return fmt.Sprintf("the state of project %s on stack %s is consistent; nothing to repair", project, stack), nil
 	}
-	var names []string
-	for _, op := range snap.PendingOperations {
-		names = append(names, fmt.Sprintf("%s %s (%s)", op.Resource.Type, op.Resource.URN.Name(), op.Type))
+	var b strings.Builder
+	fmt.Fprintf(&b, "repaired the state of project %s on stack %s (the previous state is kept in its history folder):", project, stack)
+	for _, ch := range changes {
+		b.WriteString("\n  - " + ch)
 	}
-	snap.PendingOperations = nil
-	data, err := state.Marshal(ctx, snap, c)
-	if err != nil {
-		return "", err
-	}
-	if err := s.Backend.Import(ctx, project, stack, data, c); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("cleared %d pending operation(s) of project %s on stack %s: %s", len(names), project, stack, strings.Join(names, ", ")), nil
+	return b.String(), nil
 }

@@ -26,6 +26,15 @@ type Backend interface {
 	OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, crypter resource.Crypter) (Journal, error)
 }
 
+// StackLocker is a Backend that can also lock a whole stack, for
+// operations across its projects: LockStack fails at once with a
+// *LockedError (StackWide) when another holder has the stack.
+type StackLocker interface {
+	LockStack(ctx context.Context, stack string, holder LockInfo) (Lock, error)
+}
+
+var _ StackLocker = (*Folder)(nil)
+
 // LockInfo names a lock's holder.
 type LockInfo struct {
 	PID     int       `json:"pid"`

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // writeFileAtomic replaces path with data: a temporary file in the same
@@ -95,4 +97,35 @@ func appendSynced(path string, data []byte) error {
 		return fmt.Errorf("syncing %s: %w", path, err)
 	}
 	return f.Close()
+}
+
+// staleTempAge is the age past which a temporary file that a writer not
+// excluded by a lock may still be using counts as left by a killed write.
+const staleTempAge = 10 * time.Second
+
+// isTemp reports whether name is a temporary file of writeFileAtomic or
+// writeTemp (".<name>.tmp-<random>").
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// removeTemps removes the temporary files in dir that killed writes left
+// behind, those for which stale (given the name and the age) is true.
+// Failures are ignored: the files are only litter.
+func removeTemps(dir string, stale func(name string, age time.Duration) bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	now := time.Now()
+	for _, e := range entries {
+		if e.IsDir() || !isTemp(e.Name()) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || !stale(e.Name(), now.Sub(info.ModTime())) {
+			continue
+		}
+		_ = os.Remove(filepath.Join(dir, e.Name()))
+	}
 }

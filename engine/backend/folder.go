@@ -18,6 +18,8 @@ import (
 type Folder struct {
 	// Root is the backend's folder (absolute).
 	Root string
+	// Faults, when set, can fail any state write (tests); nil in normal use.
+	Faults Faults
 
 	tagsMu sync.Mutex
 	mu     sync.Mutex

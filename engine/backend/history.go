@@ -25,7 +25,10 @@ type HistoryEntry struct {
 // replaceSnapshot writes data as snapshot.json atomically. The previous
 // snapshot (current, nil when none) is kept in the history folder, of which
 // the HistoryKeep newest files are kept.
-func replaceSnapshot(p paths, current, data []byte) error {
+func (f *Folder) replaceSnapshot(p paths, current, data []byte) error {
+	if _, err := f.fault(WriteSnapshot, p.snapshot, len(data)); err != nil {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w", p.project, p.stack, err)
+	}
 	if current != nil {
 		if err := keepInHistory(p); err != nil {
 			return err
@@ -109,7 +112,11 @@ func (f *Folder) appendHistory(p paths, rec HistoryRecord) error {
 	if err != nil {
 		return fmt.Errorf("encoding the history record: %w", err)
 	}
-	if err := appendSynced(f.historyPath(p.stack), append(line, '\n')); err != nil {
+	path := f.historyPath(p.stack)
+	if _, err := f.fault(WriteHistory, path, len(line)+1); err != nil {
+		return fmt.Errorf("recording the history of stack %s: %w", p.stack, err)
+	}
+	if err := appendSynced(path, append(line, '\n')); err != nil {
 		return fmt.Errorf("recording the history of stack %s: %w", p.stack, err)
 	}
 	return nil

@@ -41,10 +41,10 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 		if err != nil {
 			return nil, fmt.Errorf("saving the state of project %s on stack %s before the operation: %w", project, stack, err)
 		}
-		if err := sealJournal(p, hashOf(data)); err != nil {
+		if err := f.sealJournal(p, hashOf(data)); err != nil {
 			return nil, err
 		}
-		if err := replaceSnapshot(p, current, data); err != nil {
+		if err := f.replaceSnapshot(p, current, data); err != nil {
 			return nil, err
 		}
 		hash = hashOf(data)
@@ -79,6 +79,7 @@ type folderJournal struct {
 	p       paths
 	crypter resource.Crypter
 	file    *os.File
+	broken  atomic.Bool // a write failed: the file may end with a cut line
 
 	mu     sync.RWMutex // held for reading while queueing, for writing by Commit
 	closed bool
@@ -108,8 +109,11 @@ func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJ
 	}
 	now := time.Now().UTC()
 	open, _ := json.Marshal(journalLine{Kind: lineOpen, Base: baseName(hash), Time: &now})
-	if _, err := file.Write(append(open, '\n')); err == nil {
-		err = file.Sync()
+	_, err = f.fault(WriteJournalOpen, p.journal, len(open)+1)
+	if err == nil {
+		if _, err = file.Write(append(open, '\n')); err == nil {
+			err = file.Sync()
+		}
 	}
 	if err == nil {
 		err = syncDir(p.dir)
@@ -151,10 +155,9 @@ func (j *folderJournal) writer() {
 			for _, r := range batch {
 				buf = append(buf, r.data...)
 			}
-			if _, err = j.file.Write(buf); err == nil {
-				err = j.file.Sync()
-			}
+			err = j.writeBatch(buf)
 			if err != nil {
+				j.broken.Store(true)
 				failed = fmt.Errorf("writing the journal %s: %w", j.p.journal, err)
 				err = failed
 			} else {
@@ -167,6 +170,18 @@ func (j *folderJournal) writer() {
 			r.done <- err
 		}
 	}
+}
+
+// writeBatch appends buf to the journal file and fsyncs it.
+func (j *folderJournal) writeBatch(buf []byte) error {
+	if keep, err := j.f.fault(WriteJournalEntries, j.p.journal, len(buf)); err != nil {
+		_, _ = j.file.Write(buf[:keep])
+		return err
+	}
+	if _, err := j.file.Write(buf); err != nil {
+		return err
+	}
+	return j.file.Sync()
 }
 
 var errJournalClosed = errors.New("the journal is already committed")
@@ -240,18 +255,17 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err != nil {
 		return err
 	}
-	line, _ := json.Marshal(journalLine{Kind: lineCommit, Snapshot: hashOf(data)})
-	if _, err := j.file.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("writing the journal %s: %w", j.p.journal, err)
+	if err := j.markCommitted(hashOf(data)); err != nil {
+		return err
 	}
-	if err := j.file.Sync(); err != nil {
-		return fmt.Errorf("syncing the journal %s: %w", j.p.journal, err)
-	}
-	if err := replaceSnapshot(j.p, current, data); err != nil {
+	if err := j.f.replaceSnapshot(j.p, current, data); err != nil {
 		return err
 	}
 	if err := j.f.appendHistory(j.p, rec); err != nil {
 		return err
+	}
+	if _, err := j.f.fault(WriteJournalRemove, j.p.journal, 0); err != nil {
+		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
 	}
 	if err := os.Remove(j.p.journal); err != nil {
 		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
@@ -260,5 +274,28 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 		return err
 	}
 	j.f.remember(j.p.project, j.p.stack, loadMemo{snap: final, clean: true, hash: hashOf(data)})
+	return nil
+}
+
+// markCommitted appends the commit line naming the snapshot about to be
+// written (hash). After a failed write the journal may end with a cut line,
+// so it is rewritten whole instead (atomically, the cut line dropped), lest
+// the commit line follow a line that cannot be read.
+func (j *folderJournal) markCommitted(hash string) error {
+	if j.broken.Load() {
+		return j.f.sealJournal(j.p, hash)
+	}
+	line, _ := json.Marshal(journalLine{Kind: lineCommit, Snapshot: hash})
+	line = append(line, '\n')
+	if keep, err := j.f.fault(WriteJournalCommit, j.p.journal, len(line)); err != nil {
+		_, _ = j.file.Write(line[:keep])
+		return err
+	}
+	if _, err := j.file.Write(line); err != nil {
+		return fmt.Errorf("writing the journal %s: %w", j.p.journal, err)
+	}
+	if err := j.file.Sync(); err != nil {
+		return fmt.Errorf("syncing the journal %s: %w", j.p.journal, err)
+	}
 	return nil
 }

@@ -113,7 +113,8 @@ func decodeLine(ctx context.Context, l journalLine, c resource.Crypter) (decoded
 
 // fold applies the journal's step lines to base (which it does not modify)
 // following the engine's journal semantics: a successful step is applied,
-// a begun step without an end becomes a pending operation.
+// a begun step without an end becomes a pending operation. The result is
+// not yet in dependency order: state.Repair orders it.
 func fold(ctx context.Context, base *state.Snapshot, lines []journalLine, c resource.Crypter) (*state.Snapshot, error) {
 	snap := &state.Snapshot{}
 	if base != nil {
@@ -153,7 +154,6 @@ func fold(ctx context.Context, base *state.Snapshot, lines []journalLine, c reso
 			snap.PendingOperations = append(snap.PendingOperations, pending(b))
 		}
 	}
-	snap.Resources = state.SortDependencyOrder(snap.Resources)
 	return snap, nil
 }
 

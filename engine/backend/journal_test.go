@@ -272,7 +272,7 @@ func TestRecoveryWriteCrashWindows(t *testing.T) {
 
 	// Crash after the leftover journal is sealed, before the snapshot is replaced:
 	// the journal still applies to the old snapshot.
-	if err := sealJournal(p, hashOf(data)); err != nil {
+	if err := f.sealJournal(p, hashOf(data)); err != nil {
 		t.Fatal(err)
 	}
 	again, err := f.Load(ctx, "network", "dev", c)
@@ -281,7 +281,7 @@ func TestRecoveryWriteCrashWindows(t *testing.T) {
 	}
 	// Crash after the snapshot is replaced, before the new journal starts.
 	current, _ := os.ReadFile(p.snapshot)
-	if err := replaceSnapshot(p, current, data); err != nil {
+	if err := f.replaceSnapshot(p, current, data); err != nil {
 		t.Fatal(err)
 	}
 	after, err := f.Load(ctx, "network", "dev", c)

@@ -3,7 +3,9 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
@@ -19,13 +21,9 @@ func (f *Folder) Load(ctx context.Context, project, stack string, crypter resour
 	if err != nil {
 		return nil, err
 	}
-	snap, hash, err := readSnapshot(ctx, p, crypter)
+	snap, hash, folded, err := readConsistent(ctx, p, crypter)
 	if err != nil {
-		return nil, err
-	}
-	folded, err := readJournal(ctx, p, snap, hash, crypter)
-	if err != nil {
-		return nil, err
+		return nil, busy(p, err)
 	}
 	clean := folded == nil // the returned snapshot is exactly the file
 	if folded != nil {
@@ -33,6 +31,51 @@ func (f *Folder) Load(ctx context.Context, project, stack string, crypter resour
 	}
 	f.remember(project, stack, loadMemo{snap: snap, clean: clean, hash: hash})
 	return snap, nil
+}
+
+// readAttempts bounds how often Load reads the snapshot and the journal
+// again when an operation replaced the snapshot between the two reads.
+const readAttempts = 5
+
+// readConsistent reads snapshot.json and folds journal.jsonl into it. An
+// operation running meanwhile may replace the snapshot between the two
+// reads, so that the journal read belongs to a newer snapshot: then both
+// are read again. Only complete journal lines are used.
+func readConsistent(ctx context.Context, p paths, crypter resource.Crypter) (snap *state.Snapshot, hash string, folded *state.Snapshot, err error) {
+	for attempt := 1; ; attempt++ {
+		snap, hash, err = readSnapshot(ctx, p, crypter)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		folded, err = readJournal(ctx, p, snap, hash, crypter)
+		var other *otherBaseError
+		if !errors.As(err, &other) || attempt == readAttempts {
+			return snap, hash, folded, err
+		}
+	}
+}
+
+// otherBaseError is a journal that began from another snapshot than the
+// one read.
+type otherBaseError struct{ p paths }
+
+func (e *otherBaseError) Error() string {
+	return fmt.Sprintf("reading the journal %s: it began from another version of %s than the one on disk; move the journal away to use the snapshot as it is", e.p.journal, e.p.snapshot)
+}
+
+// busy explains a state that cannot be read while an operation holds the
+// (project, stack) lock: the operation is writing it, so the error is a
+// *LockedError naming the holder (wrapping the reading error too).
+func busy(p paths, err error) error {
+	if !fileExists(p.lock) {
+		return err
+	}
+	locked, ok := lockedError(p).(*LockedError)
+	host, _ := os.Hostname()
+	if !ok || locked.Stale || (locked.Holder.PID == os.Getpid() && locked.Holder.Host == host) {
+		return err
+	}
+	return fmt.Errorf("%w; it is being updated (%w)", locked, err)
 }
 
 // readSnapshot reads and checks snapshot.json; it returns nil when there is
@@ -64,12 +107,16 @@ func readJournal(ctx context.Context, p paths, snap *state.Snapshot, hash string
 		return nil, nil // committed; the crash came before the journal was removed
 	}
 	if lines[0].Kind != lineOpen || lines[0].Base != baseName(hash) {
-		return nil, fmt.Errorf("reading the journal %s: it began from another version of %s than the one on disk; move the journal away to use the snapshot as it is", p.journal, p.snapshot)
+		return nil, &otherBaseError{p: p}
 	}
 	folded, err := fold(ctx, snap, lines, crypter)
 	if err != nil {
 		return nil, fmt.Errorf("reading the journal %s: %w", p.journal, err)
 	}
+	// References the journal leaves dangling (a dependency deleted before
+	// its dependent was replaced, or a record an older version did not
+	// journal) are resolved as the engine's own final snapshot would.
+	state.Repair(folded, p.project, p.stack)
 	if err := state.Check(folded, p.project, p.stack); err != nil {
 		return nil, fmt.Errorf("reading the journal %s: applied to %s: %w", p.journal, p.snapshot, err)
 	}
@@ -94,7 +141,7 @@ func journalLines(p paths) ([]journalLine, error) {
 // applies to: a torn tail is cut and a commit line appended (fsynced). If
 // the process dies before the snapshot is replaced, the journal still
 // applies to the old one; after, Load sees it is committed.
-func sealJournal(p paths, hash string) error {
+func (f *Folder) sealJournal(p paths, hash string) error {
 	data, err := readOptional(p.journal)
 	if err != nil || data == nil {
 		return err
@@ -105,6 +152,9 @@ func sealJournal(p paths, hash string) error {
 	}
 	line, _ := json.Marshal(journalLine{Kind: lineCommit, Snapshot: hash})
 	sealed := append(data[:valid:valid], append(line, '\n')...)
+	if _, err := f.fault(WriteJournalSeal, p.journal, len(sealed)); err != nil {
+		return fmt.Errorf("sealing the journal %s: %w", p.journal, err)
+	}
 	if err := writeFileAtomic(p.journal, sealed); err != nil {
 		return fmt.Errorf("sealing the journal %s: %w", p.journal, err)
 	}

@@ -10,16 +10,22 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
 
-// LockedError is returned by Lock when another holder has the lock.
+// LockedError is returned by Lock and LockStack when another holder has
+// the lock.
 type LockedError struct {
 	Project, Stack string
 	Holder         LockInfo
+	// StackWide is set for the stack's own lock (LockStack), which an
+	// operation across the stack's projects holds; Project is then empty.
+	StackWide bool
 	// Stale is set when the holder is a process of this host that no longer
-	// runs: the lock was left behind and can be cleared with ForceUnlock.
+	// runs: the lock was left behind and can be cleared with ForceUnlock
+	// (ForceUnlockStack).
 	Stale bool
 	// File is the lock file.
 	File string
@@ -31,10 +37,17 @@ func (e *LockedError) Error() string {
 	if cmd == "" {
 		cmd = "an unknown command"
 	}
-	msg := fmt.Sprintf("stack %s of project %s is locked by %s (pid %d on host %s, since %s)",
-		e.Stack, e.Project, cmd, e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
+	what, project := fmt.Sprintf("stack %s of project %s", e.Stack, e.Project), e.Project
+	if e.StackWide {
+		what, project = fmt.Sprintf("stack %s", e.Stack), "NAME"
+	}
+	msg := fmt.Sprintf("%s is locked by %s (pid %d on host %s, since %s)",
+		what, cmd, e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
 	if e.Stale {
-		msg += fmt.Sprintf("; that process no longer runs, so the lock is stale: if nothing else is deploying this stack, clear it with `runner stack unlock --project %s`", e.Project)
+		msg += fmt.Sprintf("; that process no longer runs, so the lock is stale: if nothing else is deploying this stack, clear it with `runner stack unlock --project %s`", project)
+		if e.StackWide {
+			msg += " (any project of the stack)"
+		}
 	}
 	return msg
 }
@@ -78,12 +91,60 @@ type folderLock struct {
 // Lock takes the (project, stack) lock, failing at once with a
 // *LockedError naming the holder when it is taken. The lock file appears
 // complete or not at all (a hard link of a finished temporary file), so two
-// processes cannot both win and nobody reads a half-written holder.
+// processes cannot both win and nobody reads a half-written holder. Once
+// the lock is held, temporary files that killed writes left in the
+// project's folders are removed.
 func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInfo) (Lock, error) {
 	p, err := f.paths(project, stack)
 	if err != nil {
 		return nil, err
 	}
+	l, err := takeLock(ctx, p.dir, p.lock, holder, func() error { return lockedError(p) })
+	var locked *LockedError
+	if errors.As(err, &locked) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locking stack %s of project %s: %w", stack, project, err)
+	}
+	// Every other write in these folders happens under this lock, except
+	// the temporary files of processes trying to take it.
+	removeTemps(p.dir, func(name string, age time.Duration) bool {
+		return !strings.HasPrefix(name, ".lock.json.") || age > staleTempAge
+	})
+	removeTemps(p.history, func(string, time.Duration) bool { return true })
+	return l, nil
+}
+
+// LockStack takes the lock of the whole stack (stacks/<stack>/lock.json),
+// which operations across the stack's projects (up, refresh, destroy) hold
+// besides each project's own lock, so that two of them never run at once.
+// It fails at once with a *LockedError (StackWide) naming the holder.
+func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (Lock, error) {
+	if err := checkName("stack", stack); err != nil {
+		return nil, err
+	}
+	dir := f.stackDir(stack)
+	path := filepath.Join(dir, "lock.json")
+	l, err := takeLock(ctx, dir, path, holder, func() error { return stackLockedError(stack, path) })
+	var locked *LockedError
+	if errors.As(err, &locked) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("locking stack %s: %w", stack, err)
+	}
+	// The stack's tags are written without this lock: only old temporary
+	// files are a killed writer's.
+	removeTemps(dir, func(_ string, age time.Duration) bool { return age > staleTempAge })
+	return l, nil
+}
+
+func (f *Folder) stackDir(stack string) string { return filepath.Join(f.Root, "stacks", stack) }
+
+// takeLock creates the lock file path in dir holding holder, or returns
+// locked() when it exists.
+func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (Lock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -92,25 +153,25 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)
 	}
-	if err := os.MkdirAll(p.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("locking stack %s of project %s: %w", stack, project, err)
-	}
-	tmp, err := writeTemp(p.dir, "lock.json", data)
-	if err != nil {
-		return nil, fmt.Errorf("locking stack %s of project %s: %w", stack, project, err)
-	}
-	defer os.Remove(tmp)
-	err = os.Link(tmp, p.lock)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, lockedError(p)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("locking stack %s of project %s: creating %s: %w", stack, project, p.lock, err)
-	}
-	if err := syncDir(p.dir); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return &folderLock{path: p.lock, data: data}, nil
+	tmp, err := writeTemp(dir, filepath.Base(path), data)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp)
+	err = os.Link(tmp, path)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, locked()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating %s: %w", path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, err
+	}
+	return &folderLock{path: path, data: data}, nil
 }
 
 // writeTemp writes data to a new fsynced temporary file in dir.
@@ -135,14 +196,26 @@ func writeTemp(dir, name string, data []byte) (string, error) {
 // lockedError describes the holder of an existing lock file.
 func lockedError(p paths) error {
 	e := &LockedError{Project: p.project, Stack: p.stack, File: p.lock}
-	data, err := os.ReadFile(p.lock)
+	describeHolder(e)
+	return e
+}
+
+// stackLockedError describes the holder of an existing stack lock file.
+func stackLockedError(stack, path string) error {
+	e := &LockedError{Stack: stack, StackWide: true, File: path}
+	describeHolder(e)
+	return e
+}
+
+// describeHolder reads e.File into e.Holder and tells whether it is stale.
+func describeHolder(e *LockedError) {
+	data, err := os.ReadFile(e.File)
 	if err != nil || json.Unmarshal(data, &e.Holder) != nil {
-		e.Holder.Command = "an unreadable holder (" + p.lock + ")"
-		return e
+		e.Holder.Command = "an unreadable holder (" + e.File + ")"
+		return
 	}
 	host, _ := os.Hostname()
 	e.Stale = e.Holder.Host == host && e.Holder.PID > 0 && !processAlive(e.Holder.PID)
-	return e
 }
 
 // processAlive reports whether a process with this pid runs on this host.
@@ -199,6 +272,40 @@ func (f *Folder) ForceUnlock(project, stack string) error {
 		return fmt.Errorf("clearing the lock of stack %s of project %s: %w", stack, project, err)
 	}
 	if err := syncDir(p.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// StackLockHolder returns the holder of the stack's own lock (LockStack),
+// nil when it is not locked.
+func (f *Folder) StackLockHolder(stack string) (*LockInfo, error) {
+	if err := checkName("stack", stack); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(f.stackDir(stack), "lock.json")
+	data, err := readOptional(path)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	var h LockInfo
+	if err := json.Unmarshal(data, &h); err != nil {
+		return nil, fmt.Errorf("reading the lock %s: %w", path, err)
+	}
+	return &h, nil
+}
+
+// ForceUnlockStack clears the stack's own lock whoever holds it (`runner
+// stack unlock`). Clearing a lock that is not taken succeeds.
+func (f *Folder) ForceUnlockStack(stack string) error {
+	if err := checkName("stack", stack); err != nil {
+		return err
+	}
+	dir := f.stackDir(stack)
+	if err := os.Remove(filepath.Join(dir, "lock.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("clearing the lock of stack %s: %w", stack, err)
+	}
+	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

@@ -176,7 +176,7 @@ func (f *Folder) Import(ctx context.Context, project, stack string, data []byte,
 	if err != nil {
 		return err
 	}
-	if err := replaceSnapshot(p, current, data); err != nil {
+	if err := f.replaceSnapshot(p, current, data); err != nil {
 		return err
 	}
 	f.remember(project, stack, loadMemo{})

@@ -2,7 +2,6 @@ package plugintest
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/runnerhq/runner/engine/backend"
@@ -19,7 +18,22 @@ type Backend struct {
 	stacks map[string]*memStack
 }
 
-var _ backend.Backend = (*Backend)(nil)
+var (
+	_ backend.Backend     = (*Backend)(nil)
+	_ backend.StackLocker = (*Backend)(nil)
+)
+
+// LockStack takes the lock of the whole stack.
+func (b *Backend) LockStack(_ context.Context, stack string, holder backend.LockInfo) (backend.Lock, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.stack("", stack)
+	if s.locked {
+		return nil, &backend.LockedError{Stack: stack, StackWide: true, Holder: s.holder}
+	}
+	s.locked, s.holder = true, holder
+	return memLock{b: b, s: s}, nil
+}
 
 type memStack struct {
 	snap    *state.Snapshot
@@ -93,7 +107,7 @@ func (b *Backend) Lock(_ context.Context, project, stack string, holder backend.
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
 	if s.locked {
-		return nil, fmt.Errorf("project %s on stack %s is locked by %s@%s (pid %d)", project, stack, s.holder.User, s.holder.Host, s.holder.PID)
+		return nil, &backend.LockedError{Project: project, Stack: stack, Holder: s.holder}
 	}
 	s.locked, s.holder = true, holder
 	return memLock{b: b, s: s}, nil
@@ -117,7 +131,7 @@ func (b *Backend) OpenJournal(_ context.Context, project, stack string, base *st
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
-	j := &memJournal{b: b, s: s, work: CopySnapshot(base), begun: map[int64]backend.Entry{}}
+	j := &memJournal{b: b, s: s, project: project, stack: stack, work: CopySnapshot(base), begun: map[int64]backend.Entry{}}
 	if j.work == nil {
 		j.work = &state.Snapshot{}
 	}
@@ -128,11 +142,12 @@ func (b *Backend) OpenJournal(_ context.Context, project, stack string, base *st
 
 // memJournal applies entries to a working snapshot.
 type memJournal struct {
-	b     *Backend
-	s     *memStack
-	work  *state.Snapshot
-	begun map[int64]backend.Entry
-	order []int64
+	b              *Backend
+	s              *memStack
+	project, stack string
+	work           *state.Snapshot
+	begun          map[int64]backend.Entry
+	order          []int64
 }
 
 func (j *memJournal) Begin(ctx context.Context, e backend.Entry) error {
@@ -212,6 +227,7 @@ func (j *memJournal) folded() *state.Snapshot {
 		}
 		snap.PendingOperations = append(snap.PendingOperations, state.PendingOperation{Resource: copyResource(r), Type: op})
 	}
+	state.Repair(snap, j.project, j.stack) // as the folder backend's Load does
 	return snap
 }
 

@@ -30,6 +30,12 @@ type Plugin interface {
 	Delete(ctx context.Context, req DeleteRequest) error
 }
 
+// ErrGone is matched (errors.Is) by the error of an Update or Delete that
+// failed because the resource's real object no longer exists: it was
+// deleted or stopped outside runner. A plugin that can tell wraps it in its
+// error; otherwise the engine finds it out by reading the resource back.
+var ErrGone = errors.New("the resource no longer exists")
+
 // ErrNotRecognizable is returned by Read when the plugin cannot find a
 // resource from its inputs alone (it needs the ID).
 var ErrNotRecognizable = errors.New("the plugin cannot find this resource without its ID")

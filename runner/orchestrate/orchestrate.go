@@ -102,6 +102,11 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := o.lockStack(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if err := o.checkTargets(ctx); err != nil {
 		return nil, err
 	}
@@ -116,6 +121,26 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 		return nil, err
 	}
 	return o.finish(ctx, outcomes)
+}
+
+// lockStack takes the stack-wide lock for the operations that change the
+// stack (up, refresh, destroy), so that two of them never run at once; the
+// refusal is a *backend.LockedError naming the holder. It returns the
+// function that releases the lock.
+func (o *run) lockStack(ctx context.Context) (func(), error) {
+	sl, ok := o.req.Backend.(backend.StackLocker)
+	if !ok || o.req.Operation == Preview {
+		return func() {}, nil
+	}
+	lock, err := sl.LockStack(ctx, o.req.Stack, o.req.Lock)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.req.Operation, err)
+	}
+	return func() {
+		if err := lock.Unlock(); err != nil {
+			o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: err.Error()})
+		}
+	}, nil
 }
 
 // run holds one orchestration's state.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/runner/event"
 	"github.com/runnerhq/runner/runner/schedule"
@@ -176,6 +177,9 @@ func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) 
 	case len(failed) > 0:
 		result = "failed"
 		err = fmt.Errorf("%s: %s failed%s: %w", o.req.Operation, plural(failed), skippedNote(skipped, cancelled), ErrFailed)
+		if locked := lockedBy(outcomes, failed); locked != nil {
+			err = fmt.Errorf("%w (%w)", err, locked)
+		}
 	case len(cancelled) > 0 || ctx.Err() != nil:
 		result = "cancelled"
 		err = fmt.Errorf("%s was interrupted%s; the state of every project was saved: %w", o.req.Operation, skippedNote(skipped, cancelled), context.Canceled)
@@ -186,6 +190,18 @@ func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) 
 	sum.Failed = err != nil
 	o.emit(event.Event{Type: event.Summary, Operation: o.req.Operation, Stack: o.req.Stack, Result: result, Projects: sum.Rows})
 	return sum, err
+}
+
+// lockedBy returns the first *backend.LockedError among the errors of the
+// failed projects, so that a caller can tell the stack was busy.
+func lockedBy(outcomes map[string]schedule.Outcome, failed []string) *backend.LockedError {
+	for _, n := range failed {
+		var locked *backend.LockedError
+		if errors.As(outcomes[n].Err, &locked) {
+			return locked
+		}
+	}
+	return nil
 }
 
 func plural(names []string) string {

@@ -1,0 +1,53 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/plugintest"
+)
+
+// TestStackLockRefusesSecondMutation: while the stack's lock is held, up,
+// refresh and destroy are refused with a *backend.LockedError naming the
+// holder (preview still runs); a project lock held by another operation
+// fails that project, and the run's error wraps its *backend.LockedError.
+func TestStackLockRefusesSecondMutation(t *testing.T) {
+	ctx := context.Background()
+	b := plugintest.NewBackend()
+	plug := &plugintest.Plugin{}
+	projects := chain(diamond, diamondOrder, nil)
+	held, err := b.LockStack(ctx, "dev", backend.LockInfo{PID: 42, Command: "runner up"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{Up, Refresh, Destroy} {
+		req, _ := request(op, b, plug, projects)
+		_, err := Run(ctx, req)
+		var locked *backend.LockedError
+		if !errors.As(err, &locked) || !locked.StackWide || locked.Holder.PID != 42 {
+			t.Fatalf("%s while the stack is locked = %v, want a stack *LockedError", op, err)
+		}
+	}
+	if plug.Count("Create") != 0 {
+		t.Fatal("a refused up created resources")
+	}
+	req, _ := request(Preview, b, plug, projects)
+	if _, err := Run(ctx, req); err != nil {
+		t.Fatalf("preview while the stack is locked: %v", err)
+	}
+	held.Unlock()
+
+	projectLock, err := b.Lock(ctx, "c", "dev", backend.LockInfo{PID: 43, Command: "runner stack import"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer projectLock.Unlock()
+	req, _ = request(Up, b, plug, projects)
+	_, err = Run(ctx, req)
+	var locked *backend.LockedError
+	if !errors.Is(err, ErrFailed) || !errors.As(err, &locked) || locked.Project != "c" || locked.Holder.PID != 43 {
+		t.Fatalf("up with project c locked = %v, want ErrFailed wrapping c's *LockedError", err)
+	}
+}
