@@ -80,6 +80,9 @@ func ParseStack(name string, data []byte) (*Stack, error) {
 	if root == nil || root.Kind != yaml.MappingNode {
 		return nil, &ParseError{File: name, Line: lineOf(s.doc.Content), Msg: "a stack config must be a mapping with encryptionsalt: and config:"}
 	}
+	if err := checkDuplicates(name, root, ""); err != nil {
+		return nil, err
+	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
@@ -164,18 +167,21 @@ func (s *Stack) config(create bool) *yaml.Node {
 	return n
 }
 
-// EncryptionSalt returns the encryptionsalt value ("" when there is none).
+// EncryptionSalt returns the encryptionsalt value ("" when there is none;
+// an empty or null encryptionsalt: counts as none).
 func (s *Stack) EncryptionSalt() string {
-	if n := s.field("encryptionsalt", false); n != nil {
+	if n := s.field("encryptionsalt", false); n != nil && n.ShortTag() != "!!null" {
 		return n.Value
 	}
 	return ""
 }
 
-// SetEncryptionSalt sets the encryptionsalt value, first in the file.
+// SetEncryptionSalt sets the encryptionsalt value, in its place when the
+// key is there (even empty), else first in the file. The value is written
+// as a plain string.
 func (s *Stack) SetEncryptionSalt(v string) {
 	if n := s.field("encryptionsalt", false); n != nil {
-		n.Value = v
+		n.Kind, n.Tag, n.Style, n.Value = yaml.ScalarNode, "!!str", 0, v
 	} else {
 		root := s.root()
 		root.Content = append([]*yaml.Node{
@@ -612,12 +618,10 @@ func (s *Stack) Bytes() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Save writes the file atomically when it changed (the mode of an existing
-// file is kept; a new one is 0600, as it may hold ciphertexts).
-func (s *Stack) Save() error {
-	if !s.changed && s.exists {
-		return nil
-	}
+// save writes the file atomically (the mode of an existing file is kept; a
+// new one is 0600, as it may hold ciphertexts). Callers hold the file's
+// lock: see UpdateStack.
+func (s *Stack) save() error {
 	data, err := s.Bytes()
 	if err != nil {
 		return err
@@ -661,4 +665,36 @@ func (s *Stack) Line(key string) int {
 		return 0
 	}
 	return k.Line
+}
+
+// SecretEntries returns the top-level keys that hold a secure value (a
+// secret, or a structured value with a secret inside), in file order.
+func (s *Stack) SecretEntries() []Entry {
+	cfg := s.config(false)
+	if cfg == nil {
+		return nil
+	}
+	var out []Entry
+	for i := 0; i+1 < len(cfg.Content); i += 2 {
+		if holdsSecure(cfg.Content[i+1]) {
+			out = append(out, entryOf(cfg.Content[i], cfg.Content[i+1]))
+		}
+	}
+	return out
+}
+
+// holdsSecure reports whether v is or holds a {secure: ...} value.
+func holdsSecure(v *yaml.Node) bool {
+	if _, ok := secureValue(v); ok {
+		return true
+	}
+	if v.Kind != yaml.MappingNode && v.Kind != yaml.SequenceNode {
+		return false
+	}
+	for _, c := range v.Content {
+		if holdsSecure(c) {
+			return true
+		}
+	}
+	return false
 }
