@@ -50,15 +50,28 @@ func ParseEnv(name string, data []byte) (*EnvFile, error) {
 	}
 	values, err := godotenv.UnmarshalBytes(data)
 	if err != nil {
-		return nil, &ParseError{File: name, Msg: err.Error() + "; each line must be KEY=VALUE or a # comment"}
+		return nil, &ParseError{File: name, Line: failingLine(data, keys), Msg: err.Error() + "; each line must be KEY=VALUE or a # comment"}
 	}
 	return &EnvFile{Path: name, Values: values, Warnings: duplicateWarnings(name, keys), raw: data, exists: true}, nil
 }
 
-// envLine is a key set on a line of an environment file.
+// failingLine finds the line of the value godotenv refuses: the first key
+// whose lines, read with those before, no longer parse.
+func failingLine(data []byte, keys []envLine) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for _, k := range keys {
+		if _, err := godotenv.UnmarshalBytes(bytes.Join(lines[:k.end], nil)); err != nil {
+			return k.line
+		}
+	}
+	return 1
+}
+
+// envLine is a key set on a line of an environment file; a quoted value
+// may run on to line end.
 type envLine struct {
-	key  string
-	line int
+	key       string
+	line, end int
 }
 
 // duplicateWarnings names every key set more than once; the last one wins,
@@ -77,22 +90,16 @@ func duplicateWarnings(name string, keys []envLine) []string {
 }
 
 // checkEnvLines finds the first line that is not KEY=VALUE, a comment, a
-// blank or the continuation of a quoted value. It returns the key of each
-// KEY=VALUE line with its line number.
+// blank or the continuation of a quoted value, reading quotes as godotenv
+// does. It returns the key of each KEY=VALUE line with its line numbers.
 func checkEnvLines(name string, data []byte) ([]envLine, error) {
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		return nil, &ParseError{File: name, Line: 1 + bytes.Count(data[:i], []byte("\n")), Msg: "the line holds a NUL byte; this is not an environment file"}
 	}
 	var keys []envLine
-	open, openLine := byte(0), 0 // the quote of a multi-line value still open, and its line
-	for i, line := range strings.Split(string(data), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if open != 0 {
-			if strings.Count(trimmed, string(open))%2 == 1 {
-				open = 0
-			}
-			continue
-		}
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimSpace(lines[i])
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
 		}
@@ -100,18 +107,44 @@ func checkEnvLines(name string, data []byte) ([]envLine, error) {
 		if m == nil {
 			return nil, &ParseError{File: name, Line: i + 1, Msg: fmt.Sprintf("%q is not KEY=VALUE; fix or remove the line", truncate(trimmed, 40))}
 		}
-		keys = append(keys, envLine{key: m[1], line: i + 1})
-		value := strings.TrimSpace(trimmed[len(m[0]):])
-		for _, q := range []byte{'"', '\''} {
-			if strings.HasPrefix(value, string(q)) && strings.Count(value, string(q))%2 == 1 {
-				open, openLine = q, i+1
+		k := envLine{key: m[1], line: i + 1, end: i + 1}
+		switch value := strings.TrimSpace(trimmed[len(m[0]):]); {
+		case value != "" && (value[0] == '"' || value[0] == '\''):
+			end, err := closingLine(name, lines, i, value)
+			if err != nil {
+				return nil, err
 			}
+			k.end, i = end, end-1
+		case strings.ContainsRune(value, '\r'):
+			// godotenv ends the value there and reads the rest as another line.
+			return nil, &ParseError{File: name, Line: i + 1, Msg: "the line holds a carriage return (\\r) inside its value; remove it or quote the value"}
 		}
-	}
-	if open != 0 {
-		return nil, &ParseError{File: name, Line: openLine, Msg: fmt.Sprintf("the value opened with %c on this line is never closed", open)}
+		keys = append(keys, k)
 	}
 	return keys, nil
+}
+
+// closingLine returns the line (from 1) that closes the quoted value
+// opening on lines[i], value being the text from its opening quote. As in
+// godotenv, a quote after a backslash does not close it. Only a comment may
+// follow the closing quote.
+func closingLine(name string, lines []string, i int, value string) (int, error) {
+	q := value[0]
+	for j, text, start := i, value, 1; j < len(lines); j, start = j+1, 0 {
+		if j > i {
+			text = lines[j]
+		}
+		for pos := start; pos < len(text); pos++ {
+			if text[pos] != q || (pos > 0 && text[pos-1] == '\\') {
+				continue
+			}
+			if rest := strings.TrimSpace(text[pos+1:]); rest != "" && !strings.HasPrefix(rest, "#") {
+				return 0, &ParseError{File: name, Line: j + 1, Msg: fmt.Sprintf("%q follows the closing %c of a quoted value; put it on a line of its own or remove it", truncate(rest, 40), q)}
+			}
+			return j + 1, nil
+		}
+	}
+	return 0, &ParseError{File: name, Line: i + 1, Msg: fmt.Sprintf("the value opened with %c on this line is never closed", q)}
 }
 
 func truncate(s string, n int) string {
@@ -216,12 +249,12 @@ func invalidStackName(name string) error {
 // setStack sets PULUMI_STACK=name in the file's text (replacing the line
 // that sets it, or adding one), keeping every other byte.
 func (e *EnvFile) setStack(name string) {
+	keys, _ := checkEnvLines(e.Path, e.raw) // it parsed when read
 	lines := strings.Split(string(e.raw), "\n")
 	replaced := false
-	for i, l := range lines {
-		t := strings.TrimPrefix(strings.TrimSpace(l), "export ")
-		if strings.HasPrefix(t, StackVar+"=") || strings.HasPrefix(t, StackVar+" =") {
-			lines[i] = StackVar + "=" + name
+	for j := len(keys) - 1; j >= 0; j-- { // from the end: lines are removed
+		if k := keys[j]; k.key == StackVar {
+			lines = append(append(lines[:k.line-1:k.line-1], StackVar+"="+name), lines[k.end:]...)
 			replaced = true
 		}
 	}
