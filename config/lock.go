@@ -111,3 +111,14 @@ func UpdateEnv(path string, edit func(*EnvFile) error) (*EnvFile, error) {
 	})
 	return out, err
 }
+
+// RemoveStack deletes the stack config at path under its lock, so that no
+// update is in the middle of rewriting it. A missing file is not an error.
+func RemoveStack(path string) error {
+	return withLock(path, func() error {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", path, err)
+		}
+		return nil
+	})
+}

@@ -162,6 +162,10 @@ func (s *Session) checkNoSecrets(states []backend.StateSecrets) error {
 			"put back the file's encryptionsalt line (from a backup or version control), or remove its secret values and set them again", s.ConfigPath, e.Line, e.Key, s.StackName))
 	}
 	for _, st := range states {
+		if st.Provider != nil && st.Provider.Type != "passphrase" {
+			return Invalid(fmt.Errorf("%s records a %q secrets provider, which runner cannot open, and %s has no encryptionsalt; runner keeps secrets with a passphrase only",
+				stateName(st), st.Provider.Type, s.ConfigPath))
+		}
 		if st.HasSecrets {
 			return Invalid(fmt.Errorf("%s holds secrets but records no salt to decrypt them, and %s has no encryptionsalt; put back the file's encryptionsalt line (from a backup or version control)",
 				stateName(st), s.ConfigPath))

@@ -414,8 +414,8 @@ func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig
 		}
 	}
 	if !preserveConfig && cfgErr == nil {
-		if err := os.Remove(cfgPath); err != nil {
-			return warnings, fmt.Errorf("removing %s: %w", cfgPath, err)
+		if err := config.RemoveStack(cfgPath); err != nil {
+			return warnings, err
 		}
 	}
 	return warnings, nil
