@@ -49,7 +49,7 @@ type Problem struct {
 func (p Problem) String() string { return fmt.Sprintf("line %d: %s: %s", p.Line, p.Key, p.Msg) }
 
 // LoadStack reads a stack config; a missing file is an empty config that
-// does not exist yet (Save creates it).
+// does not exist yet (UpdateStack creates it).
 func LoadStack(path string) (*Stack, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
