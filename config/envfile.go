@@ -18,8 +18,12 @@ const StackVar = "PULUMI_STACK"
 type EnvFile struct {
 	Path   string
 	Values map[string]string
-	raw    []byte
-	exists bool
+	// Warnings are what the file does that runner accepts but the user
+	// should hear about (a key set twice), each naming the file and lines.
+	Warnings []string
+	raw      []byte
+	exists   bool
+	changed  bool
 }
 
 // ParseError is a file that could not be parsed; it names the file and line.
@@ -36,52 +40,111 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-var envKey = regexp.MustCompile(`^(export\s+)?[A-Za-z_][A-Za-z0-9_.]*\s*=`)
+var envKey = regexp.MustCompile(`^(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=`)
 
 // ParseEnv parses the bytes of an environment file named name.
 func ParseEnv(name string, data []byte) (*EnvFile, error) {
-	if err := checkEnvLines(name, data); err != nil {
+	keys, err := checkEnvLines(name, data)
+	if err != nil {
 		return nil, err
 	}
 	values, err := godotenv.UnmarshalBytes(data)
 	if err != nil {
-		return nil, &ParseError{File: name, Msg: err.Error() + "; each line must be KEY=VALUE or a # comment"}
+		return nil, &ParseError{File: name, Line: failingLine(data, keys), Msg: err.Error() + "; each line must be KEY=VALUE or a # comment"}
 	}
-	return &EnvFile{Path: name, Values: values, raw: data, exists: true}, nil
+	return &EnvFile{Path: name, Values: values, Warnings: duplicateWarnings(name, keys), raw: data, exists: true}, nil
+}
+
+// failingLine finds the line of the value godotenv refuses: the first key
+// whose lines, read with those before, no longer parse.
+func failingLine(data []byte, keys []envLine) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for _, k := range keys {
+		if _, err := godotenv.UnmarshalBytes(bytes.Join(lines[:k.end], nil)); err != nil {
+			return k.line
+		}
+	}
+	return 1
+}
+
+// envLine is a key set on a line of an environment file; a quoted value
+// may run on to line end.
+type envLine struct {
+	key       string
+	line, end int
+}
+
+// duplicateWarnings names every key set more than once; the last one wins,
+// as in a shell.
+func duplicateWarnings(name string, keys []envLine) []string {
+	last := map[string]int{}
+	var out []string
+	for _, k := range keys {
+		if prev, ok := last[k.key]; ok {
+			out = append(out, fmt.Sprintf("%s: %s is set twice, on lines %d and %d; the value of line %d is used (remove the other line)",
+				name, k.key, prev, k.line, k.line))
+		}
+		last[k.key] = k.line
+	}
+	return out
 }
 
 // checkEnvLines finds the first line that is not KEY=VALUE, a comment, a
-// blank or the continuation of a quoted value.
-func checkEnvLines(name string, data []byte) error {
-	if bytes.IndexByte(data, 0) >= 0 {
-		return &ParseError{File: name, Msg: "the file holds NUL bytes; it is not an environment file"}
+// blank or the continuation of a quoted value, reading quotes as godotenv
+// does. It returns the key of each KEY=VALUE line with its line numbers.
+func checkEnvLines(name string, data []byte) ([]envLine, error) {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return nil, &ParseError{File: name, Line: 1 + bytes.Count(data[:i], []byte("\n")), Msg: "the line holds a NUL byte; this is not an environment file"}
 	}
-	open := byte(0) // the quote of a multi-line value still open
-	for i, line := range strings.Split(string(data), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if open != 0 {
-			if strings.Count(trimmed, string(open))%2 == 1 {
-				open = 0
-			}
-			continue
-		}
+	var keys []envLine
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimSpace(lines[i])
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			continue
 		}
-		if !envKey.MatchString(trimmed) {
-			return &ParseError{File: name, Line: i + 1, Msg: fmt.Sprintf("%q is not KEY=VALUE; fix or remove the line", truncate(trimmed, 40))}
+		m := envKey.FindStringSubmatch(trimmed)
+		if m == nil {
+			return nil, &ParseError{File: name, Line: i + 1, Msg: fmt.Sprintf("%q is not KEY=VALUE; fix or remove the line", truncate(trimmed, 40))}
 		}
-		value := strings.TrimSpace(trimmed[strings.Index(trimmed, "=")+1:])
-		for _, q := range []byte{'"', '\''} {
-			if strings.HasPrefix(value, string(q)) && strings.Count(value, string(q))%2 == 1 {
-				open = q
+		k := envLine{key: m[1], line: i + 1, end: i + 1}
+		switch value := strings.TrimSpace(trimmed[len(m[0]):]); {
+		case value != "" && (value[0] == '"' || value[0] == '\''):
+			end, err := closingLine(name, lines, i, value)
+			if err != nil {
+				return nil, err
 			}
+			k.end, i = end, end-1
+		case strings.ContainsRune(value, '\r'):
+			// godotenv ends the value there and reads the rest as another line.
+			return nil, &ParseError{File: name, Line: i + 1, Msg: "the line holds a carriage return (\\r) inside its value; remove it or quote the value"}
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// closingLine returns the line (from 1) that closes the quoted value
+// opening on lines[i], value being the text from its opening quote. As in
+// godotenv, a quote after a backslash does not close it. Only a comment may
+// follow the closing quote.
+func closingLine(name string, lines []string, i int, value string) (int, error) {
+	q := value[0]
+	for j, text, start := i, value, 1; j < len(lines); j, start = j+1, 0 {
+		if j > i {
+			text = lines[j]
+		}
+		for pos := start; pos < len(text); pos++ {
+			if text[pos] != q || (pos > 0 && text[pos-1] == '\\') {
+				continue
+			}
+			if rest := strings.TrimSpace(text[pos+1:]); rest != "" && !strings.HasPrefix(rest, "#") {
+				return 0, &ParseError{File: name, Line: j + 1, Msg: fmt.Sprintf("%q follows the closing %c of a quoted value; put it on a line of its own or remove it", truncate(rest, 40), q)}
+			}
+			return j + 1, nil
 		}
 	}
-	if open != 0 {
-		return &ParseError{File: name, Msg: fmt.Sprintf("a value opened with %c is never closed", open)}
-	}
-	return nil
+	return 0, &ParseError{File: name, Line: i + 1, Msg: fmt.Sprintf("the value opened with %c on this line is never closed", q)}
 }
 
 func truncate(s string, n int) string {
@@ -136,24 +199,62 @@ func (e *EnvFile) ResolveStack(flagStack string) (string, error) {
 	case fileStack != "":
 		return fileStack, nil
 	}
-	if err := e.SetStack(flagStack); err != nil {
+	if !validStackName(flagStack) {
+		return "", invalidStackName(flagStack)
+	}
+	// Another command may have written the file since it was read.
+	err := e.update(func(f *EnvFile) error {
+		switch cur := f.Values[StackVar]; {
+		case cur == "":
+			f.setStack(flagStack)
+		case cur != flagStack:
+			return &StackMismatchError{File: f.Path, FileStack: cur, FlagStack: flagStack}
+		}
+		return nil
+	})
+	if err != nil {
 		return "", err
 	}
 	return flagStack, nil
 }
 
 // SetStack writes PULUMI_STACK=name into the file (replacing the line that
-// sets it, or adding one), atomically, keeping every other byte.
+// sets it, or adding one), under the file's lock and atomically, keeping
+// every other byte.
 func (e *EnvFile) SetStack(name string) error {
 	if !validStackName(name) {
-		return fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", name)
+		return invalidStackName(name)
 	}
+	return e.update(func(f *EnvFile) error {
+		f.setStack(name)
+		return nil
+	})
+}
+
+// update applies edit to the file on disk under its lock (UpdateEnv) and
+// makes e what was written.
+func (e *EnvFile) update(edit func(*EnvFile) error) error {
+	fresh, err := UpdateEnv(e.Path, edit)
+	if err != nil {
+		return err
+	}
+	*e = *fresh
+	return nil
+}
+
+func invalidStackName(name string) error {
+	return fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", name)
+}
+
+// setStack sets PULUMI_STACK=name in the file's text (replacing the line
+// that sets it, or adding one), keeping every other byte.
+func (e *EnvFile) setStack(name string) {
+	keys, _ := checkEnvLines(e.Path, e.raw) // it parsed when read
 	lines := strings.Split(string(e.raw), "\n")
 	replaced := false
-	for i, l := range lines {
-		t := strings.TrimPrefix(strings.TrimSpace(l), "export ")
-		if strings.HasPrefix(t, StackVar+"=") || strings.HasPrefix(t, StackVar+" =") {
-			lines[i] = StackVar + "=" + name
+	for j := len(keys) - 1; j >= 0; j-- { // from the end: lines are removed
+		if k := keys[j]; k.key == StackVar {
+			lines = append(append(lines[:k.line-1:k.line-1], StackVar+"="+name), lines[k.end:]...)
 			replaced = true
 		}
 	}
@@ -164,11 +265,16 @@ func (e *EnvFile) SetStack(name string) error {
 		}
 		out += StackVar + "=" + name + "\n"
 	}
-	if err := writeAtomic(e.Path, []byte(out), 0o644); err != nil {
+	e.raw, e.changed = []byte(out), true
+	e.Values[StackVar] = name
+}
+
+// save writes the file atomically; callers hold its lock (see UpdateEnv).
+func (e *EnvFile) save() error {
+	if err := writeAtomic(e.Path, e.raw, 0o644); err != nil {
 		return err
 	}
-	e.raw, e.exists = []byte(out), true
-	e.Values[StackVar] = name
+	e.exists, e.changed = true, false
 	return nil
 }
 

@@ -147,24 +147,57 @@ func (c *Crypter) DecryptValue(_ context.Context, ciphertext string) (string, er
 	return string(plain), nil
 }
 
+// Passphrase names the variables a passphrase is read from, as Pulumi does.
+const (
+	PassphraseVar     = "PULUMI_CONFIG_PASSPHRASE"
+	PassphraseFileVar = "PULUMI_CONFIG_PASSPHRASE_FILE"
+)
+
+// Passphrase is a stack passphrase and where it came from.
+type Passphrase struct {
+	Value string
+	// Source says where the value came from, for messages: "PULUMI_CONFIG_PASSPHRASE
+	// in /ws/config/pulumi/environment", "the environment variable
+	// PULUMI_CONFIG_PASSPHRASE", "the file /x/pass named by
+	// PULUMI_CONFIG_PASSPHRASE_FILE" or "the prompt".
+	Source string
+	// Fix says how to give the right one.
+	Fix string
+}
+
+// PromptedPassphrase is a passphrase typed at the prompt.
+func PromptedPassphrase(v string) Passphrase {
+	return Passphrase{Value: v, Source: "the prompt", Fix: "type the stack's passphrase"}
+}
+
 // PassphraseFromEnv returns the passphrase from PULUMI_CONFIG_PASSPHRASE,
 // then from the file named by PULUMI_CONFIG_PASSPHRASE_FILE; ok is false
-// when neither is set (the caller may then prompt).
-func PassphraseFromEnv(getenv func(string) string) (passphrase string, ok bool, err error) {
+// when neither is set (the caller may then prompt). env is the environment
+// file applied to the process environment (nil when none): a value that
+// came from it is named as such.
+func PassphraseFromEnv(getenv func(string) string, env *EnvFile) (p Passphrase, ok bool, err error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	if p, set := lookup(getenv, "PULUMI_CONFIG_PASSPHRASE"); set {
-		return p, true, nil
+	where := func(key string) string {
+		if env != nil && env.Values[key] != "" && env.Values[key] == getenv(key) {
+			return fmt.Sprintf("%s in %s", key, env.Path)
+		}
+		return "the environment variable " + key
 	}
-	if f := getenv("PULUMI_CONFIG_PASSPHRASE_FILE"); f != "" {
+	if v, set := lookup(getenv, PassphraseVar); set {
+		src := where(PassphraseVar)
+		return Passphrase{Value: v, Source: src, Fix: "correct " + src}, true, nil
+	}
+	if f := getenv(PassphraseFileVar); f != "" {
+		src := fmt.Sprintf("the file %s named by %s", f, where(PassphraseFileVar))
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return "", false, fmt.Errorf("reading PULUMI_CONFIG_PASSPHRASE_FILE: %w", err)
+			return Passphrase{}, false, fmt.Errorf("reading %s: %w", src, err)
 		}
-		return strings.TrimRight(string(b), "\r\n"), true, nil
+		return Passphrase{Value: strings.TrimRight(string(b), "\r\n"), Source: src, Fix: "put the stack's passphrase in " + f}, true, nil
 	}
-	return "", false, nil
+	return Passphrase{}, false, nil
 }
 
 func lookup(getenv func(string) string, key string) (string, bool) {

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -85,5 +86,60 @@ func TestRoundTripWithIndependentImplementation(t *testing.T) {
 		if _, err := c.DecryptValue(ctx, bad); err == nil {
 			t.Fatalf("%q decrypted", bad)
 		}
+	}
+}
+
+func TestPassphraseSourceIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	passFile := dir + "/pass"
+	if err := os.WriteFile(passFile, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	envFile := &EnvFile{Path: "/ws/config/pulumi/environment", Values: map[string]string{}}
+	tests := []struct {
+		name      string
+		vars      map[string]string
+		fileVars  map[string]string // set by the environment file (and so in vars too)
+		want      string
+		wantFrom  string
+		wantUnset bool
+	}{
+		{name: "process variable", vars: map[string]string{PassphraseVar: "p1"}, want: "p1", wantFrom: "the environment variable PULUMI_CONFIG_PASSPHRASE"},
+		{name: "environment file", fileVars: map[string]string{PassphraseVar: "p2"}, want: "p2", wantFrom: "PULUMI_CONFIG_PASSPHRASE in /ws/config/pulumi/environment"},
+		{name: "passphrase file", vars: map[string]string{PassphraseFileVar: passFile}, want: "from-file", wantFrom: "the file " + passFile + " named by the environment variable PULUMI_CONFIG_PASSPHRASE_FILE"},
+		{name: "passphrase file from the environment file", fileVars: map[string]string{PassphraseFileVar: passFile}, want: "from-file", wantFrom: "named by PULUMI_CONFIG_PASSPHRASE_FILE in /ws/config/pulumi/environment"},
+		{name: "the variable comes first", vars: map[string]string{PassphraseVar: "p1", PassphraseFileVar: passFile}, want: "p1", wantFrom: "the environment variable PULUMI_CONFIG_PASSPHRASE"},
+		{name: "none", wantUnset: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars := map[string]string{}
+			envFile.Values = map[string]string{}
+			for k, v := range tt.vars {
+				vars[k] = v
+			}
+			for k, v := range tt.fileVars {
+				vars[k], envFile.Values[k] = v, v
+			}
+			p, ok, err := PassphraseFromEnv(func(k string) string { return vars[k] }, envFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok == tt.wantUnset {
+				t.Fatalf("ok = %v", ok)
+			}
+			if p.Value != tt.want || !strings.Contains(p.Source, tt.wantFrom) {
+				t.Fatalf("got %q from %q; want %q from %q", p.Value, p.Source, tt.want, tt.wantFrom)
+			}
+		})
+	}
+	_, _, err := PassphraseFromEnv(func(k string) string {
+		if k == PassphraseFileVar {
+			return dir + "/missing"
+		}
+		return ""
+	}, nil)
+	if err == nil || !strings.Contains(err.Error(), dir+"/missing") {
+		t.Fatalf("a missing passphrase file: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -48,7 +49,7 @@ type Problem struct {
 func (p Problem) String() string { return fmt.Sprintf("line %d: %s: %s", p.Line, p.Key, p.Msg) }
 
 // LoadStack reads a stack config; a missing file is an empty config that
-// does not exist yet (Save creates it).
+// does not exist yet (UpdateStack creates it).
 func LoadStack(path string) (*Stack, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -71,7 +72,7 @@ func LoadStack(path string) (*Stack, error) {
 func ParseStack(name string, data []byte) (*Stack, error) {
 	s := &Stack{Path: name, src: data}
 	if err := yaml.Unmarshal(data, &s.doc); err != nil {
-		return nil, yamlError(name, err)
+		return nil, yamlError(name, data, err)
 	}
 	if s.doc.Kind == 0 { // empty file
 		s.doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
@@ -79,6 +80,12 @@ func ParseStack(name string, data []byte) (*Stack, error) {
 	root := s.root()
 	if root == nil || root.Kind != yaml.MappingNode {
 		return nil, &ParseError{File: name, Line: lineOf(s.doc.Content), Msg: "a stack config must be a mapping with encryptionsalt: and config:"}
+	}
+	if err := checkDuplicates(name, root, ""); err != nil {
+		return nil, err
+	}
+	if err := checkAliases(name, root); err != nil {
+		return nil, err
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -96,7 +103,7 @@ func ParseStack(name string, data []byte) (*Stack, error) {
 	return s, nil
 }
 
-func yamlError(name string, err error) error {
+func yamlError(name string, data []byte, err error) error {
 	msg := err.Error()
 	line := 0
 	// yaml.v3 errors read "yaml: line N: ..."
@@ -115,7 +122,47 @@ func yamlError(name string, err error) error {
 		}
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
+	if line == 0 {
+		line = errorLineOf(data, msg)
+	}
 	return &ParseError{File: name, Line: line, Msg: "the YAML is malformed: " + msg + "; fix the file (it was left unchanged)"}
+}
+
+// errorLineOf finds the line of a yaml.v3 error that names none: the
+// first byte that is not valid UTF-8 or not allowed in YAML, the alias of
+// an unknown anchor, or the end of the file where a quoted value was left
+// open.
+func errorLineOf(data []byte, msg string) int {
+	lineAt := func(off int) int { return 1 + bytes.Count(data[:off], []byte("\n")) }
+	switch {
+	case strings.Contains(msg, "UTF-8"), strings.Contains(msg, "control characters"):
+		for off := 0; off < len(data); {
+			r, size := utf8.DecodeRune(data[off:])
+			if (r == utf8.RuneError && size <= 1) || !yamlPrintable(r) {
+				return lineAt(off)
+			}
+			off += size
+		}
+	case strings.HasPrefix(msg, "unknown anchor"):
+		if name, _, ok := strings.Cut(strings.TrimPrefix(msg, "unknown anchor '"), "'"); ok {
+			if off := bytes.Index(data, []byte("*"+name)); off >= 0 {
+				return lineAt(off)
+			}
+		}
+	}
+	// The end of the file: where an open quote or bracket ran out.
+	return lineAt(len(bytes.TrimRight(data, " \t\r\n")))
+}
+
+// yamlPrintable reports whether YAML allows r in a file (its c-printable).
+func yamlPrintable(r rune) bool {
+	switch {
+	case r == '\t', r == '\n', r == '\r', r == 0x85:
+		return true
+	case r >= 0x20 && r <= 0x7e, r >= 0xa0 && r <= 0xd7ff, r >= 0xe000 && r <= 0xfffd, r >= 0x10000 && r <= 0x10ffff:
+		return true
+	}
+	return false
 }
 
 func lineOf(nodes []*yaml.Node) int {
@@ -164,18 +211,21 @@ func (s *Stack) config(create bool) *yaml.Node {
 	return n
 }
 
-// EncryptionSalt returns the encryptionsalt value ("" when there is none).
+// EncryptionSalt returns the encryptionsalt value ("" when there is none;
+// an empty or null encryptionsalt: counts as none).
 func (s *Stack) EncryptionSalt() string {
-	if n := s.field("encryptionsalt", false); n != nil {
+	if n := s.field("encryptionsalt", false); n != nil && n.ShortTag() != "!!null" {
 		return n.Value
 	}
 	return ""
 }
 
-// SetEncryptionSalt sets the encryptionsalt value, first in the file.
+// SetEncryptionSalt sets the encryptionsalt value, in its place when the
+// key is there (even empty), else first in the file. The value is written
+// as a plain string.
 func (s *Stack) SetEncryptionSalt(v string) {
 	if n := s.field("encryptionsalt", false); n != nil {
-		n.Value = v
+		n.Kind, n.Tag, n.Style, n.Value = yaml.ScalarNode, "!!str", 0, v
 	} else {
 		root := s.root()
 		root.Content = append([]*yaml.Node{
@@ -612,12 +662,10 @@ func (s *Stack) Bytes() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Save writes the file atomically when it changed (the mode of an existing
-// file is kept; a new one is 0600, as it may hold ciphertexts).
-func (s *Stack) Save() error {
-	if !s.changed && s.exists {
-		return nil
-	}
+// save writes the file atomically (the mode of an existing file is kept; a
+// new one is 0600, as it may hold ciphertexts). Callers hold the file's
+// lock: see UpdateStack.
+func (s *Stack) save() error {
 	data, err := s.Bytes()
 	if err != nil {
 		return err
@@ -661,4 +709,36 @@ func (s *Stack) Line(key string) int {
 		return 0
 	}
 	return k.Line
+}
+
+// SecretEntries returns the top-level keys that hold a secure value (a
+// secret, or a structured value with a secret inside), in file order.
+func (s *Stack) SecretEntries() []Entry {
+	cfg := s.config(false)
+	if cfg == nil {
+		return nil
+	}
+	var out []Entry
+	for i := 0; i+1 < len(cfg.Content); i += 2 {
+		if holdsSecure(cfg.Content[i+1]) {
+			out = append(out, entryOf(cfg.Content[i], cfg.Content[i+1]))
+		}
+	}
+	return out
+}
+
+// holdsSecure reports whether v is or holds a {secure: ...} value.
+func holdsSecure(v *yaml.Node) bool {
+	if _, ok := secureValue(v); ok {
+		return true
+	}
+	if v.Kind != yaml.MappingNode && v.Kind != yaml.SequenceNode {
+		return false
+	}
+	for _, c := range v.Content {
+		if holdsSecure(c) {
+			return true
+		}
+	}
+	return false
 }

@@ -60,7 +60,7 @@ func TestRoundTripKeepsCommentsOrderAndMode(t *testing.T) {
 	if err := s.Set(ctx, "eks:min_size", "4", false, false, c); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Save(); err != nil {
+	if err := s.save(); err != nil {
 		t.Fatal(err)
 	}
 	out, _ := os.ReadFile(p)
@@ -98,7 +98,7 @@ func TestSecrets(t *testing.T) {
 	if err := s.Set(ctx, "app:adminPassword", "hunter22", true, false, c); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Save(); err != nil {
+	if err := s.save(); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(p)

@@ -60,11 +60,8 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 		}
 		s.printReport(rep)
 	}
-	c, err := s.Crypter()
+	c, err := s.Crypter() // writes the encryptionsalt of a new stack
 	if err != nil {
-		return nil, err
-	}
-	if err := s.Config.Save(); err != nil { // a new encryptionsalt
 		return nil, err
 	}
 	b, err := s.Backend()

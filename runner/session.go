@@ -5,15 +5,12 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
-	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/runner/graph"
 	"github.com/runnerhq/runner/runner/prompt"
@@ -50,6 +47,9 @@ type Session struct {
 
 	backend *backend.Folder
 	crypter *config.Crypter
+	// staged are config changes made by validation, written together by
+	// saveConfig.
+	staged []func(*config.Stack) error
 }
 
 // ConfigDir is where a workspace keeps its config, as in a MARA checkout.
@@ -100,6 +100,7 @@ func Open(opts Options) (*Session, error) {
 	if err != nil {
 		return nil, Usage(err)
 	}
+	warnFile(opts, env.Warnings)
 	stack, err := env.ResolveStack(opts.Stack)
 	if err != nil {
 		return nil, Usage(err)
@@ -167,75 +168,6 @@ func (s *Session) Backend() (*backend.Folder, error) {
 	return s.backend, nil
 }
 
-// Crypter returns the stack's passphrase crypter. A stack config without an
-// encryptionsalt gets a fresh one (written on the next save). The
-// passphrase comes from PULUMI_CONFIG_PASSPHRASE, then
-// PULUMI_CONFIG_PASSPHRASE_FILE, then a prompt on a terminal.
-func (s *Session) Crypter() (*config.Crypter, error) {
-	if s.crypter != nil {
-		return s.crypter, nil
-	}
-	salt := s.Config.EncryptionSalt()
-	pass, err := s.passphrase(salt == "")
-	if err != nil {
-		return nil, err
-	}
-	if salt == "" {
-		c, err := config.NewCrypter(pass)
-		if err != nil {
-			return nil, err
-		}
-		s.Config.SetEncryptionSalt(c.EncryptionSalt())
-		s.crypter = c
-		return c, nil
-	}
-	c, err := config.OpenCrypter(pass, salt)
-	if err != nil {
-		if errors.Is(err, config.ErrIncorrectPassphrase) {
-			return nil, Invalid(fmt.Errorf("incorrect passphrase for stack %s (%s): check PULUMI_CONFIG_PASSPHRASE: %w", s.StackName, s.ConfigPath, err))
-		}
-		return nil, Invalid(fmt.Errorf("reading the encryptionsalt of %s: %w", s.ConfigPath, err))
-	}
-	s.crypter = c
-	return c, nil
-}
-
-func (s *Session) passphrase(isNew bool) (string, error) {
-	p, ok, err := config.PassphraseFromEnv(nil)
-	if err != nil {
-		return "", Invalid(err)
-	}
-	if ok {
-		return p, nil
-	}
-	io := s.IO()
-	if !io.CanPrompt() {
-		return "", Invalid(fmt.Errorf("the stack %s needs its passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE); there is no terminal to ask for it", s.StackName))
-	}
-	a := s.asker()
-	p, err = a.Password(fmt.Sprintf("Passphrase of stack %s", s.StackName), "protects the stack's secrets", nonEmpty)
-	if err != nil {
-		return "", err
-	}
-	if isNew {
-		again, err := a.Password("Re-enter the passphrase to confirm", "", nil)
-		if err != nil {
-			return "", err
-		}
-		if again != p {
-			return "", Invalid(errors.New("the passphrases do not match"))
-		}
-	}
-	return p, nil
-}
-
-func nonEmpty(v string) error {
-	if strings.TrimSpace(v) == "" {
-		return errors.New("must not be empty")
-	}
-	return nil
-}
-
 // IO returns the session's streams.
 func (s *Session) IO() *term.IO {
 	if s.Opts.IO == nil {
@@ -252,15 +184,6 @@ func (s *Session) asker() prompt.Asker {
 		return s.Opts.Asker
 	}
 	return prompt.Survey{IO: s.IO()}
-}
-
-// SecretsProvider is what the snapshots record of the stack's encryption.
-func (s *Session) SecretsProvider() *state.SecretsProvider {
-	salt := s.Config.EncryptionSalt()
-	if salt == "" {
-		return nil
-	}
-	return &state.SecretsProvider{Type: "passphrase", State: []byte(fmt.Sprintf(`{"salt":%q}`, salt))}
 }
 
 // DataDir is where the provider's local files live for the stack.

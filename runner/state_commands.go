@@ -40,6 +40,7 @@ func OpenStacks(opts Options) (*Stacks, error) {
 	if err != nil {
 		return nil, Usage(err)
 	}
+	warnFile(opts, env.Warnings)
 	if err := env.Apply(); err != nil {
 		return nil, err
 	}
@@ -103,11 +104,16 @@ func (s *Stacks) Crypter(stack string) (*config.Crypter, error) {
 	if err != nil {
 		return nil, Invalid(err)
 	}
-	if cfg.EncryptionSalt() == "" {
+	env, err := config.LoadEnv(EnvFilePath(s.Opts, s.Workspace))
+	if err != nil {
+		return nil, Usage(err)
+	}
+	sess := &Session{Opts: s.Opts, Workspace: s.Workspace, Env: env, StackName: stack, Config: cfg, ConfigPath: path, backend: s.Backend}
+	c, err := sess.openCrypter(false)
+	if errors.Is(err, errNoSalt) {
 		return nil, Invalid(fmt.Errorf("stack %s has no encryptionsalt in %s; create the stack with `runner stack init %s`", stack, path, stack))
 	}
-	sess := &Session{Opts: s.Opts, Workspace: s.Workspace, StackName: stack, Config: cfg, ConfigPath: path}
-	return sess.Crypter()
+	return c, err
 }
 
 // StackListing is one stack of `stack ls`.
@@ -408,8 +414,8 @@ func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig
 		}
 	}
 	if !preserveConfig && cfgErr == nil {
-		if err := os.Remove(cfgPath); err != nil {
-			return warnings, fmt.Errorf("removing %s: %w", cfgPath, err)
+		if err := config.RemoveStack(cfgPath); err != nil {
+			return warnings, err
 		}
 	}
 	return warnings, nil
@@ -437,10 +443,8 @@ func (s *Stacks) Init(stack string) (string, error) {
 		return "", Invalid(err)
 	}
 	sess := &Session{Opts: s.Opts, Workspace: s.Workspace, StackName: stack, Config: cfg, ConfigPath: path}
-	if _, err := sess.Crypter(); err != nil { // asks twice on a terminal for a new stack
-		return "", err
-	}
-	if err := cfg.Save(); err != nil {
+	// Writes the file with its encryptionsalt (asks twice on a terminal).
+	if _, err := sess.Crypter(); err != nil {
 		return "", err
 	}
 	return path, s.Select(stack)

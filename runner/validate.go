@@ -102,10 +102,7 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 			return Invalid(fmt.Errorf("the config of stack %s (%s) is not valid for provider %s: %w", s.StackName, s.ConfigPath, s.Provider.Name, err))
 		}
 	}
-	if err := s.Config.Save(); err != nil {
-		return err
-	}
-	return nil
+	return s.saveConfig()
 }
 
 // checkPresent reports whether q's key is set, validating the value.
@@ -222,7 +219,9 @@ func (s *Session) setValue(ctx context.Context, key, value string, secret bool) 
 			return err
 		}
 	}
-	return s.Config.Set(ctx, key, value, secret, false, c)
+	return s.stage(func(st *config.Stack) error {
+		return st.Set(ctx, key, value, secret, false, c)
+	})
 }
 
 // getter returns config values as strings for a provider's Validate.

@@ -151,7 +151,7 @@ func TestValidateNonInteractiveFillsDefaults(t *testing.T) {
 		t.Fatal("a secure value that does not decrypt was accepted")
 	}
 	s = session(t, false, nil, "config:\n  t:name: abc\n")
-	if err := s.Config.Set(context.Background(), "t:password", "pw", true, false, mustCrypter(t, s)); err != nil {
+	if err := s.SetConfig(context.Background(), "t:password", "pw", true, false); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := s.Validate(context.Background())
@@ -166,21 +166,9 @@ func TestValidateNonInteractiveFillsDefaults(t *testing.T) {
 	}
 }
 
-func mustCrypter(t *testing.T, s *Session) *config.Crypter {
-	t.Helper()
-	c, err := s.Crypter()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func TestWrongPassphraseIsAValidationError(t *testing.T) {
 	s := session(t, false, nil, "")
-	if _, err := s.Crypter(); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Config.Save(); err != nil {
+	if _, err := s.Crypter(); err != nil { // writes the new stack's encryptionsalt
 		t.Fatal(err)
 	}
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "other")

@@ -94,16 +94,7 @@ func configCommand(tio *term.IO) *cli.Command {
 					if err != nil {
 						return err
 					}
-					var cr *config.Crypter
-					if c.Bool("secret") || s.Config.EncryptionSalt() == "" {
-						if cr, err = s.Crypter(); err != nil {
-							return err
-						}
-					}
-					if err := s.Config.Set(c.Context, key, value, c.Bool("secret"), c.Bool("path"), cr); err != nil {
-						return runner.Usage(err)
-					}
-					return s.Config.Save()
+					return s.SetConfig(c.Context, key, value, c.Bool("secret"), c.Bool("path"))
 				},
 			},
 			{
@@ -117,14 +108,7 @@ func configCommand(tio *term.IO) *cli.Command {
 					if err != nil {
 						return err
 					}
-					ok, err := s.Config.Remove(c.Args().First(), c.Bool("path"))
-					if err != nil {
-						return runner.Usage(err)
-					}
-					if !ok {
-						return fmt.Errorf("the config key %s is not set on stack %s", c.Args().First(), s.StackName)
-					}
-					return s.Config.Save()
+					return s.RemoveConfig(c.Args().First(), c.Bool("path"))
 				},
 			},
 		},

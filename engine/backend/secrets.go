@@ -1,0 +1,95 @@
+package backend
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// StateSecrets is what one project's state on a stack records of its
+// secrets, read without decrypting anything.
+type StateSecrets struct {
+	Project string
+	// Path is the project's snapshot file.
+	Path string
+	// Provider is the snapshot's secrets provider, as Pulumi records it
+	// (nil when the snapshot records none, or there is no snapshot).
+	Provider *state.SecretsProvider
+	// HasSecrets is set when the snapshot or a leftover journal holds a
+	// secret value.
+	HasSecrets bool
+}
+
+// Salt returns the "salt" of a passphrase secrets provider ("" when the
+// state records no passphrase provider).
+func (s StateSecrets) Salt() string {
+	if s.Provider == nil || s.Provider.Type != "passphrase" {
+		return ""
+	}
+	var st struct {
+		Salt string `json:"salt"`
+	}
+	if json.Unmarshal(s.Provider.State, &st) != nil {
+		return ""
+	}
+	return st.Salt
+}
+
+// StackSecrets returns, for every project with state on stack (sorted by
+// project), what its state records of its secrets. It only reads files.
+func (f *Folder) StackSecrets(stack string) ([]StateSecrets, error) {
+	if err := checkName("stack", stack); err != nil {
+		return nil, err
+	}
+	projects, err := f.projects(stack)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]StateSecrets, 0, len(projects))
+	for _, project := range projects {
+		s, err := f.stateSecrets(project, stack)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (f *Folder) stateSecrets(project, stack string) (StateSecrets, error) {
+	p, err := f.paths(project, stack)
+	if err != nil {
+		return StateSecrets{}, err
+	}
+	out := StateSecrets{Project: project, Path: p.snapshot}
+	secret := []byte(state.SecretSig)
+	snap, err := readOptional(p.snapshot)
+	if err != nil {
+		return out, err
+	}
+	if snap != nil {
+		var d struct {
+			Deployment struct {
+				SecretsProviders *struct {
+					Type  string          `json:"type"`
+					State json.RawMessage `json:"state"`
+				} `json:"secrets_providers"`
+			} `json:"deployment"`
+		}
+		if err := json.Unmarshal(snap, &d); err != nil {
+			return out, fmt.Errorf("reading the secrets provider of the state file %s: %w", p.snapshot, err)
+		}
+		if sp := d.Deployment.SecretsProviders; sp != nil {
+			out.Provider = &state.SecretsProvider{Type: sp.Type, State: sp.State}
+		}
+		out.HasSecrets = bytes.Contains(snap, secret)
+	}
+	journal, err := readOptional(p.journal)
+	if err != nil {
+		return out, err
+	}
+	out.HasSecrets = out.HasSecrets || bytes.Contains(journal, secret)
+	return out, nil
+}

@@ -1,0 +1,312 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// errNoSalt is returned by openCrypter(false) for a stack with no salt and
+// no secret anywhere.
+var errNoSalt = errors.New("the stack has no encryptionsalt")
+
+// Crypter returns the stack's passphrase crypter. Its salt keeps every
+// secret of the stack readable, as Pulumi reads state with the salt the
+// snapshot records:
+//   - the stack config's encryptionsalt, when every state of the stack that
+//     records a salt records the same one (else an error names the file and
+//     the state that disagree);
+//   - when the stack config has none, the salt the stack's states record,
+//     checked against the passphrase and then written into the stack config;
+//   - a fresh salt, written into the stack config, only for a stack with no
+//     secret anywhere (neither in its config nor in any state).
+//
+// The passphrase comes from PULUMI_CONFIG_PASSPHRASE, then
+// PULUMI_CONFIG_PASSPHRASE_FILE, then a prompt on a terminal; a wrong one
+// is an error naming where it came from.
+func (s *Session) Crypter() (*config.Crypter, error) {
+	return s.openCrypter(true)
+}
+
+func (s *Session) openCrypter(mayCreate bool) (*config.Crypter, error) {
+	if s.crypter != nil {
+		return s.crypter, nil
+	}
+	states, err := s.stateSecrets()
+	if err != nil {
+		return nil, err
+	}
+	var c *config.Crypter
+	if salt := s.Config.EncryptionSalt(); salt != "" {
+		if err := s.checkStateSalts(salt, states); err != nil {
+			return nil, err
+		}
+		c, err = s.openWith(salt, "the encryptionsalt of "+s.ConfigPath)
+	} else {
+		c, err = s.cryptFromStates(states, mayCreate)
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.crypter = c
+	return c, nil
+}
+
+// cryptFromStates opens the crypter of a stack config without salt: with
+// the salt its states record, else (mayCreate, and no secret anywhere) a
+// fresh one. The salt is written into the stack config.
+func (s *Session) cryptFromStates(states []backend.StateSecrets, mayCreate bool) (*config.Crypter, error) {
+	salt, from, err := s.stateSalt(states)
+	if err != nil {
+		return nil, err
+	}
+	if salt != "" {
+		c, err := s.openWith(salt, from)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.adoptSalt(salt, from); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(s.IO().Err, "warning: %s had no encryptionsalt; wrote into it %s\n", s.ConfigPath, from)
+		return c, nil
+	}
+	if err := s.checkNoSecrets(states); err != nil {
+		return nil, err
+	}
+	if !mayCreate {
+		return nil, errNoSalt
+	}
+	return s.freshCrypter()
+}
+
+// stateSecrets reads what each project's state on the stack records of its
+// secrets. A backend folder that does not exist yet holds no state (and is
+// not created).
+func (s *Session) stateSecrets() ([]backend.StateSecrets, error) {
+	if s.backend == nil {
+		url := BackendURL(s.Opts, s.Workspace)
+		dir, isFile := strings.CutPrefix(url, "file://")
+		if !strings.Contains(url, "://") {
+			dir, isFile = url, true
+		}
+		if abs, err := filepath.Abs(dir); isFile && err == nil {
+			if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+				return nil, nil
+			}
+		}
+	}
+	b, err := s.Backend()
+	if err != nil {
+		return nil, err
+	}
+	states, err := b.StackSecrets(s.StackName)
+	if err != nil {
+		return nil, Invalid(fmt.Errorf("reading how the state of stack %s is encrypted: %w", s.StackName, err))
+	}
+	return states, nil
+}
+
+// stateName names a project's state for messages.
+func stateName(st backend.StateSecrets) string {
+	return fmt.Sprintf("the state of project %s (%s)", st.Project, st.Path)
+}
+
+// checkStateSalts refuses a stack config whose salt is not the one a state
+// records: that state's secrets would not decrypt.
+func (s *Session) checkStateSalts(salt string, states []backend.StateSecrets) error {
+	for _, st := range states {
+		if other := st.Salt(); other != "" && other != salt {
+			return Invalid(fmt.Errorf("the encryptionsalt of %s differs from the salt recorded in %s, so the state's secrets cannot be read with it; "+
+				"if the stack config was replaced, put back the salt the state records (encryptionsalt: %s)", s.ConfigPath, stateName(st), other))
+		}
+	}
+	return nil
+}
+
+// stateSalt returns the salt the stack's states record ("" when none does)
+// and names where it was found. States that record different salts are an
+// error naming two of them.
+func (s *Session) stateSalt(states []backend.StateSecrets) (salt, from string, err error) {
+	var first backend.StateSecrets
+	for _, st := range states {
+		v := st.Salt()
+		switch {
+		case v == "":
+		case salt == "":
+			salt, first = v, st
+		case v != salt:
+			return "", "", Invalid(fmt.Errorf("%s has no encryptionsalt, and the states of stack %s record different salts: %s and %s; put the right encryptionsalt into %s",
+				s.ConfigPath, s.StackName, stateName(first), stateName(st), s.ConfigPath))
+		}
+	}
+	if salt == "" {
+		return "", "", nil
+	}
+	return salt, "the salt recorded in " + stateName(first), nil
+}
+
+// checkNoSecrets refuses to make a fresh salt for a stack that holds
+// secrets: they were encrypted under a salt that is lost, and a new one
+// would hide that behind a "wrong passphrase".
+func (s *Session) checkNoSecrets(states []backend.StateSecrets) error {
+	if secrets := s.Config.SecretEntries(); len(secrets) > 0 {
+		e := secrets[0]
+		return Invalid(fmt.Errorf("%s line %d: %s is a secret, but the file has no encryptionsalt to decrypt it and no state of stack %s records one; "+
+			"put back the file's encryptionsalt line (from a backup or version control), or remove its secret values and set them again", s.ConfigPath, e.Line, e.Key, s.StackName))
+	}
+	for _, st := range states {
+		if st.Provider != nil && st.Provider.Type != "passphrase" {
+			return Invalid(fmt.Errorf("%s records a %q secrets provider, which runner cannot open, and %s has no encryptionsalt; runner keeps secrets with a passphrase only",
+				stateName(st), st.Provider.Type, s.ConfigPath))
+		}
+		if st.HasSecrets {
+			return Invalid(fmt.Errorf("%s holds secrets but records no salt to decrypt them, and %s has no encryptionsalt; put back the file's encryptionsalt line (from a backup or version control)",
+				stateName(st), s.ConfigPath))
+		}
+	}
+	return nil
+}
+
+// openWith checks the passphrase against salt (what names it for messages).
+func (s *Session) openWith(salt, what string) (*config.Crypter, error) {
+	pass, err := s.passphrase(false)
+	if err != nil {
+		return nil, err
+	}
+	return s.openWithPassphrase(pass, salt, what)
+}
+
+func (s *Session) openWithPassphrase(pass config.Passphrase, salt, what string) (*config.Crypter, error) {
+	c, err := config.OpenCrypter(pass.Value, salt)
+	if errors.Is(err, config.ErrIncorrectPassphrase) {
+		return nil, Invalid(fmt.Errorf("%w for stack %s: the passphrase from %s does not open %s; %s", err, s.StackName, pass.Source, what, pass.Fix))
+	}
+	if err != nil {
+		return nil, Invalid(fmt.Errorf("reading %s: %w", what, err))
+	}
+	return c, nil
+}
+
+// adoptSalt writes salt (from a state) into a stack config that has none.
+func (s *Session) adoptSalt(salt, from string) error {
+	_, err := s.updateFile(func(st *config.Stack) error {
+		switch cur := st.EncryptionSalt(); {
+		case cur == "":
+			st.SetEncryptionSalt(salt)
+		case cur != salt:
+			return Invalid(fmt.Errorf("another command wrote an encryptionsalt into %s that differs from %s; check the file and run this command again", s.ConfigPath, from))
+		}
+		return nil
+	})
+	return err
+}
+
+// freshCrypter makes a new salt for the passphrase (asked twice on a
+// terminal) and writes it into the stack config. If another command wrote
+// one meanwhile, that one is used.
+func (s *Session) freshCrypter() (*config.Crypter, error) {
+	pass, err := s.passphrase(true)
+	if err != nil {
+		return nil, err
+	}
+	c, err := config.NewCrypter(pass.Value)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := s.updateFile(func(st *config.Stack) error {
+		if st.EncryptionSalt() == "" {
+			st.SetEncryptionSalt(c.EncryptionSalt())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if salt := existing.EncryptionSalt(); salt != c.EncryptionSalt() {
+		// The key is derived outside the file's lock: it takes a second.
+		return s.openWithPassphrase(pass, salt, "the encryptionsalt of "+s.ConfigPath)
+	}
+	return c, nil
+}
+
+// updateFile changes the stack config on disk under its lock and records
+// in the session's config the salt it then holds (the session's other
+// changes, staged by validation, stay as they are). It returns the file as
+// written.
+func (s *Session) updateFile(edit func(*config.Stack) error) (*config.Stack, error) {
+	st, err := config.UpdateStack(s.ConfigPath, edit)
+	if err != nil {
+		return nil, fileError(err)
+	}
+	if salt := st.EncryptionSalt(); salt != "" && salt != s.Config.EncryptionSalt() {
+		s.Config.SetEncryptionSalt(salt)
+	}
+	return st, nil
+}
+
+// fileError makes a stack config that cannot be read a validation error.
+func fileError(err error) error {
+	var pe *config.ParseError
+	var de *config.DuplicateKeyError
+	if errors.As(err, &pe) || errors.As(err, &de) {
+		return Invalid(err)
+	}
+	return err
+}
+
+// passphrase returns the stack's passphrase and where it came from.
+func (s *Session) passphrase(isNew bool) (config.Passphrase, error) {
+	p, ok, err := config.PassphraseFromEnv(nil, s.Env)
+	if err != nil {
+		return p, Invalid(err)
+	}
+	if ok {
+		return p, nil
+	}
+	io := s.IO()
+	if !io.CanPrompt() {
+		return p, Invalid(fmt.Errorf("the stack %s needs its passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE); there is no terminal to ask for it", s.StackName))
+	}
+	a := s.asker()
+	v, err := a.Password(fmt.Sprintf("Passphrase of stack %s", s.StackName), "protects the stack's secrets", nonEmpty)
+	if err != nil {
+		return p, err
+	}
+	if isNew {
+		again, err := a.Password("Re-enter the passphrase to confirm", "", nil)
+		if err != nil {
+			return p, err
+		}
+		if again != v {
+			return p, Invalid(errors.New("the passphrases do not match"))
+		}
+	}
+	return config.PromptedPassphrase(v), nil
+}
+
+func nonEmpty(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("must not be empty")
+	}
+	return nil
+}
+
+// SecretsProvider is what the snapshots record of the stack's encryption:
+// the salt of the crypter in use.
+func (s *Session) SecretsProvider() *state.SecretsProvider {
+	salt := s.Config.EncryptionSalt()
+	if s.crypter != nil {
+		salt = s.crypter.EncryptionSalt()
+	}
+	if salt == "" {
+		return nil
+	}
+	return &state.SecretsProvider{Type: "passphrase", State: fmt.Appendf(nil, `{"salt":%q}`, salt)}
+}
