@@ -349,16 +349,28 @@ func revealSecrets(ctx context.Context, v any, c *config.Crypter) (any, error) {
 // Import checks data (schema, integrity, URNs of this project and stack,
 // secrets that open with the stack's passphrase) and makes it the
 // project's state, atomically and under the lock; anything wrong leaves
-// the current state untouched.
+// the current state untouched. Secrets in plaintext form (an export made
+// with --show-secrets) are encrypted with the stack's passphrase first, so
+// that no plaintext secret is ever stored.
 func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte) error {
 	c, err := s.Crypter(stack)
 	if err != nil {
 		return err
 	}
+	data, _, err = state.SealPlaintextSecrets(ctx, data, c, passphraseProvider(c.EncryptionSalt()))
+	if err != nil {
+		return Invalid(fmt.Errorf("importing into project %s of stack %s: %w; the current state was left as it was", project, stack, err))
+	}
 	if err := s.Backend.Import(ctx, project, stack, data, c); err != nil {
 		return Invalid(fmt.Errorf("%w; the current state was left as it was", err))
 	}
 	return nil
+}
+
+// passphraseProvider is what a snapshot records of a passphrase crypter
+// with salt, as Session.SecretsProvider writes it.
+func passphraseProvider(salt string) *state.SecretsProvider {
+	return &state.SecretsProvider{Type: "passphrase", State: []byte(fmt.Sprintf(`{"salt":%q}`, salt))}
 }
 
 // History returns the operations on stack (of project only, when set),
