@@ -130,9 +130,29 @@ type ProjectListing struct {
 	Pending    int        `json:"pendingOperations,omitempty"`
 	LastUpdate *time.Time `json:"lastUpdate,omitempty"`
 	LastResult string     `json:"lastResult,omitempty"`
+	// Error says why the project's state could not be read ("" when it could).
+	Error string `json:"error,omitempty"`
+}
+
+// UnreadableStateError is a listing that is complete but for the state of
+// some projects, which could not be read (a corrupt snapshot, say).
+type UnreadableStateError struct {
+	Problems []error
+}
+
+func (e *UnreadableStateError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the state of %d project(s) could not be read; the rest is listed:", len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  " + p.Error())
+	}
+	b.WriteString("\nrestore a project's state from a copy in its history folder with `runner --stack STACK stack import --project PROJECT --file COPY`")
+	return b.String()
 }
 
 // List returns every stack known to the workspace: config files and state.
+// A project whose state cannot be read is listed with its Error set, and
+// the listing, complete otherwise, comes with an *UnreadableStateError.
 func (s *Stacks) List() ([]StackListing, error) {
 	byName := map[string]*StackListing{}
 	get := func(name string) *StackListing {
@@ -154,12 +174,15 @@ func (s *Stacks) List() ([]StackListing, error) {
 	if err != nil {
 		return nil, err
 	}
+	var problems []error
 	for _, info := range infos {
 		l := get(info.Name)
 		for _, p := range info.Projects {
 			sum, err := s.Backend.Summary(p, info.Name)
 			if err != nil && !errors.Is(err, backend.ErrNotFound) {
-				return nil, err
+				l.Projects = append(l.Projects, ProjectListing{Name: p, Error: "unreadable: " + err.Error()})
+				problems = append(problems, fmt.Errorf("stack %s, project %s: unreadable: %w", info.Name, p, err))
+				continue
 			}
 			pl := ProjectListing{Name: p, Resources: sum.Resources, Pending: sum.Pending}
 			if sum.LastUpdate != nil {
@@ -189,6 +212,9 @@ func (s *Stacks) List() ([]StackListing, error) {
 		out = append(out, *l)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(problems) > 0 {
+		return out, &UnreadableStateError{Problems: problems}
+	}
 	return out, nil
 }
 
