@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,9 +61,15 @@ func TestReadyWaitsForItsOwnListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	// pid 1 is never the holder of the test's listener.
+	// A process of a session of its own, which holds no listener.
+	other := exec.Command("sleep", "60")
+	other.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = other.Process.Kill(); _ = other.Wait() }()
 	go func() { time.Sleep(300 * time.Millisecond); exited <- fmt.Errorf("exit status 1") }()
-	err = waitReady(context.Background(), addr, 1, 5*time.Second, exited)
+	err = waitReady(context.Background(), addr, other.Process.Pid, 5*time.Second, exited)
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
 		t.Fatalf("waitReady with the port held by another process: %v", err)
 	}
