@@ -12,10 +12,7 @@ import (
 // leaves commented out, passes once they are set, and up still stops
 // before changing anything.
 func TestAWSValidateWithMARAExample(t *testing.T) {
-	example, err := os.ReadFile(filepath.Join(repoRoot(), "..", "shared", "mara", "Pulumi.stackname.yaml.example"))
-	if err != nil {
-		t.Skipf("MARA's example is not beside the repository: %v", err)
-	}
+	example := maraExample(t)
 	dir := workspace(t)
 	cfgDir := filepath.Join(dir, "config", "pulumi")
 	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
@@ -38,6 +35,12 @@ func TestAWSValidateWithMARAExample(t *testing.T) {
 			t.Fatalf("config set %s: exit %d %s", key, set.Code, set.Stderr)
 		}
 	}
+	// MARA's example puts its zones (us-west-1a, us-west-1b) in another
+	// region than its aws:region (us-east-1): named, then fixed.
+	if r := run(t, dir, "", nil, "-s", "dev", "-p", "aws", "validate"); r.Code != 3 || !strings.Contains(r.Stderr, "the zone us-west-1a is in region us-west-1, not in aws:region us-east-1") {
+		t.Fatalf("validate with MARA's zones: exit %d\n%s", r.Code, r.Stderr)
+	}
+	ok(t, dir, "-s", "dev", "config", "set", "aws:region", "us-west-1")
 	ok(t, dir, "-s", "dev", "-p", "aws", "validate")
 
 	saved, _ := os.ReadFile(filepath.Join(cfgDir, "Pulumi.dev.yaml"))

@@ -25,7 +25,8 @@ func TestExitCodes(t *testing.T) {
 		{"show-execution alias", []string{"-p", "aws", "show-execution"}, 0, "└──  6. sirius"},
 		{"list-providers alias", []string{"--json", "list-providers"}, 0, `"deployable": false`},
 		{"no stack", []string{"preview"}, 2, "no stack selected"},
-		{"missing config", []string{"-s", "dev", "preview"}, 3, "config set --secret app:adminPassword"},
+		{"no such stack", []string{"-s", "dev", "preview"}, 3, "stack dev does not exist in this workspace"},
+		{"missing config", []string{"-s", "dev", "up", "--yes"}, 3, "config set --secret app:adminPassword"},
 		{"aws refuses to deploy", []string{"-s", "dev", "-p", "aws", "up", "--yes"}, 1, "does not have yet"},
 	}
 	for _, tt := range tests {

@@ -90,6 +90,15 @@ type Question struct {
 	Optional bool
 	// Validate checks an answer (nil: anything non-empty).
 	Validate func(value string) error
+	// Agrees, when set, checks an answer against the others already given
+	// (get returns a key's value): the zones against the region, say. Its
+	// error names the other key and its value. On a terminal a value that
+	// disagrees is asked again; without one it is an error.
+	Agrees func(value string, get func(key string) (string, bool)) error
+	// DefaultFrom, when set, derives the default from the answers already
+	// given (the region from the zones, say) and comes before Default, so
+	// that no default contradicts them. "" means it has none.
+	DefaultFrom func(get func(key string) (string, bool)) string
 }
 
 // Provider is an infrastructure provider.

@@ -5,9 +5,11 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
@@ -90,8 +92,28 @@ func StackConfigPath(workspace, stack string) string {
 // Open opens the workspace for a command that needs a stack: it reads the
 // environment file (creating it or adding PULUMI_STACK as MARA does),
 // applies it to the process environment, resolves the stack, the provider
-// and its graph, and reads the stack config.
-func Open(opts Options) (*Session, error) {
+// and its graph, and reads the stack config. A stack that does not exist
+// yet is created by the first save (up, validate, config set).
+func Open(opts Options) (*Session, error) { return open(opts, true) }
+
+// OpenExisting opens the workspace as Open does, for a command that works
+// on a stack that must already exist (preview, refresh, destroy): a stack
+// with neither a config file nor state is a *NoStackError (exit 3), and
+// then nothing is written: no environment file, no PULUMI_STACK line, no
+// backend folder.
+func OpenExisting(opts Options) (*Session, error) { return open(opts, false) }
+
+// NoStackError is a stack that has neither a config file nor state.
+type NoStackError struct {
+	Stack, ConfigPath, Backend string
+}
+
+func (e *NoStackError) Error() string {
+	return fmt.Sprintf("stack %s does not exist in this workspace: there is no %s and no state for it in %s; create it with `runner stack init %s`, or with `runner --stack %s up`, which asks for its config",
+		e.Stack, e.ConfigPath, e.Backend, e.Stack, e.Stack)
+}
+
+func open(opts Options, create bool) (*Session, error) {
 	ws, err := Workspace(opts)
 	if err != nil {
 		return nil, err
@@ -101,12 +123,23 @@ func Open(opts Options) (*Session, error) {
 		return nil, Usage(err)
 	}
 	warnFile(opts, env.Warnings)
+	if !create && opts.Stack != "" && env.Values[config.StackVar] == "" {
+		// ResolveStack would record the stack in the environment file.
+		if err := mustExist(opts, ws, opts.Stack); err != nil {
+			return nil, err
+		}
+	}
 	stack, err := env.ResolveStack(opts.Stack)
 	if err != nil {
 		return nil, Usage(err)
 	}
 	if !config.ValidStackName(stack) {
 		return nil, Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
+	}
+	if !create {
+		if err := mustExist(opts, ws, stack); err != nil {
+			return nil, err
+		}
 	}
 	if err := env.Apply(); err != nil {
 		return nil, err
@@ -120,6 +153,45 @@ func Open(opts Options) (*Session, error) {
 		return nil, Invalid(err)
 	}
 	return s, nil
+}
+
+// mustExist fails with a *NoStackError (a validation error) unless stack
+// has a config file or state, creating nothing to find out.
+func mustExist(opts Options, ws, stack string) error {
+	if !config.ValidStackName(stack) {
+		return Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
+	}
+	path := StackConfigPath(ws, stack)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	url := BackendURL(opts, ws)
+	dir := url // a folder: file://DIR or a plain path (opening it would create it)
+	if scheme, rest, ok := strings.Cut(url, "://"); ok {
+		dir = ""
+		if scheme == "file" {
+			dir = rest
+		}
+	}
+	if dir != "" {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
+		}
+	}
+	b, err := OpenBackend(opts, ws)
+	if err != nil {
+		return err
+	}
+	infos, err := b.ListStacks()
+	if err != nil {
+		return err
+	}
+	for _, info := range infos {
+		if info.Name == stack {
+			return nil
+		}
+	}
+	return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
 }
 
 func (s *Session) openProvider() error {

@@ -136,9 +136,29 @@ type ProjectListing struct {
 	Pending    int        `json:"pendingOperations,omitempty"`
 	LastUpdate *time.Time `json:"lastUpdate,omitempty"`
 	LastResult string     `json:"lastResult,omitempty"`
+	// Error says why the project's state could not be read ("" when it could).
+	Error string `json:"error,omitempty"`
+}
+
+// UnreadableStateError is a listing that is complete but for the state of
+// some projects, which could not be read (a corrupt snapshot, say).
+type UnreadableStateError struct {
+	Problems []error
+}
+
+func (e *UnreadableStateError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the state of %d project(s) could not be read; the rest is listed:", len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n  " + p.Error())
+	}
+	b.WriteString("\nrestore a project's state from a copy in its history folder with `runner --stack STACK stack import --project PROJECT --file COPY`")
+	return b.String()
 }
 
 // List returns every stack known to the workspace: config files and state.
+// A project whose state cannot be read is listed with its Error set, and
+// the listing, complete otherwise, comes with an *UnreadableStateError.
 func (s *Stacks) List() ([]StackListing, error) {
 	byName := map[string]*StackListing{}
 	get := func(name string) *StackListing {
@@ -160,12 +180,15 @@ func (s *Stacks) List() ([]StackListing, error) {
 	if err != nil {
 		return nil, err
 	}
+	var problems []error
 	for _, info := range infos {
 		l := get(info.Name)
 		for _, p := range info.Projects {
 			sum, err := s.Backend.Summary(p, info.Name)
 			if err != nil && !errors.Is(err, backend.ErrNotFound) {
-				return nil, err
+				l.Projects = append(l.Projects, ProjectListing{Name: p, Error: "unreadable: " + err.Error()})
+				problems = append(problems, fmt.Errorf("stack %s, project %s: unreadable: %w", info.Name, p, err))
+				continue
 			}
 			pl := ProjectListing{Name: p, Resources: sum.Resources, Pending: sum.Pending}
 			if sum.LastUpdate != nil {
@@ -195,6 +218,9 @@ func (s *Stacks) List() ([]StackListing, error) {
 		out = append(out, *l)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(problems) > 0 {
+		return out, &UnreadableStateError{Problems: problems}
+	}
 	return out, nil
 }
 
@@ -355,16 +381,28 @@ func revealSecrets(ctx context.Context, v any, c *config.Crypter) (any, error) {
 // Import checks data (schema, integrity, URNs of this project and stack,
 // secrets that open with the stack's passphrase) and makes it the
 // project's state, atomically and under the lock; anything wrong leaves
-// the current state untouched.
+// the current state untouched. Secrets in plaintext form (an export made
+// with --show-secrets) are encrypted with the stack's passphrase first, so
+// that no plaintext secret is ever stored.
 func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte) error {
 	c, err := s.Crypter(stack)
 	if err != nil {
 		return err
 	}
+	data, _, err = state.SealPlaintextSecrets(ctx, data, c, passphraseProvider(c.EncryptionSalt()))
+	if err != nil {
+		return Invalid(fmt.Errorf("importing into project %s of stack %s: %w; the current state was left as it was", project, stack, err))
+	}
 	if err := s.Backend.Import(ctx, project, stack, data, c); err != nil {
 		return Invalid(fmt.Errorf("%w; the current state was left as it was", err))
 	}
 	return nil
+}
+
+// passphraseProvider is what a snapshot records of a passphrase crypter
+// with salt, as Session.SecretsProvider writes it.
+func passphraseProvider(salt string) *state.SecretsProvider {
+	return &state.SecretsProvider{Type: "passphrase", State: []byte(fmt.Sprintf(`{"salt":%q}`, salt))}
 }
 
 // History returns the operations on stack (of project only, when set),

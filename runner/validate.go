@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -63,22 +64,37 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s line %d: %s: %s; runner ignores it", s.ConfigPath, p.Line, p.Key, p.Msg))
 	}
 	var missing []prompt.Missing
+	var conflicts []error
 	var toAsk []providers.Question
 	for _, q := range s.Provider.Questions {
 		present, err := s.checkPresent(ctx, q, rep)
 		if err != nil {
 			return err
 		}
-		if present || q.Optional {
+		if present {
+			if err := s.agrees(ctx, q); err != nil {
+				if !s.IO().CanPrompt() {
+					conflicts = append(conflicts, err)
+					continue
+				}
+				fmt.Fprintf(s.IO().Err, "%v\n", err)
+				toAsk = append(toAsk, q) // asked again
+			}
 			continue
 		}
-		def := ""
-		if q.Default != nil {
-			def = q.Default(os.Getenv)
+		if q.Optional {
+			continue
+		}
+		def := s.defaultFor(ctx, q)
+		var disagree error
+		if def != "" && q.Agrees != nil {
+			disagree = q.Agrees(def, s.getter(ctx))
 		}
 		switch {
 		case s.IO().CanPrompt():
 			toAsk = append(toAsk, q)
+		case disagree != nil: // never write a default that contradicts an answer
+			missing = append(missing, prompt.Missing{Key: q.Key, Message: fmt.Sprintf("%s (the default %s does not fit: %v)", q.Message, def, disagree), Secret: q.Secret})
 		case def != "":
 			if err := s.setValue(ctx, q.Key, def, q.Secret); err != nil {
 				return err
@@ -89,7 +105,10 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 		}
 	}
 	if len(missing) > 0 {
-		return Invalid(&prompt.MissingConfigError{Stack: s.StackName, File: s.ConfigPath, Missing: missing})
+		conflicts = append(conflicts, &prompt.MissingConfigError{Stack: s.StackName, File: s.ConfigPath, Missing: missing})
+	}
+	if len(conflicts) > 0 {
+		return Invalid(errors.Join(conflicts...))
 	}
 	for _, q := range toAsk {
 		if err := s.ask(ctx, q); err != nil {
@@ -181,11 +200,16 @@ func (s *Session) ask(ctx context.Context, q providers.Question) error {
 		if err := check(q, v); err != nil {
 			return fmt.Errorf("%s %w", q.Key, err)
 		}
+		if q.Agrees != nil {
+			if err := q.Agrees(v, s.getter(ctx)); err != nil {
+				return fmt.Errorf("%s: %w", q.Key, err)
+			}
+		}
 		return nil
 	}
-	def := ""
-	if q.Default != nil {
-		def = q.Default(os.Getenv)
+	def := s.defaultFor(ctx, q)
+	if def != "" && q.Agrees != nil && q.Agrees(def, s.getter(ctx)) != nil {
+		def = "" // a default must not contradict an answer already given
 	}
 	if q.Secret {
 		// The passphrase comes first, so that a new stack's passphrase is
@@ -222,6 +246,53 @@ func (s *Session) setValue(ctx context.Context, key, value string, secret bool) 
 	return s.stage(func(st *config.Stack) error {
 		return st.Set(ctx, key, value, secret, false, c)
 	})
+}
+
+// defaultFor returns q's default: derived from the answers already given
+// when the question can, else its own (possibly from the environment).
+func (s *Session) defaultFor(ctx context.Context, q providers.Question) string {
+	if q.DefaultFrom != nil {
+		if d := q.DefaultFrom(s.getter(ctx)); d != "" {
+			return d
+		}
+	}
+	if q.Default != nil {
+		return q.Default(os.Getenv)
+	}
+	return ""
+}
+
+// agrees checks a present value of q against the other answers, naming
+// both keys and their lines when they disagree.
+func (s *Session) agrees(ctx context.Context, q providers.Question) error {
+	if q.Agrees == nil {
+		return nil
+	}
+	get := s.getter(ctx)
+	value, ok := get(q.Key)
+	if !ok {
+		return nil
+	}
+	var read []string
+	err := q.Agrees(value, func(key string) (string, bool) {
+		read = append(read, key)
+		return get(key)
+	})
+	if err == nil {
+		return nil
+	}
+	entry, _ := s.entry(q.Key)
+	var others []string
+	for _, k := range read {
+		if e, ok := s.entry(k); ok && e.Line > 0 {
+			others = append(others, fmt.Sprintf("%s (line %d)", k, e.Line))
+		}
+	}
+	with := ""
+	if len(others) > 0 {
+		with = " with " + strings.Join(others, ", ")
+	}
+	return fmt.Errorf("%s line %d: %s %q does not agree%s: %w", s.ConfigPath, entry.Line, q.Key, value, with, err)
 }
 
 // getter returns config values as strings for a provider's Validate.

@@ -33,7 +33,11 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 			if c.Int("parallel") < 0 || c.Int("step-parallel") < 0 {
 				return usageError("--parallel and --step-parallel must not be negative")
 			}
-			s, err := runner.Open(options(c, io))
+			open := runner.OpenExisting // preview, refresh and destroy create no stack
+			if op == orchestrate.Up {
+				open = runner.Open
+			}
+			s, err := open(options(c, io))
 			if err != nil {
 				return err
 			}

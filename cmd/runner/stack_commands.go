@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -59,20 +59,29 @@ func stackCommands(tio *term.IO) []*cli.Command {
 			},
 		},
 		{
-			Name: "ls", Aliases: []string{"list"}, Usage: "list the stacks of the workspace",
+			Name: "ls", Aliases: []string{"list"},
+			Usage: "list the stacks of the workspace (a project whose state cannot be read is listed, marked unreadable, and the exit code is 1)",
 			Action: func(c *cli.Context) error {
 				s, err := open(c)
 				if err != nil {
 					return err
 				}
 				list, err := s.List()
-				if err != nil {
+				var unreadable *runner.UnreadableStateError
+				if err != nil && !errors.As(err, &unreadable) {
 					return err
 				}
 				if c.Bool("json") {
-					return writeJSON(tio.Out, list)
+					if werr := writeJSON(tio.Out, list); werr != nil || unreadable == nil {
+						return werr
+					}
+					fmt.Fprintf(tio.Err, "warning: %s\n", unreadable)
+					return silentError{unreadable} // stdout holds the listing only; each project carries its "error"
 				}
-				return printStackList(tio.Out, list)
+				if perr := printStackList(tio.Out, list); perr != nil {
+					return perr
+				}
+				return err
 			},
 		},
 		{
@@ -105,12 +114,12 @@ func stackCommands(tio *term.IO) []*cli.Command {
 				if err != nil {
 					return err
 				}
+				if f := c.String("file"); f != "" {
+					return s.ExportFile(c.Context, stack, project, c.Bool("show-secrets"), f)
+				}
 				data, err := s.Export(c.Context, stack, project, c.Bool("show-secrets"))
 				if err != nil {
 					return err
-				}
-				if f := c.String("file"); f != "" {
-					return writeFile(f, data)
 				}
 				_, err = tio.Out.Write(data)
 				return err
@@ -305,26 +314,6 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func writeFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 func when(t *time.Time) string {
 	if t == nil || t.IsZero() {
 		return "never"
@@ -342,7 +331,10 @@ func printStackList(w io.Writer, list []runner.StackListing) error {
 		}
 		var names []string
 		for _, p := range l.Projects {
-			if p.Resources > 0 {
+			switch {
+			case p.Error != "":
+				names = append(names, p.Name+"(unreadable)")
+			case p.Resources > 0:
 				names = append(names, p.Name)
 			}
 		}

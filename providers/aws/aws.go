@@ -68,6 +68,7 @@ func projects() []providers.Project {
 func questions() []providers.Question {
 	return []providers.Question{
 		{Key: "aws:region", Message: "AWS region", Help: "the region of every AWS resource",
+			DefaultFrom: regionOfZones,
 			Default: func(env func(string) string) string {
 				if r := env("AWS_DEFAULT_REGION"); r != "" {
 					return r
@@ -76,8 +77,8 @@ func questions() []providers.Question {
 			}, Validate: matches(`^[a-z]{2}(-gov)?-[a-z]+-\d$`, "an AWS region such as us-east-1")},
 		{Key: "aws:profile", Message: "AWS profile", Help: "the profile of ~/.aws/config to use (empty: the default credentials)",
 			Default: func(env func(string) string) string { return env("AWS_PROFILE") }, Optional: true},
-		{Key: "vpc:azs", Message: "Availability zones (comma-separated)", Help: "the zones of the VPC's subnets, e.g. us-east-1a,us-east-1b",
-			Validate: azs},
+		{Key: "vpc:azs", Message: "Availability zones (comma-separated)", Help: "the zones of the VPC's subnets, in the region aws:region, e.g. us-east-1a,us-east-1b",
+			Validate: azs, Agrees: zonesInRegion},
 		{Key: "eks:k8s_version", Message: "Kubernetes version of EKS", Default: constant("1.21"),
 			Validate: matches(`^1\.\d+$`, "a Kubernetes minor version such as 1.21")},
 		{Key: "eks:instance_type", Message: "EC2 instance type of the nodes", Default: constant("t2.large"),
@@ -144,15 +145,65 @@ func count(v string) error {
 	return nil
 }
 
-// azs accepts a comma-separated list of zones (the form a prompt gives; a
+// zoneRE matches an availability zone: its region and one letter.
+var zoneRE = regexp.MustCompile(`^([a-z]{2}(-gov)?-[a-z]+-\d)[a-z]$`)
+
+// zones splits a comma-separated list of zones (the form a prompt gives; a
 // YAML list in the stack config is joined with commas before validation).
+func zones(v string) []string {
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		out = append(out, strings.TrimSpace(p))
+	}
+	return out
+}
+
+// azs accepts a list of availability zones of one region.
 func azs(v string) error {
-	re := regexp.MustCompile(`^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$`)
-	parts := strings.Split(v, ",")
-	for _, p := range parts {
-		if !re.MatchString(strings.TrimSpace(p)) {
-			return fmt.Errorf("must be availability zones such as us-east-1a,us-east-1b; %q is not one", strings.TrimSpace(p))
+	region, first := "", ""
+	for _, z := range zones(v) {
+		m := zoneRE.FindStringSubmatch(z)
+		if m == nil {
+			return fmt.Errorf("must be availability zones such as us-east-1a,us-east-1b; %q is not one", z)
+		}
+		if region == "" {
+			region, first = m[1], z
+		} else if m[1] != region {
+			return fmt.Errorf("must be zones of one region: %s is in %s, %s in %s", first, region, z, m[1])
 		}
 	}
 	return nil
+}
+
+// regionOf returns the region of a valid zone.
+func regionOf(zone string) string {
+	if m := zoneRE.FindStringSubmatch(zone); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// zonesInRegion checks that every zone of v is in aws:region, when set.
+func zonesInRegion(v string, get func(string) (string, bool)) error {
+	region, ok := get("aws:region")
+	if !ok || region == "" {
+		return nil
+	}
+	for _, z := range zones(v) {
+		if r := regionOf(z); r != "" && r != region {
+			return fmt.Errorf("the zone %s is in region %s, not in aws:region %s; give zones of %s (such as %sa,%sb) or set aws:region to %s",
+				z, r, region, region, region, region, r)
+		}
+	}
+	return nil
+}
+
+// regionOfZones is the default region when vpc:azs is already answered:
+// the zones' own region, whatever AWS_DEFAULT_REGION says.
+func regionOfZones(get func(string) (string, bool)) string {
+	v, ok := get("vpc:azs")
+	if !ok || azs(v) != nil {
+		return ""
+	}
+	return regionOf(zones(v)[0])
 }

@@ -73,6 +73,8 @@ func TestQuestionValidation(t *testing.T) {
 		{"vpc:azs", "us-east-1a,us-east-1b", true},
 		{"vpc:azs", "us-east-1a, us-east-1c", true},
 		{"vpc:azs", "us-east-1", false},
+		{"vpc:azs", "us-east-1a,us-west-2b", false},
+		{"vpc:azs", "us-gov-west-1a", true},
 		{"eks:k8s_version", "1.21", true},
 		{"eks:k8s_version", "v1.21", false},
 		{"eks:instance_type", "t2.large", true},
@@ -90,6 +92,43 @@ func TestQuestionValidation(t *testing.T) {
 				t.Fatalf("Validate(%q) = %v, want ok=%v", tt.value, err, tt.ok)
 			}
 		})
+	}
+}
+
+// TestZonesAgreeWithRegion: the zones must be in aws:region, and the
+// region's default comes from zones already given.
+func TestZonesAgreeWithRegion(t *testing.T) {
+	q := question(t, "vpc:azs")
+	tests := []struct {
+		zones, region string
+		want          string // "" for agreement, else part of the error
+	}{
+		{"us-east-1a,us-east-1b", "us-east-1", ""},
+		{"us-west-2a", "", ""},
+		{"us-west-2a", "us-east-1", "the zone us-west-2a is in region us-west-2, not in aws:region us-east-1"},
+		{"us-east-1a, us-west-1b", "us-east-1", "us-west-1b is in region us-west-1"},
+		{"us-west-2a", "us-east-1", "set aws:region to us-west-2"},
+	}
+	for _, tt := range tests {
+		get := func(k string) (string, bool) { return tt.region, k == "aws:region" && tt.region != "" }
+		err := q.Agrees(tt.zones, get)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("zones %q, region %q: %v, want %q", tt.zones, tt.region, err, tt.want)
+		}
+	}
+
+	region := question(t, "aws:region")
+	for _, tt := range []struct{ zones, want string }{
+		{"us-west-2a,us-west-2b", "us-west-2"},
+		{"eu-central-1c", "eu-central-1"},
+		{"", ""},
+		{"nonsense", ""},
+		{"us-east-1a,us-west-2a", ""},
+	} {
+		got := region.DefaultFrom(func(k string) (string, bool) { return tt.zones, k == "vpc:azs" && tt.zones != "" })
+		if got != tt.want {
+			t.Errorf("the region default for zones %q is %q, want %q", tt.zones, got, tt.want)
+		}
 	}
 }
 

@@ -68,14 +68,15 @@ func env(rt providers.Runtime) localenv.Runtime {
 }
 
 // checkApp is the app project's on_success hook: the service must answer
-// 200 on / over HTTPS with a certificate that chains to the environment's CA.
+// 200 on / over HTTPS with the certificate the ingress project issued,
+// which chains to the environment's CA.
 func checkApp(ctx context.Context, in providers.HookInput) error {
 	url, _ := in.Outputs.String("url", "")
 	if url == "" {
 		return fmt.Errorf("the app project exported no url")
 	}
 	caFile := env(in.Runtime).Path("ca", "ca.crt")
-	if err := app.Check(ctx, url, caFile); err != nil {
+	if err := app.Check(ctx, url, caFile, env(in.Runtime).Path("ingress", "tls.crt")); err != nil {
 		return err
 	}
 	fmt.Fprintf(in.Log, "The application answers at %s\n", url)

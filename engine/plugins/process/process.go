@@ -25,11 +25,12 @@ const Type = "process:index:Process"
 
 // Plugin manages process:index:Process resources. Inputs: command (list,
 // required: the program and its arguments), environment (object of
-// strings, added to runner's environment), dir, logFile (stdout and stderr
-// are appended there; default discarded), pidFile (written at start, used
-// to find the process again after a crash), readyTcp (host:port that must
-// accept connections before the create succeeds), readyTimeoutSeconds
-// (default 15). Outputs: the inputs plus pid and startTicks (the process's
+// strings: the process's variables besides the few it inherits from
+// runner, see Environment), dir, logFile (stdout and stderr are appended
+// there; default discarded), pidFile (written at start, used to find the
+// process again after a crash), readyTcp (host:port that must be free
+// before the start and then listened on by the started process itself
+// before the create succeeds), readyTimeoutSeconds (default 15). Outputs: the inputs plus pid and startTicks (the process's
 // start time in clock ticks since boot, which tells a live process from a
 // reused pid). Every input change replaces the process, stopping the old one
 // first (the new one usually needs the same port).
@@ -181,12 +182,14 @@ func start(ctx context.Context, in resource.PropertyMap) (int, uint64, error) {
 		return 0, 0, err
 	}
 
+	if ready != "" {
+		if err := portFree(ready); err != nil {
+			return 0, 0, fmt.Errorf("cannot start %s: %w", argv[0], err)
+		}
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = os.Environ()
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = Environment(os.Environ(), env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	out, err := openLog(logFile)
 	if err != nil {
@@ -210,7 +213,7 @@ func start(ctx context.Context, in resource.PropertyMap) (int, uint64, error) {
 		}
 	}
 	if ready != "" {
-		if err := waitReady(ctx, ready, time.Duration(timeout)*time.Second, exited); err != nil {
+		if err := waitReady(ctx, ready, pid, time.Duration(timeout)*time.Second, exited); err != nil {
 			_ = stop(context.Background(), pid, ticks)
 			if pidFile != "" {
 				_ = os.Remove(pidFile)
@@ -269,29 +272,91 @@ func fromPidFile(path string) (int, uint64, bool) {
 	return pid, ticks, true
 }
 
-// waitReady dials addr until it accepts, the process exits, or time runs out.
-func waitReady(ctx context.Context, addr string, timeout time.Duration, exited <-chan error) error {
+// waitReady waits until the process pid (or one of its session) listens
+// on addr, the process exits, or time runs out. Any listener will not do:
+// another program holding the port would answer in its place. Where the
+// system has no socket table to tell who listens, a connection accepted
+// on addr while the process runs is taken as ready.
+func waitReady(ctx context.Context, addr string, pid int, timeout time.Duration, exited <-chan error) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
+		ok, err := listening(addr, pid)
+		if err != nil {
+			return err
+		}
+		if ok {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("nothing listened after %s", timeout)
+			return fmt.Errorf("it did not listen there within %s%s", timeout, heldBy(addr))
 		}
 		select {
 		case err := <-exited:
 			if err == nil {
-				return errors.New("the process exited")
+				return fmt.Errorf("the process exited%s", heldBy(addr))
 			}
-			return fmt.Errorf("the process exited: %w", err)
+			return fmt.Errorf("the process exited (%w)%s", err, heldBy(addr))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// listening reports whether addr is listened on by pid's process (or one
+// of its session) and by nothing else.
+func listening(addr string, pid int) (bool, error) {
+	ls, err := listenersOn(addr)
+	if errors.Is(err, errNoSocketTable) {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err != nil {
+			return false, nil
+		}
+		c.Close()
+		return alive(pid, 0), nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return len(ls) > 0 && ownedBy(ls, pid), nil
+}
+
+// portFree fails when something already listens on addr, naming it.
+func portFree(addr string) error {
+	ls, err := listenersOn(addr)
+	if errors.Is(err, errNoSocketTable) {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err != nil {
+			return nil
+		}
+		c.Close()
+		return fmt.Errorf("%s is already in use by another process; stop it or choose another port", describePort(addr))
+	}
+	if err != nil {
+		return err
+	}
+	if len(ls) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s is already in use by %s; stop it or choose another port", describePort(addr), describeHolders(ls))
+}
+
+// heldBy says who holds addr, for an error, when anything does.
+func heldBy(addr string) string {
+	ls, err := listenersOn(addr)
+	if err != nil || len(ls) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s is in use by %s", describePort(addr), describeHolders(ls))
+}
+
+// describePort spells addr as "port 8080 on 127.0.0.1".
+func describePort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	return fmt.Sprintf("port %s on %s", port, host)
 }
 
 // stop ends the process's session if pid is still the process we started.

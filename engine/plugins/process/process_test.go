@@ -4,8 +4,10 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,6 +17,18 @@ import (
 
 // TestMain lets the test binary act as a small server for readiness tests.
 func TestMain(m *testing.M) {
+	if out := os.Getenv("PROCESS_TEST_ENV_OUT"); out != "" {
+		_ = os.WriteFile(out, []byte(strings.Join(os.Environ(), "\n")), 0o600)
+	}
+	if addr := os.Getenv("PROCESS_TEST_CHILD_LISTEN"); addr != "" {
+		// A parent that leaves the listening to a child of its session.
+		child := exec.Command(os.Args[0])
+		child.Env = []string{"PROCESS_TEST_LISTEN=" + addr}
+		if err := child.Run(); err != nil {
+			os.Exit(4)
+		}
+		os.Exit(0)
+	}
 	if addr := os.Getenv("PROCESS_TEST_LISTEN"); addr != "" {
 		l, err := net.Listen("tcp", addr)
 		if err != nil {

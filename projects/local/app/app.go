@@ -5,10 +5,12 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -35,11 +37,27 @@ func Program(rt localenv.Runtime) engine.Program {
 		secrets := ctx.StackReference("secrets")
 		network := ctx.StackReference("network")
 
-		configPath := rt.Path("app", "service.json")
+		// The admin password's digest, derived from a secret, has a file of
+		// its own that the service reads at each login: the configuration
+		// file holds no secret, so its hash, which restarts the service
+		// when it changes, is no secret either and may go in the
+		// service's environment.
+		digestPath := rt.Path("app", "admin.sha256")
+		digest := engine.All(secrets.Output("passwordSalt"), password).Apply(func(v any) (any, error) {
+			vals := v.([]any)
+			salt, _ := vals[0].(string)
+			pass, _ := vals[1].(string)
+			return service.PasswordDigest(salt, pass) + "\n", nil
+		})
+		digestFile := ctx.Resource(localenv.File, "admin-password-digest", engine.Inputs{
+			"path":    digestPath,
+			"content": digest,
+			"mode":    "0600",
+		})
 		config := engine.All(
 			network.Output("host"), network.Output("port"),
 			ingress.Output("certFile"), ingress.Output("keyFile"),
-			secrets.Output("passwordSalt"), password,
+			secrets.Output("passwordSalt"), digestFile.Output("path"),
 		).Apply(func(v any) (any, error) {
 			vals := v.([]any)
 			port, ok := vals[1].(float64)
@@ -47,15 +65,14 @@ func Program(rt localenv.Runtime) engine.Program {
 				return nil, fmt.Errorf("the network project's port output is %v, not a number", vals[1])
 			}
 			salt, _ := vals[4].(string)
-			pass, _ := vals[5].(string)
 			c := service.Config{
-				Stack:               ctx.Stack(),
-				Listen:              net.JoinHostPort(fmt.Sprint(vals[0]), fmt.Sprint(int(port))),
-				CertFile:            fmt.Sprint(vals[2]),
-				KeyFile:             fmt.Sprint(vals[3]),
-				AdminUser:           AdminUser,
-				AdminPasswordSalt:   salt,
-				AdminPasswordSHA256: service.PasswordDigest(salt, pass),
+				Stack:             ctx.Stack(),
+				Listen:            net.JoinHostPort(fmt.Sprint(vals[0]), fmt.Sprint(int(port))),
+				CertFile:          fmt.Sprint(vals[2]),
+				KeyFile:           fmt.Sprint(vals[3]),
+				AdminUser:         AdminUser,
+				AdminPasswordSalt: salt,
+				AdminPasswordFile: fmt.Sprint(vals[5]),
 			}
 			b, err := json.MarshalIndent(c, "", "  ")
 			if err != nil {
@@ -64,7 +81,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			return string(b) + "\n", nil
 		})
 		file := ctx.Resource(localenv.File, "service-config", engine.Inputs{
-			"path":    configPath,
+			"path":    rt.Path("app", "service.json"),
 			"content": config,
 			"mode":    "0600",
 		})
@@ -89,16 +106,22 @@ func Program(rt localenv.Runtime) engine.Program {
 }
 
 // Check asks url for / over HTTPS, trusting only the CA certificate in
-// caFile, and fails unless it answers 200. It is the app project's
-// on_success hook.
-func Check(ctx context.Context, url, caFile string) error {
-	pem, err := os.ReadFile(caFile)
+// caFile, and fails unless it answers 200 with the very certificate in
+// certFile (the one the ingress project issued): another server, even one
+// with a certificate of the same CA, is not this environment's service. It
+// is the app project's on_success hook.
+func Check(ctx context.Context, url, caFile, certFile string) error {
+	caPEM, err := os.ReadFile(caFile)
 	if err != nil {
 		return fmt.Errorf("reading the environment's CA certificate: %w", err)
 	}
 	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
+	if !pool.AppendCertsFromPEM(caPEM) {
 		return fmt.Errorf("%s holds no PEM certificate", caFile)
+	}
+	want, err := firstCertificate(certFile)
+	if err != nil {
+		return err
 	}
 	client := &http.Client{
 		Timeout:   5 * time.Second,
@@ -113,8 +136,29 @@ func Check(ctx context.Context, url, caFile string) error {
 		return fmt.Errorf("the application at %s does not answer: %w", url, err)
 	}
 	defer resp.Body.Close()
+	if resp.TLS == nil || len(resp.TLS.PeerCertificates) == 0 || !bytes.Equal(resp.TLS.PeerCertificates[0].Raw, want) {
+		return fmt.Errorf("the server at %s is not this environment's service: it does not present the certificate in %s", url, certFile)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("the application at %s answered %s, not 200 OK", url, resp.Status)
 	}
 	return nil
+}
+
+// firstCertificate returns the DER bytes of the first certificate in a PEM file.
+func firstCertificate(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the service certificate: %w", err)
+	}
+	for {
+		var block *pem.Block
+		block, data = pem.Decode(data)
+		if block == nil {
+			return nil, fmt.Errorf("%s holds no PEM certificate", path)
+		}
+		if block.Type == "CERTIFICATE" {
+			return block.Bytes, nil
+		}
+	}
 }

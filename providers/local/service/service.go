@@ -17,11 +17,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 )
 
 // Config is the service's configuration file, written by the app project.
-// The admin password is kept only as a salted SHA-256 digest.
+// The admin password is kept only as a salted SHA-256 digest: in the file
+// AdminPasswordFile names (read at each login, so a new password needs no
+// restart and the configuration itself holds no secret), or inline.
 type Config struct {
 	Stack               string `json:"stack"`
 	Listen              string `json:"listen"`
@@ -29,7 +32,8 @@ type Config struct {
 	KeyFile             string `json:"keyFile"`
 	AdminUser           string `json:"adminUser"`
 	AdminPasswordSalt   string `json:"adminPasswordSalt"`
-	AdminPasswordSHA256 string `json:"adminPasswordSha256"`
+	AdminPasswordSHA256 string `json:"adminPasswordSha256,omitempty"`
+	AdminPasswordFile   string `json:"adminPasswordFile,omitempty"`
 	Greeting            string `json:"greeting,omitempty"`
 }
 
@@ -55,8 +59,8 @@ func LoadConfig(path string) (Config, error) {
 		return c, fmt.Errorf("the service configuration %s has no listen address", path)
 	case c.CertFile == "" || c.KeyFile == "":
 		return c, fmt.Errorf("the service configuration %s names no certificate or key file", path)
-	case c.AdminPasswordSHA256 == "":
-		return c, fmt.Errorf("the service configuration %s has no admin password digest", path)
+	case c.AdminPasswordSHA256 == "" && c.AdminPasswordFile == "":
+		return c, fmt.Errorf("the service configuration %s has no admin password digest (adminPasswordSha256 or adminPasswordFile)", path)
 	}
 	return c, nil
 }
@@ -96,8 +100,20 @@ func (c Config) authorized(user, pass string) bool {
 	if wantUser == "" {
 		wantUser = "admin"
 	}
+	want := c.AdminPasswordSHA256
+	if c.AdminPasswordFile != "" {
+		b, err := os.ReadFile(c.AdminPasswordFile)
+		if err != nil {
+			log.Printf("reading the admin password digest: %v", err)
+			return false
+		}
+		want = strings.TrimSpace(string(b))
+	}
+	if want == "" {
+		return false
+	}
 	u := subtle.ConstantTimeCompare([]byte(user), []byte(wantUser))
-	p := subtle.ConstantTimeCompare([]byte(PasswordDigest(c.AdminPasswordSalt, pass)), []byte(c.AdminPasswordSHA256))
+	p := subtle.ConstantTimeCompare([]byte(PasswordDigest(c.AdminPasswordSalt, pass)), []byte(want))
 	return u&p == 1
 }
 

@@ -3,6 +3,8 @@ package service
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -39,5 +41,33 @@ func TestHandler(t *testing.T) {
 				t.Fatal("401 without a WWW-Authenticate header")
 			}
 		})
+	}
+}
+
+// TestPasswordFileIsReadAtEachLogin: the digest file is read at each
+// login, so a new password works without a restart; no file, no login.
+func TestPasswordFileIsReadAtEachLogin(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "admin.sha256")
+	h := Handler(Config{Stack: "dev", AdminUser: "admin", AdminPasswordSalt: "s4lt", AdminPasswordFile: file})
+	login := func(pass string) int {
+		req := httptest.NewRequest(http.MethodGet, "/admin", nil)
+		req.SetBasicAuth("admin", pass)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if got := login("first password"); got != 401 {
+		t.Fatalf("login without a digest file: %d", got)
+	}
+	for _, pass := range []string{"first password", "second password"} {
+		if err := os.WriteFile(file, []byte(PasswordDigest("s4lt", pass)+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := login(pass); got != 200 {
+			t.Fatalf("login with %q: %d", pass, got)
+		}
+	}
+	if got := login("first password"); got != 401 {
+		t.Fatalf("the old password still works: %d", got)
 	}
 }

@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// maraExample reads MARA's example stack config from the shared folder
+// beside the repository (or beside the folder of worktrees it is in).
+func maraExample(t *testing.T) []byte {
+	t.Helper()
+	var err error
+	for _, up := range []string{"..", "../.."} {
+		var b []byte
+		if b, err = os.ReadFile(filepath.Join(repoRoot(), up, "shared", "mara", "Pulumi.stackname.yaml.example")); err == nil {
+			return b
+		}
+	}
+	t.Skipf("MARA's example is not beside the repository (../shared/mara): %v", err)
+	return nil
+}
+
+// awsSecrets sets the aws provider's secrets on stack dev of dir.
+func awsSecrets(t *testing.T, dir string) {
+	t.Helper()
+	for _, m := range awsMissing {
+		if m.secret {
+			wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "set", "--secret", m.key, "pw-for-"+m.key)
+		}
+	}
+}
+
+// TestAWSZonesMustBeInTheRegion: zones of another region than aws:region
+// are refused by a non-interactive validate, naming both keys, both
+// values and both lines, and the file is left alone; zones given without
+// a region make the region default to theirs, not to AWS_DEFAULT_REGION
+// or us-east-1.
+func TestAWSZonesMustBeInTheRegion(t *testing.T) {
+	dir := workspace(t)
+	awsSecrets(t, dir)
+	wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "set", "aws:region", "us-east-1")
+	wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "set", "vpc:azs", "us-west-2a,us-west-2b")
+	before := readStack(t, dir)
+	r := wantRun(t, dir, "", nil, 3, "-s", "dev", "-p", "aws", "--non-interactive", "validate")
+	for _, re := range []string{
+		`line \d+: vpc:azs "us-west-2a,us-west-2b" does not agree with aws:region \(line \d+\)`,
+		`the zone us-west-2a is in region us-west-2, not in aws:region us-east-1`,
+	} {
+		if !regexp.MustCompile(re).MatchString(r.Stderr) {
+			t.Errorf("validate does not say %s:\n%s", re, r.Stderr)
+		}
+	}
+	if readStack(t, dir) != before {
+		t.Error("a failed validate changed the stack config")
+	}
+
+	for _, env := range [][]string{nil, {"AWS_DEFAULT_REGION=us-east-1"}} {
+		dir := workspace(t)
+		awsSecrets(t, dir)
+		wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "set", "vpc:azs", "us-west-2a,us-west-2b")
+		wantRun(t, dir, "", env, 0, "-s", "dev", "-p", "aws", "--non-interactive", "validate")
+		if got := wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "get", "aws:region").Stdout; got != "us-west-2\n" {
+			t.Errorf("with %v, the region defaulted to %q beside zones of us-west-2", env, got)
+		}
+	}
+}
