@@ -21,9 +21,8 @@ func awsSession(t *testing.T, interactive bool, a *scripted, extra string) *Sess
 		s = session(t, interactive, a, awsBody+extra)
 	}
 	s.Provider = aws.New()
-	c := mustCrypter(t, s)
 	for _, k := range []string{"prometheus:adminpass", "sirius:accounts_pwd", "sirius:ledger_pwd", "sirius:demo_login_pwd"} {
-		if err := s.Config.Set(context.Background(), k, "pw-"+k, true, false, c); err != nil {
+		if err := s.SetConfig(context.Background(), k, "pw-"+k, true, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,11 +39,11 @@ func TestZonesOfAnotherRegion(t *testing.T) {
 		wantDefaults string
 	}{
 		{name: "zones of another region", extra: "  aws:region: us-east-1\n  vpc:azs: us-west-2a,us-west-2b\n",
-			wantErr: []string{"line 9: vpc:azs \"us-west-2a,us-west-2b\" does not agree with aws:region (line 8)", "us-west-2a is in region us-west-2, not in aws:region us-east-1"}},
+			wantErr: []string{"line 10: vpc:azs \"us-west-2a,us-west-2b\" does not agree with aws:region (line 9)", "us-west-2a is in region us-west-2, not in aws:region us-east-1"}},
 		{name: "zones as a YAML list (MARA's example)", extra: "  aws:region: us-east-1\n  vpc:azs:\n    - us-west-1a\n    - us-west-1b\n",
-			wantErr: []string{"line 9: vpc:azs", "aws:region (line 8)", "us-west-1a is in region us-west-1", "set aws:region to us-west-1"}},
+			wantErr: []string{"line 10: vpc:azs", "aws:region (line 9)", "us-west-1a is in region us-west-1", "set aws:region to us-west-1"}},
 		{name: "zones of two regions", extra: "  aws:region: us-east-1\n  vpc:azs: us-east-1a,us-west-1b\n",
-			wantErr: []string{"line 9: vpc:azs", "must be zones of one region: us-east-1a is in us-east-1, us-west-1b in us-west-1"}},
+			wantErr: []string{"line 10: vpc:azs", "must be zones of one region: us-east-1a is in us-east-1, us-west-1b in us-west-1"}},
 		{name: "the region defaults to the zones'", extra: "  vpc:azs: us-west-2a,us-west-2b\n",
 			wantRegion: "us-west-2", wantDefaults: "aws:region"},
 		{name: "even against AWS_DEFAULT_REGION", extra: "  vpc:azs: us-west-2a,us-west-2b\n", envRegion: "us-east-1",
