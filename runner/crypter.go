@@ -34,6 +34,17 @@ func (s *Session) Crypter() (*config.Crypter, error) {
 	return s.openCrypter(true)
 }
 
+// readCrypter returns the crypter for reading what the stack holds, or nil
+// when the stack has no salt and no secret anywhere (so there is nothing
+// to decrypt): unlike Crypter, it never writes a fresh salt.
+func (s *Session) readCrypter() (*config.Crypter, error) {
+	c, err := s.openCrypter(false)
+	if errors.Is(err, errNoSalt) {
+		return nil, nil
+	}
+	return c, err
+}
+
 func (s *Session) openCrypter(mayCreate bool) (*config.Crypter, error) {
 	if s.crypter != nil {
 		return s.crypter, nil
