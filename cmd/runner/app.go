@@ -102,7 +102,7 @@ func newApp(io *term.IO) *cli.App {
 		Flags:                globalFlags(""),
 		ExitErrHandler:       func(*cli.Context, error) {}, // exit codes are decided in run
 		OnUsageError:         onUsageError,
-		Action: helpOrUnknown("runner"),
+		Action:               helpOrUnknown("runner"),
 		Commands: []*cli.Command{
 			providersCommand(io),
 			showCommand(io),
