@@ -72,11 +72,15 @@ func normalize(app *cli.App, args []string) commandLine {
 			positional = append(positional, a)
 		}
 	}
-	argv := append(append(path, flags...), positionalArgs(cur, positional)...)
-	if completing {
-		argv = append(argv, completionFlag)
+	cl := commandLine{flags: given}
+	if cl.boolFlag("help") || cl.boolFlag("h") {
+		positional = nil // help is about the command, whatever its arguments
 	}
-	return commandLine{argv: argv, flags: given}
+	cl.argv = append(append(path, flags...), positionalArgs(cur, positional)...)
+	if completing {
+		cl.argv = append(cl.argv, completionFlag)
+	}
+	return cl
 }
 
 // positionalArgs puts `--` before the arguments of a command when one of

@@ -40,7 +40,8 @@ func TestNormalize(t *testing.T) {
 		// Help anywhere.
 		{"-h up", "up -h"},
 		{"stack --help export", "stack export --help"},
-		{"help up -s dev", "-s dev help up"}, // urfave/cli adds help later
+		{"config set k v --help", "config set --help"},
+		{"help up -s dev", "-s dev help up"}, // urfave/cli adds the help command later
 		// Unknown words and flags are left for urfave/cli to reject.
 		{"bogus up", "bogus up"},
 		{"up --bogus x", "up --bogus x"},
