@@ -1,6 +1,10 @@
 package runner
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/runnerhq/runner/engine/backend"
+)
 
 // UsageError is a mistake in how runner was called (exit code 2).
 type UsageError struct{ Err error }
@@ -31,4 +35,12 @@ func IsUsage(err error) bool {
 func IsValidation(err error) bool {
 	var v *ValidationError
 	return errors.As(err, &v)
+}
+
+// IsLocked reports whether err is a stack held by another operation (exit
+// code 4): the error names the holder, and a script may wait and try again.
+// An operation in which some project failed for another reason is not.
+func IsLocked(err error) bool {
+	var l *backend.LockedError
+	return errors.As(err, &l)
 }

@@ -45,9 +45,6 @@ func (e *notDeployableError) Is(target error) bool { return target == ErrNotDepl
 // Operate runs an operation across the provider's projects, reporting
 // events to the terminal view, the plain view or the JSON stream.
 func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summary, error) {
-	if s.Provider.NotDeployable != "" {
-		return nil, &notDeployableError{msg: s.Provider.NotDeployable}
-	}
 	for _, t := range o.Targets {
 		if _, ok := s.Provider.Project(t); !ok {
 			return nil, Usage(fmt.Errorf("--target %q names no project of provider %s; its projects are: %s", t, s.Provider.Name, strings.Join(s.Graph.Order(), ", ")))
@@ -59,6 +56,10 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 			return nil, err
 		}
 		s.printReport(rep)
+	}
+	// After validation, so that a user learns every missing key first.
+	if s.Provider.NotDeployable != "" {
+		return nil, &notDeployableError{msg: s.Provider.NotDeployable}
 	}
 	c, err := s.Crypter() // writes the encryptionsalt of a new stack
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -21,6 +22,7 @@ const (
 	exitFailed     = 1
 	exitUsage      = 2
 	exitValidation = 3
+	exitLocked     = 4
 	exitCancelled  = 130
 )
 
@@ -35,6 +37,8 @@ func exitCode(err error) int {
 		return exitUsage
 	case runner.IsValidation(err):
 		return exitValidation
+	case runner.IsLocked(err):
+		return exitLocked
 	}
 	return exitFailed
 }
@@ -44,16 +48,18 @@ func usageError(format string, args ...any) error {
 	return runner.Usage(fmt.Errorf(format, args...))
 }
 
-// run builds the app, runs it and returns the exit code.
+// run builds the app, runs it and returns the exit code. Flags may stand
+// anywhere on the command line (see normalize).
 func run(ctx context.Context, io *term.IO, args []string) int {
 	app := newApp(io)
-	err := app.RunContext(ctx, args)
+	cl := normalize(app, args)
+	err := app.RunContext(ctx, cl.argv)
 	if err == nil {
 		return exitOK
 	}
 	var silent silentError
 	if !errors.As(err, &silent) {
-		reportError(io, args, err)
+		reportError(io, cl.boolFlag("json"), err)
 	}
 	return exitCode(err)
 }
@@ -65,41 +71,38 @@ func (s silentError) Error() string { return s.err.Error() }
 func (s silentError) Unwrap() error { return s.err }
 
 // reportError prints the final error, as JSON with --json.
-func reportError(io *term.IO, args []string, err error) {
-	if wantsJSON(args) {
+func reportError(io *term.IO, asJSON bool, err error) {
+	if asJSON {
 		_ = json.NewEncoder(io.Out).Encode(map[string]any{"type": "error", "message": err.Error(), "exit_code": exitCode(err)})
 		return
 	}
 	fmt.Fprintf(io.Err, "error: %s\n", err)
 }
 
-func wantsJSON(args []string) bool {
-	for _, a := range args[1:] {
-		if a == "--json" || a == "--json=true" {
-			return true
-		}
-		if a == "--" {
-			break
-		}
-	}
-	return false
-}
+// helpDescription is the part of `runner --help` about flags and exit codes.
+const helpDescription = `Every flag, global or the command's own, may stand before or after the
+command and after its arguments (runner up --provider aws); -- ends the flags.
+A flag given twice keeps its later value.
+
+Exit codes: 0 success; 1 an operation failed; 2 usage error; 3 validation error
+(config missing or invalid, incorrect passphrase); 4 the stack is held by
+another operation (the holder is named; wait and try again); 130 interrupted.`
 
 func newApp(io *term.IO) *cli.App {
 	app := &cli.App{
 		Name:                 "runner",
 		Usage:                "stand up a whole environment of infrastructure projects in dependency order",
+		UsageText:            "runner COMMAND [flags] [args]",
+		Description:          helpDescription,
 		Version:              version,
 		HideVersion:          true,
 		EnableBashCompletion: true,
 		Writer:               io.Out,
 		ErrWriter:            io.Err,
-		Flags:                globalFlags(),
+		Flags:                globalFlags(""),
 		ExitErrHandler:       func(*cli.Context, error) {}, // exit codes are decided in run
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usageError("%v (see `runner --help`)", err)
-		},
-		Action: helpOrUnknown("runner"),
+		OnUsageError:         onUsageError,
+		Action:               helpOrUnknown("runner"),
 		Commands: []*cli.Command{
 			providersCommand(io),
 			showCommand(io),
@@ -118,15 +121,47 @@ func newApp(io *term.IO) *cli.App {
 	return app
 }
 
-// setDefaults gives every command the app's usage-error handler and every
-// command without an action of its own (a group of subcommands) one that
-// rejects an unknown subcommand.
+// onUsageError turns urfave/cli's flag errors into usage errors (exit 2)
+// naming the command whose help lists its flags.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	name := "runner"
+	if c.Command != nil && c.Command.HelpName != "" {
+		name = c.Command.HelpName
+	}
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		msg = unknownFlag(f, name)
+	}
+	return usageError("%s (see `%s --help`)", msg, name)
+}
+
+// unknownFlag says that command has no flag named f, and how to pass an
+// argument that starts with a dash.
+func unknownFlag(f, command string) string {
+	dash := "--"
+	if len(f) == 1 {
+		dash = "-"
+	}
+	msg := fmt.Sprintf("unknown flag %s%s for `%s`", dash, f, command)
+	if _, err := strconv.ParseFloat(f, 64); err == nil {
+		msg += fmt.Sprintf("; put `--` before an argument that starts with a dash (`-- -%s`)", f)
+	}
+	return msg
+}
+
+// setDefaults gives every command the global flags (so that they may
+// follow the command), the app's usage-error handler, and, to a command
+// without an action of its own (a group of subcommands), one that rejects
+// an unknown subcommand. A command without subcommands takes no `help`
+// subcommand, so that `runner config set help x` sets the key help.
 func setDefaults(cmds []*cli.Command, onUsage cli.OnUsageErrorFunc, parent string) {
 	for _, c := range cmds {
+		c.Flags = append(c.Flags, globalFlags(globalCategory)...)
 		c.OnUsageError = onUsage
 		if c.Action == nil {
 			c.Action = helpOrUnknown(parent + " " + c.Name)
 		}
+		c.HideHelpCommand = len(c.Subcommands) == 0
 		setDefaults(c.Subcommands, onUsage, parent+" "+c.Name)
 	}
 }

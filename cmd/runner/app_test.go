@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/providers/aws"
 	"github.com/runnerhq/runner/providers/local"
@@ -36,6 +37,9 @@ func TestExitCodeTable(t *testing.T) {
 		{"validation", runner.Invalid(errors.New("missing")), exitValidation},
 		{"cancelled", fmt.Errorf("up: %w", context.Canceled), exitCancelled},
 		{"silent keeps its code", silentError{runner.Invalid(errors.New("shown"))}, exitValidation},
+		{"locked", &backend.LockedError{Project: "app", Stack: "dev"}, exitLocked},
+		{"wrapped locked", fmt.Errorf("up app: locking stack dev: %w", &backend.LockedError{}), exitLocked},
+		{"silent locked", silentError{fmt.Errorf("up: %w", &backend.LockedError{})}, exitLocked},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {

@@ -16,22 +16,20 @@ import (
 
 func configCommand(tio *term.IO) *cli.Command {
 	pathFlag := &cli.BoolFlag{Name: "path", Usage: "the key is a path into a structured value: ns:key.field[0]"}
-	// --json is also accepted after the subcommand, as in `pulumi config get --json`.
-	jsonFlag := &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 	return &cli.Command{
 		Name:  "config",
 		Usage: "read and change the shared stack config",
 		Subcommands: []*cli.Command{
 			{
 				Name: "ls", Aliases: []string{"list"}, Usage: "list the config values",
-				Flags: []cli.Flag{&cli.BoolFlag{Name: "show-secrets", Usage: "show secret values in plain text"}, jsonFlag},
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "show-secrets", Usage: "show secret values in plain text"}},
 				Action: func(c *cli.Context) error {
 					return configList(c, tio)
 				},
 			},
 			{
 				Name: "get", Usage: "print one value (a secret in plain text, as Pulumi does)", ArgsUsage: "KEY",
-				Flags: []cli.Flag{pathFlag, jsonFlag},
+				Flags: []cli.Flag{pathFlag},
 				Action: func(c *cli.Context) error {
 					if c.NArg() != 1 {
 						return usageError("config get takes one KEY, such as app:port")
@@ -56,12 +54,12 @@ func configCommand(tio *term.IO) *cli.Command {
 					}
 					switch x := v.(type) {
 					case string:
-						if !jsonOutput(c) {
+						if !c.Bool("json") {
 							fmt.Fprintln(tio.Out, x)
 							return nil
 						}
 					case config.Secret:
-						if !jsonOutput(c) {
+						if !c.Bool("json") {
 							fmt.Fprintln(tio.Out, x.Reveal())
 							return nil
 						}
@@ -192,7 +190,7 @@ func configList(c *cli.Context, tio *term.IO) error {
 		}
 		items[e.Key] = item{Value: v, Secret: e.Secure}
 	}
-	if jsonOutput(c) {
+	if c.Bool("json") {
 		enc := json.NewEncoder(tio.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(items)
@@ -209,16 +207,4 @@ func configList(c *cli.Context, tio *term.IO) error {
 		fmt.Fprintf(tw, "%s\t%s\n", k, text)
 	}
 	return tw.Flush()
-}
-
-// jsonOutput reports whether --json was given, before or after the
-// subcommand (a local flag of the same name hides the global one from
-// c.Bool).
-func jsonOutput(c *cli.Context) bool {
-	for _, ctx := range c.Lineage() {
-		if ctx.Bool("json") {
-			return true
-		}
-	}
-	return false
 }

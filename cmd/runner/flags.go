@@ -9,16 +9,21 @@ import (
 	"github.com/runnerhq/runner/runner/term"
 )
 
-func globalFlags() []cli.Flag {
+// globalCategory heads the global flags in `runner COMMAND --help`.
+const globalCategory = "GLOBAL OPTIONS"
+
+// globalFlags returns new global flags in category. Every command gets its
+// own copy, so that they may stand before or after the command.
+func globalFlags(category string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "root", Value: ".", Usage: "the workspace `DIR`"},
-		&cli.StringFlag{Name: "stack", Aliases: []string{"s"}, EnvVars: []string{"PULUMI_STACK"}, Usage: "the stack `NAME` (default: PULUMI_STACK of the environment file)"},
-		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Value: "local", Usage: "the infrastructure provider `NAME`"},
-		&cli.StringFlag{Name: "env-file", Usage: "the environment `FILE` (default: <root>/config/pulumi/environment)"},
-		&cli.StringFlag{Name: "backend", EnvVars: []string{"RUNNER_BACKEND_URL"}, Usage: "where state is kept, as a `URL` (default: file://<root>/.runner)"},
-		&cli.BoolFlag{Name: "non-interactive", Usage: "never prompt (implied without a terminal or when CI is set)"},
-		&cli.BoolFlag{Name: "json", Usage: "print JSON: one event per line, or one document for listings"},
-		&cli.BoolFlag{Name: "debug", Aliases: []string{"d"}, Usage: "print more about what runner does"},
+		&cli.StringFlag{Name: "root", Value: ".", Category: category, Usage: "the workspace `DIR`"},
+		&cli.StringFlag{Name: "stack", Aliases: []string{"s"}, EnvVars: []string{"PULUMI_STACK"}, Category: category, Usage: "the stack `NAME` (default: PULUMI_STACK of the environment file)"},
+		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Value: "local", Category: category, Usage: "the infrastructure provider `NAME`"},
+		&cli.StringFlag{Name: "env-file", Category: category, Usage: "the environment `FILE` (default: <root>/config/pulumi/environment)"},
+		&cli.StringFlag{Name: "backend", EnvVars: []string{"RUNNER_BACKEND_URL"}, Category: category, Usage: "where state is kept, as a `URL` (default: file://<root>/.runner)"},
+		&cli.BoolFlag{Name: "non-interactive", Category: category, Usage: "never prompt (implied without a terminal or when CI is set)"},
+		&cli.BoolFlag{Name: "json", Category: category, Usage: "print JSON: one event per line, or one document for listings"},
+		&cli.BoolFlag{Name: "debug", Aliases: []string{"d"}, Category: category, Usage: "print more about what runner does"},
 	}
 }
 

@@ -149,6 +149,7 @@ func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) 
 	sort.Slice(names, func(i, j int) bool { return o.order[names[i]] < o.order[names[j]] })
 	sum := &Summary{Outputs: o.outputs}
 	var failed, skipped, cancelled []string
+	var causes []error
 	for _, n := range names {
 		out := outcomes[n]
 		switch out.Status {
@@ -168,6 +169,7 @@ func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) 
 				cancelled = append(cancelled, n)
 			} else {
 				failed = append(failed, n)
+				causes = append(causes, out.Err)
 			}
 		}
 		sum.Rows = append(sum.Rows, *o.rows[n])
@@ -176,10 +178,7 @@ func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) 
 	switch {
 	case len(failed) > 0:
 		result = "failed"
-		err = fmt.Errorf("%s: %s failed%s: %w", o.req.Operation, plural(failed), skippedNote(skipped, cancelled), ErrFailed)
-		if locked := lockedBy(outcomes, failed); locked != nil {
-			err = fmt.Errorf("%w (%w)", err, locked)
-		}
+		err = failedErr(fmt.Sprintf("%s: %s failed%s", o.req.Operation, plural(failed), skippedNote(skipped, cancelled)), causes)
 	case len(cancelled) > 0 || ctx.Err() != nil:
 		result = "cancelled"
 		err = fmt.Errorf("%s was interrupted%s; the state of every project was saved: %w", o.req.Operation, skippedNote(skipped, cancelled), context.Canceled)
@@ -192,16 +191,28 @@ func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) 
 	return sum, err
 }
 
-// lockedBy returns the first *backend.LockedError among the errors of the
-// failed projects, so that a caller can tell the stack was busy.
-func lockedBy(outcomes map[string]schedule.Outcome, failed []string) *backend.LockedError {
-	for _, n := range failed {
-		var locked *backend.LockedError
-		if errors.As(outcomes[n].Err, &locked) {
-			return locked
+// failedError is the error of a run in which projects failed. It wraps
+// ErrFailed and, when every failed project met a lock held by another
+// operation, their *backend.LockedError: then the whole run failed only
+// because the stack was busy, and a caller may wait and try again.
+type failedError struct {
+	msg    string
+	causes []error
+}
+
+func (e *failedError) Error() string   { return e.msg + ": " + ErrFailed.Error() }
+func (e *failedError) Unwrap() []error { return append([]error{ErrFailed}, e.causes...) }
+
+// failedErr builds the error of a run whose failed projects failed with
+// causes.
+func failedErr(msg string, causes []error) error {
+	for _, c := range causes {
+		var held *backend.LockedError
+		if !errors.As(c, &held) {
+			return &failedError{msg: msg}
 		}
 	}
-	return nil
+	return &failedError{msg: msg, causes: causes}
 }
 
 func plural(names []string) string {

@@ -1,0 +1,41 @@
+package orchestrate
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/runnerhq/runner/engine/backend"
+)
+
+// TestFailedErrKeepsHeldLocks checks that a run whose every failed project
+// met a held lock says so through errors.As (exit code 4), and that one
+// real failure among them hides the locks (exit code 1).
+func TestFailedErrKeepsHeldLocks(t *testing.T) {
+	held := func(p string) error {
+		return fmt.Errorf("up %s: locking stack dev: %w", p, &backend.LockedError{Project: p, Stack: "dev"})
+	}
+	tests := []struct {
+		name   string
+		causes []error
+		locked bool
+	}{
+		{"one held lock", []error{held("network")}, true},
+		{"two held locks", []error{held("network"), held("ca")}, true},
+		{"a held lock and a failure", []error{held("network"), errors.New("up ca: create: boom")}, false},
+		{"a failure", []error{errors.New("boom")}, false},
+	}
+	for _, tt := range tests {
+		err := failedErr("up: project network failed", tt.causes)
+		var l *backend.LockedError
+		if got := errors.As(err, &l); got != tt.locked {
+			t.Errorf("%s: held lock found %v, want %v", tt.name, got, tt.locked)
+		}
+		if !errors.Is(err, ErrFailed) {
+			t.Errorf("%s: %v does not wrap ErrFailed", tt.name, err)
+		}
+		if want := "up: project network failed: the operation failed"; err.Error() != want {
+			t.Errorf("%s: message %q, want %q", tt.name, err, want)
+		}
+	}
+}
