@@ -26,7 +26,10 @@ func TestExitCodes(t *testing.T) {
 		{"list-providers alias", []string{"--json", "list-providers"}, 0, `"deployable": false`},
 		{"no stack", []string{"preview"}, 2, "no stack selected"},
 		{"missing config", []string{"-s", "dev", "preview"}, 3, "config set --secret app:adminPassword"},
-		{"aws refuses to deploy", []string{"-s", "dev", "-p", "aws", "up", "--yes"}, 1, "does not have yet"},
+		// up -p aws first lists the missing config (exit 3, issue 9); with
+		// its config complete it refuses as destroy does (aws_test.go).
+		{"aws refuses to deploy", []string{"-s", "dev", "-p", "aws", "destroy", "--yes"}, 1, "does not have yet"},
+		{"aws up lists missing config first", []string{"-s", "dev", "-p", "aws", "up", "--yes"}, 3, "config set --secret sirius:ledger_pwd"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
