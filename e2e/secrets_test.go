@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,6 +49,13 @@ func secretPlaintexts(t *testing.T, dir string) (map[string][]string, []string) 
 			walk(where, x.Element, true)
 		case map[string]any:
 			for k, e := range x {
+				if v, ok := e.(string); ok && !secret {
+					// A public key and value as JSON prints them: a line of
+					// a secret JSON document may repeat it.
+					kj, _ := json.Marshal(k)
+					vj, _ := json.Marshal(v)
+					public.WriteString(string(kj) + ": " + string(vj) + "\n")
+				}
 				walk(where+"."+k, e, secret)
 			}
 		case resource.PropertyMap:
@@ -69,6 +77,7 @@ func secretPlaintexts(t *testing.T, dir string) (map[string][]string, []string) 
 				return
 			}
 			for _, line := range strings.Split(x, "\n") {
+				line = strings.TrimSuffix(strings.TrimSpace(line), ",")
 				if len(line) >= 16 && !strings.HasPrefix(line, "-----") {
 					found[line] = append(found[line], where)
 				}
