@@ -24,7 +24,7 @@ func TestExitCodes(t *testing.T) {
 		{"json error", []string{"--json", "-p", "nope", "show"}, 2, `{"exit_code":2,"message":"there is no provider \"nope\"`},
 		{"show-execution alias", []string{"-p", "aws", "show-execution"}, 0, "└──  6. sirius"},
 		{"list-providers alias", []string{"--json", "list-providers"}, 0, `"deployable": false`},
-		{"no stack", []string{"preview"}, 2, "no stack selected"},
+		{"no stack", []string{"preview"}, 3, "no stack selected"},
 		{"no such stack", []string{"-s", "dev", "preview"}, 3, "stack dev does not exist in this workspace"},
 		{"missing config", []string{"-s", "dev", "up", "--yes"}, 3, "config set --secret app:adminPassword"},
 		// up -p aws first lists the missing config (exit 3, issue 9); with

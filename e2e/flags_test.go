@@ -79,6 +79,30 @@ func TestUpProviderAWSNonInteractive(t *testing.T) {
 	}
 }
 
+// TestUpProviderAWSInAnEmptyWorkspace: with no stack selected either, the
+// same command line exits 3 naming the missing stack and every missing
+// key, with the command that sets it, and writes nothing.
+func TestUpProviderAWSInAnEmptyWorkspace(t *testing.T) {
+	dir := workspace(t)
+	r := runAs(t, dir, "", nil, "up", "--provider", "aws", "--non-interactive")
+	if r.Code != 3 {
+		t.Fatalf("exit %d, want 3\nstdout:\n%s\nstderr:\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for _, want := range []string{"no stack selected: pass --stack NAME",
+		"runner --stack <NAME> config set vpc:azs <value>",
+		"runner --stack <NAME> config set --secret prometheus:adminpass <value>",
+		"runner --stack <NAME> config set --secret sirius:accounts_pwd <value>",
+		"runner --stack <NAME> config set --secret sirius:ledger_pwd <value>",
+		"runner --stack <NAME> config set --secret sirius:demo_login_pwd <value>"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("up does not say %q:\n%s", want, r.Stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+		t.Errorf("up with no stack selected wrote into the workspace: %v", entries)
+	}
+}
+
 // TestFlagsAnywhereThroughTheBinary types the command lines of the issue
 // the way users do; each gives what the same flags before the command give.
 func TestFlagsAnywhereThroughTheBinary(t *testing.T) {

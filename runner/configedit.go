@@ -100,7 +100,7 @@ func (s *Session) stage(edit func(*config.Stack) error) error {
 // saveConfig writes the staged changes into the stack config, under its
 // lock, over the file as it is now.
 func (s *Session) saveConfig() error {
-	if len(s.staged) == 0 {
+	if len(s.staged) == 0 || s.dryRun {
 		return nil
 	}
 	edits := s.staged

@@ -52,6 +52,9 @@ type Session struct {
 	// staged are config changes made by validation, written together by
 	// saveConfig.
 	staged []func(*config.Stack) error
+	// dryRun makes validation check without saving (listing what a stack
+	// that is not selected yet would need).
+	dryRun bool
 }
 
 // ConfigDir is where a workspace keeps its config, as in a MARA checkout.
@@ -130,6 +133,15 @@ func open(opts Options, create bool) (*Session, error) {
 		}
 	}
 	stack, err := env.ResolveStack(opts.Stack)
+	if errors.Is(err, config.ErrNoStack) {
+		if !create {
+			return nil, Invalid(err)
+		}
+		stack, err = chooseStack(opts, ws, env)
+		if err != nil {
+			return nil, err
+		}
+	}
 	if err != nil {
 		return nil, Usage(err)
 	}

@@ -1,0 +1,81 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/runner/prompt"
+)
+
+// placeholderStack stands for the stack name in the commands listed when no
+// stack is selected.
+const placeholderStack = "<NAME>"
+
+// NoStackSelectedError is a deploying command (up, validate) run with no
+// stack selected and no terminal to ask for one. It lists, besides the
+// missing name, the config values a new stack of the provider would be
+// asked for, so that one run names everything to set.
+type NoStackSelectedError struct {
+	// Missing lists the config values a new stack needs (nil: none).
+	Missing *prompt.MissingConfigError
+}
+
+func (e *NoStackSelectedError) Error() string {
+	msg := config.ErrNoStack.Error()
+	if e.Missing != nil {
+		msg += "\n" + e.Missing.Error()
+	}
+	return msg
+}
+
+func (e *NoStackSelectedError) Unwrap() error { return config.ErrNoStack }
+
+// chooseStack names the stack of a deploying command when none is
+// selected: on a terminal it asks (as MARA's runner does) and records the
+// answer in the environment file; without one it fails with a
+// *NoStackSelectedError listing everything a new stack needs.
+func chooseStack(opts Options, ws string, env *config.EnvFile) (string, error) {
+	probe := &Session{Opts: opts, Workspace: ws, Env: env, StackName: placeholderStack, dryRun: true}
+	if !probe.IO().CanPrompt() {
+		return "", newStackListing(probe)
+	}
+	name, err := probe.asker().Input("Stack name (dev, staging, prod, ...)", "", "the environment's name; every project gets a stack of this name", func(v string) error {
+		if !config.ValidStackName(v) {
+			return errors.New("use letters, digits, '-', '_' and '.'")
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return env.ResolveStack(name)
+}
+
+// newStackListing validates an empty config for the placeholder stack,
+// writing nothing, and returns the error naming the missing stack and
+// every missing value.
+func newStackListing(probe *Session) error {
+	if err := probe.openProvider(); err != nil {
+		return err
+	}
+	probe.ConfigPath = filepath.Join(probe.Workspace, ConfigDir, "Pulumi."+placeholderStack+".yaml")
+	cfg, err := config.LoadStack(filepath.Join(probe.Workspace, ConfigDir, ".no-stack-selected"))
+	if err != nil {
+		return Invalid(err)
+	}
+	probe.Config = cfg
+	// Only the provider's questions are checked, in memory: nothing here
+	// waits on I/O that a cancellation could stop.
+	err = probe.validate(context.Background(), &Report{})
+	var missing *prompt.MissingConfigError
+	if !errors.As(err, &missing) {
+		missing = nil
+	}
+	if err != nil && missing == nil {
+		return fmt.Errorf("checking what a new stack needs: %w", err)
+	}
+	return Invalid(&NoStackSelectedError{Missing: missing})
+}
