@@ -517,6 +517,36 @@ func (s *Stacks) Unlock(stack, project string, force bool) (string, error) {
 	return msg + "\n" + stackMsg, nil
 }
 
+// UnlockAll clears the stack's own lock and every project's lock on stack
+// whose holder no longer runs (or, with force, whoever holds them): what
+// an operation killed while projects ran side by side leaves behind. A
+// project's holder that still runs is refused unless force.
+func (s *Stacks) UnlockAll(stack string, force bool) (string, error) {
+	projects, err := s.Backend.LockedProjects(stack)
+	if err != nil {
+		return "", err
+	}
+	var msgs []string
+	for _, project := range projects {
+		msg, err := s.unlockProject(stack, project, force)
+		if err != nil {
+			return strings.Join(msgs, "\n"), err
+		}
+		msgs = append(msgs, msg)
+	}
+	stackMsg, err := s.unlockStack(stack, force)
+	if err != nil {
+		return strings.Join(msgs, "\n"), err
+	}
+	if stackMsg != "" {
+		msgs = append(msgs, stackMsg)
+	}
+	if len(msgs) == 0 {
+		return fmt.Sprintf("stack %s is not locked", stack), nil
+	}
+	return strings.Join(msgs, "\n"), nil
+}
+
 func (s *Stacks) unlockProject(stack, project string, force bool) (string, error) {
 	holder, err := s.Backend.LockHolder(project, stack)
 	if err != nil {
