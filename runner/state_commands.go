@@ -430,6 +430,11 @@ func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig
 	if len(projects) == 0 && cfgErr != nil {
 		return nil, fmt.Errorf("there is no stack %s in this workspace (no %s and no state)", stack, cfgPath)
 	}
+	unlock, err := s.lockForRemove(ctx, stack)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var busy, warnings []string
 	for _, p := range projects {
 		sum, err := s.Backend.Summary(p, stack)
@@ -457,6 +462,27 @@ func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig
 		}
 	}
 	return warnings, nil
+}
+
+// lockForRemove takes the stack's own lock for `stack rm`, so that the
+// state of no project is removed while up, refresh or destroy works on the
+// stack (a *backend.LockedError, exit 4, names the holder). The returned
+// function lets go of it; once the stack's folder is removed, with the
+// lock in it, there is nothing left to let go.
+func (s *Stacks) lockForRemove(ctx context.Context, stack string) (func(), error) {
+	dir := filepath.Join(s.Backend.Root, "stacks", stack)
+	if _, err := os.Stat(dir); err != nil {
+		return func() {}, nil
+	}
+	lock, err := s.Backend.LockStack(ctx, stack, backend.CurrentLockInfo("runner stack rm"))
+	if err != nil {
+		return nil, fmt.Errorf("removing stack %s: %w", stack, err)
+	}
+	return func() {
+		if _, err := os.Stat(dir); err == nil {
+			_ = lock.Unlock()
+		}
+	}, nil
 }
 
 // managed counts a summary's resources other than the root stack.
