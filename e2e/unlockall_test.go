@@ -54,4 +54,18 @@ func TestOneUnlockClearsWhatAKilledUpLeft(t *testing.T) {
 	if !strings.Contains(r.Stdout, "stack dev is not locked") {
 		t.Errorf("stack unlock of a stack nothing holds says:\n%s", r.Stdout)
 	}
+
+	// A holder that still runs (this test) is refused with the exit code
+	// of a held lock, unless --force.
+	live, _ := json.Marshal(backend.LockInfo{PID: os.Getpid(), Host: host, Command: "runner up", Started: time.Now()})
+	if err := os.WriteFile(filepath.Join(stackDir, "app", "lock.json"), live, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"stack", "unlock"}, {"stack", "unlock", "--project", "app"}} {
+		r = run(t, dir, "", nil, append([]string{"-s", "dev"}, args...)...)
+		if r.Code != 4 || !strings.Contains(r.Stderr, "still runs") {
+			t.Errorf("runner %s over a live holder: exit %d, want 4:\n%s%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
+		}
+	}
+	ok(t, dir, "-s", "dev", "stack", "unlock", "--force")
 }

@@ -582,7 +582,8 @@ func (s *Stacks) unlockProject(stack, project string, force bool) (string, error
 		return fmt.Sprintf("project %s of stack %s is not locked", project, stack), nil
 	}
 	if running(holder) && !force {
-		return "", fmt.Errorf("project %s of stack %s is locked by %s (pid %d), which still runs; wait for it, or pass --force if you are sure it is not working on this stack", project, stack, holder.Command, holder.PID)
+		held := &backend.LockedError{Project: project, Stack: stack, Holder: *holder}
+		return "", fmt.Errorf("%w, which still runs; wait for it, or pass --force if you are sure it is not working on this stack", held)
 	}
 	if err := s.Backend.ForceUnlock(project, stack); err != nil {
 		return "", err
