@@ -173,6 +173,11 @@ func (s *Session) checkNoSecrets(states []backend.StateSecrets) error {
 			"put back the file's encryptionsalt line (from a backup or version control), or remove its secret values and set them again", s.ConfigPath, e.Line, e.Key, s.StackName))
 	}
 	for _, st := range states {
+		if st.Unreadable != nil {
+			return Invalid(fmt.Errorf("%s has no encryptionsalt, and %s cannot be read, so the salt of its secrets is unknown: %w; "+
+				"restore that state with `runner --stack %s stack import --project %s --file COPY` (copies are in its history folder), or put back the file's encryptionsalt line",
+				s.ConfigPath, stateName(st), st.Unreadable, s.StackName, st.Project))
+		}
 		if st.Provider != nil && st.Provider.Type != "passphrase" {
 			return Invalid(fmt.Errorf("%s records a %q secrets provider, which runner cannot open, and %s has no encryptionsalt; runner keeps secrets with a passphrase only",
 				stateName(st), st.Provider.Type, s.ConfigPath))

@@ -430,6 +430,11 @@ func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig
 	if len(projects) == 0 && cfgErr != nil {
 		return nil, fmt.Errorf("there is no stack %s in this workspace (no %s and no state)", stack, cfgPath)
 	}
+	unlock, err := s.lockForRemove(ctx, stack)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	var busy, warnings []string
 	for _, p := range projects {
 		sum, err := s.Backend.Summary(p, stack)
@@ -457,6 +462,27 @@ func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig
 		}
 	}
 	return warnings, nil
+}
+
+// lockForRemove takes the stack's own lock for `stack rm`, so that the
+// state of no project is removed while up, refresh or destroy works on the
+// stack (a *backend.LockedError, exit 4, names the holder). The returned
+// function lets go of it; once the stack's folder is removed, with the
+// lock in it, there is nothing left to let go.
+func (s *Stacks) lockForRemove(ctx context.Context, stack string) (func(), error) {
+	dir := filepath.Join(s.Backend.Root, "stacks", stack)
+	if _, err := os.Stat(dir); err != nil {
+		return func() {}, nil
+	}
+	lock, err := s.Backend.LockStack(ctx, stack, backend.CurrentLockInfo("runner stack rm"))
+	if err != nil {
+		return nil, fmt.Errorf("removing stack %s: %w", stack, err)
+	}
+	return func() {
+		if _, err := os.Stat(dir); err == nil {
+			_ = lock.Unlock()
+		}
+	}, nil
 }
 
 // managed counts a summary's resources other than the root stack.
@@ -517,6 +543,36 @@ func (s *Stacks) Unlock(stack, project string, force bool) (string, error) {
 	return msg + "\n" + stackMsg, nil
 }
 
+// UnlockAll clears the stack's own lock and every project's lock on stack
+// whose holder no longer runs (or, with force, whoever holds them): what
+// an operation killed while projects ran side by side leaves behind. A
+// project's holder that still runs is refused unless force.
+func (s *Stacks) UnlockAll(stack string, force bool) (string, error) {
+	projects, err := s.Backend.LockedProjects(stack)
+	if err != nil {
+		return "", err
+	}
+	var msgs []string
+	for _, project := range projects {
+		msg, err := s.unlockProject(stack, project, force)
+		if err != nil {
+			return strings.Join(msgs, "\n"), err
+		}
+		msgs = append(msgs, msg)
+	}
+	stackMsg, err := s.unlockStack(stack, force)
+	if err != nil {
+		return strings.Join(msgs, "\n"), err
+	}
+	if stackMsg != "" {
+		msgs = append(msgs, stackMsg)
+	}
+	if len(msgs) == 0 {
+		return fmt.Sprintf("stack %s is not locked", stack), nil
+	}
+	return strings.Join(msgs, "\n"), nil
+}
+
 func (s *Stacks) unlockProject(stack, project string, force bool) (string, error) {
 	holder, err := s.Backend.LockHolder(project, stack)
 	if err != nil {
@@ -526,7 +582,8 @@ func (s *Stacks) unlockProject(stack, project string, force bool) (string, error
 		return fmt.Sprintf("project %s of stack %s is not locked", project, stack), nil
 	}
 	if running(holder) && !force {
-		return "", fmt.Errorf("project %s of stack %s is locked by %s (pid %d), which still runs; wait for it, or pass --force if you are sure it is not working on this stack", project, stack, holder.Command, holder.PID)
+		held := &backend.LockedError{Project: project, Stack: stack, Holder: *holder}
+		return "", fmt.Errorf("%w, which still runs; wait for it, or pass --force if you are sure it is not working on this stack", held)
 	}
 	if err := s.Backend.ForceUnlock(project, stack); err != nil {
 		return "", err

@@ -53,7 +53,12 @@ func usageError(format string, args ...any) error {
 func run(ctx context.Context, io *term.IO, args []string) int {
 	app := newApp(io)
 	cl := normalize(app, args)
-	err := app.RunContext(ctx, cl.argv)
+	var err error
+	if cl.missing != "" && !cl.boolFlag("help") && !cl.boolFlag("h") {
+		err = usageError("flag %s needs a value (see `%s --help`)", cl.missing, cl.command)
+	} else {
+		err = app.RunContext(ctx, cl.argv)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -132,21 +137,28 @@ func onUsageError(c *cli.Context, err error, _ bool) error {
 	if f, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		msg = unknownFlag(f, name)
 	}
+	if f, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		msg = fmt.Sprintf("flag %s needs a value", dashed(f))
+	}
 	return usageError("%s (see `%s --help`)", msg, name)
 }
 
 // unknownFlag says that command has no flag named f, and how to pass an
 // argument that starts with a dash.
 func unknownFlag(f, command string) string {
-	dash := "--"
-	if len(f) == 1 {
-		dash = "-"
-	}
-	msg := fmt.Sprintf("unknown flag %s%s for `%s`", dash, f, command)
+	msg := fmt.Sprintf("unknown flag %s for `%s`", dashed(f), command)
 	if _, err := strconv.ParseFloat(f, 64); err == nil {
 		msg += fmt.Sprintf("; put `--` before an argument that starts with a dash (`-- -%s`)", f)
 	}
 	return msg
+}
+
+// dashed writes a flag name as users type it: -s, --stack.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // setDefaults gives every command the global flags (so that they may

@@ -19,6 +19,12 @@ type commandLine struct {
 	argv []string
 	// flags holds the flags in the order given.
 	flags []givenFlag
+	// missing is a flag that takes a value given as the last word, with
+	// no value after it ("" when none); urfave/cli would take the
+	// command's first argument as its value.
+	missing string
+	// command names the command for messages ("runner config set").
+	command string
 }
 
 // givenFlag is one flag of the command line.
@@ -50,6 +56,7 @@ func normalize(app *cli.App, args []string) commandLine {
 	cur := &cli.Command{Flags: app.Flags, Subcommands: app.Commands}
 	var flags, positional []string
 	var given []givenFlag
+	missing := ""
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
 		switch {
@@ -59,10 +66,14 @@ func normalize(app *cli.App, args []string) commandLine {
 		case isFlag(a):
 			name, value, inline := splitFlag(a)
 			flags = append(flags, a)
-			if !inline && takesValue(cur, name) && i+1 < len(rest) {
+			switch {
+			case inline || !takesValue(cur, name):
+			case i+1 < len(rest):
 				i++
 				value = rest[i]
 				flags = append(flags, value)
+			case !completing:
+				missing = a
 			}
 			given = append(given, givenFlag{name: name, value: value})
 		case len(positional) == 0 && cur.Command(a) != nil:
@@ -72,7 +83,7 @@ func normalize(app *cli.App, args []string) commandLine {
 			positional = append(positional, a)
 		}
 	}
-	cl := commandLine{flags: given}
+	cl := commandLine{flags: given, missing: missing, command: strings.Join(append([]string{"runner"}, path[1:]...), " ")}
 	if cl.boolFlag("help") || cl.boolFlag("h") {
 		positional = nil // help is about the command, whatever its arguments
 	}

@@ -252,19 +252,14 @@ func stackCommands(tio *term.IO) []*cli.Command {
 			},
 		},
 		{
-			Name: "unlock", Usage: "clear a project's stale lock",
-			Flags: []cli.Flag{projectFlag, &cli.BoolFlag{Name: "force", Usage: "clear it even if its holder still runs"}},
+			Name: "unlock", Usage: "clear the stale locks of the stack (or only those of --project)",
+			Flags: []cli.Flag{projectFlag, &cli.BoolFlag{Name: "force", Usage: "clear them even if their holder still runs"}},
 			Action: func(c *cli.Context) error {
-				s, stack, project, err := stackAndProject(c, open)
-				if err != nil {
-					return err
+				msg, err := unlock(c, open)
+				if msg != "" {
+					fmt.Fprintln(tio.Out, msg)
 				}
-				msg, err := s.Unlock(stack, project, c.Bool("force"))
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(tio.Out, msg)
-				return nil
+				return err
 			},
 		},
 		{
@@ -284,6 +279,26 @@ func stackCommands(tio *term.IO) []*cli.Command {
 			},
 		},
 	}
+}
+
+// unlock clears the locks of the project named by --project, or, without
+// it, every stale lock of the stack.
+func unlock(c *cli.Context, open func(*cli.Context) (*runner.Stacks, error)) (string, error) {
+	if c.String("project") != "" {
+		s, stack, project, err := stackAndProject(c, open)
+		if err != nil {
+			return "", err
+		}
+		return s.Unlock(stack, project, c.Bool("force"))
+	}
+	if err := checkArgs(c, 0, "stack unlock [--project NAME] [--force]"); err != nil {
+		return "", err
+	}
+	s, stack, err := stackOnly(c, open)
+	if err != nil {
+		return "", err
+	}
+	return s.UnlockAll(stack, c.Bool("force"))
 }
 
 func stackOnly(c *cli.Context, open func(*cli.Context) (*runner.Stacks, error)) (*runner.Stacks, string, error) {

@@ -131,7 +131,9 @@ func journalLines(p paths) ([]journalLine, error) {
 	}
 	lines, _, err := parseJournal(data)
 	if err != nil {
-		return nil, fmt.Errorf("reading the journal %s: %w", p.journal, err)
+		return nil, fmt.Errorf("reading the journal %s: %w; a crash only cuts the last line, so the file was edited or damaged and cannot be repaired automatically: "+
+			"fix that line (one JSON object per line), or move the journal out of the way to go back to %s (the steps it recorded are then forgotten; `runner refresh` reads back what exists)",
+			p.journal, err, p.snapshot)
 	}
 	return lines, nil
 }

@@ -37,16 +37,16 @@ func (e *LockedError) Error() string {
 	if cmd == "" {
 		cmd = "an unknown command"
 	}
-	what, project := fmt.Sprintf("stack %s of project %s", e.Stack, e.Project), e.Project
+	what, unlock := fmt.Sprintf("stack %s of project %s", e.Stack, e.Project), "runner stack unlock --project "+e.Project
 	if e.StackWide {
-		what, project = fmt.Sprintf("stack %s", e.Stack), "NAME"
+		what, unlock = fmt.Sprintf("stack %s", e.Stack), "runner stack unlock"
 	}
 	msg := fmt.Sprintf("%s is locked by %s (pid %d on host %s, since %s)",
 		what, cmd, e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
 	if e.Stale {
-		msg += fmt.Sprintf("; that process no longer runs, so the lock is stale: if nothing else is deploying this stack, clear it with `runner stack unlock --project %s`", project)
+		msg += fmt.Sprintf("; that process no longer runs, so the lock is stale: if nothing else is deploying this stack, clear it with `%s`", unlock)
 		if e.StackWide {
-			msg += " (any project of the stack)"
+			msg += " (it clears every lock of the stack whose holder no longer runs)"
 		}
 	}
 	return msg
@@ -309,4 +309,28 @@ func (f *Folder) ForceUnlockStack(stack string) error {
 		return err
 	}
 	return nil
+}
+
+// LockedProjects lists, sorted, the projects of stack whose lock is taken
+// (a project's lock may exist before its state does: a first up killed
+// early leaves only the lock).
+func (f *Folder) LockedProjects(stack string) ([]string, error) {
+	if err := checkName("stack", stack); err != nil {
+		return nil, err
+	}
+	dir := f.stackDir(stack)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the projects of stack %s: %w", stack, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() && checkName("project", e.Name()) == nil && fileExists(filepath.Join(dir, e.Name(), "lock.json")) {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
 }

@@ -20,6 +20,10 @@ type StateSecrets struct {
 	// HasSecrets is set when the snapshot or a leftover journal holds a
 	// secret value.
 	HasSecrets bool
+	// Unreadable is why the snapshot could not be parsed (nil when it
+	// could): its salt is unknown, but the other projects' states are not
+	// held up by it.
+	Unreadable error
 }
 
 // Salt returns the "salt" of a passphrase secrets provider ("" when the
@@ -38,7 +42,8 @@ func (s StateSecrets) Salt() string {
 }
 
 // StackSecrets returns, for every project with state on stack (sorted by
-// project), what its state records of its secrets. It only reads files.
+// project), what its state records of its secrets. It only reads files. A
+// snapshot that does not parse is marked Unreadable, not an error.
 func (f *Folder) StackSecrets(stack string) ([]StateSecrets, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
@@ -79,7 +84,7 @@ func (f *Folder) stateSecrets(project, stack string) (StateSecrets, error) {
 			} `json:"deployment"`
 		}
 		if err := json.Unmarshal(snap, &d); err != nil {
-			return out, fmt.Errorf("reading the secrets provider of the state file %s: %w", p.snapshot, err)
+			out.Unreadable = fmt.Errorf("reading the secrets provider of the state file %s: %w", p.snapshot, err)
 		}
 		if sp := d.Deployment.SecretsProviders; sp != nil {
 			out.Provider = &state.SecretsProvider{Type: sp.Type, State: sp.State}

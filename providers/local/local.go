@@ -77,7 +77,9 @@ func checkApp(ctx context.Context, in providers.HookInput) error {
 	}
 	caFile := env(in.Runtime).Path("ca", "ca.crt")
 	if err := app.Check(ctx, url, caFile, env(in.Runtime).Path("ingress", "tls.crt")); err != nil {
-		return err
+		// up without --refresh trusts the state: a service stopped behind
+		// runner's back shows up only here.
+		return fmt.Errorf("%w; if the service was stopped, run `runner refresh` so that runner notices, then `runner up` starts it again (or run `runner up --refresh`)", err)
 	}
 	fmt.Fprintf(in.Log, "The application answers at %s\n", url)
 	fmt.Fprintf(in.Log, "  try: curl --cacert %s %s\n", caFile, url)

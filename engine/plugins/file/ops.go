@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/runnerhq/runner/engine/resource"
 )
@@ -90,6 +91,7 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating the folder %s: %w", dir, err)
 	}
+	removeTemps(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
@@ -174,7 +176,26 @@ func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 	if err := os.Remove(req.ID); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("deleting %s %s: %w", Type, req.ID, err)
 	}
+	removeTemps(req.ID)
 	return nil
+}
+
+// removeTemps removes the temporary files of path that a killed
+// writeAtomic left behind (they may hold a secret, such as a private key).
+// The engine runs one step per resource at a time, under the project's
+// lock, so no other write of path is using one. Failures are ignored: the
+// files are only litter.
+func removeTemps(path string) {
+	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 func digest(b []byte) string {
