@@ -64,6 +64,7 @@ func normalize(app *cli.App, args []string) commandLine {
 			positional = append(positional, rest[i+1:]...)
 			i = len(rest)
 		case isFlag(a):
+			a = attachedValue(cur, a)
 			name, value, inline := splitFlag(a)
 			flags = append(flags, a)
 			switch {
@@ -92,6 +93,16 @@ func normalize(app *cli.App, args []string) commandLine {
 		cl.argv = append(cl.argv, completionFlag)
 	}
 	return cl
+}
+
+// attachedValue rewrites a short flag written with its value attached
+// (`-sdev`, as pflag and Pulumi's CLI accept it) as `-s=dev`; any other
+// word is returned as it is.
+func attachedValue(cmd *cli.Command, a string) string {
+	if len(a) < 3 || a[1] == '-' || strings.Contains(a, "=") || findFlag(cmd, a[1:]) != nil || !takesValue(cmd, a[1:2]) {
+		return a
+	}
+	return a[:2] + "=" + a[2:]
 }
 
 // positionalArgs puts `--` before the arguments of a command when one of

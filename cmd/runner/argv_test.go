@@ -28,6 +28,9 @@ func TestNormalize(t *testing.T) {
 		// A value that names a command is the flag's value.
 		{"-s up up", "up -s up"},
 		{"--stack=dev up", "up --stack=dev"},
+		// A short flag with its value attached, as pflag reads it.
+		{"up -sdev -paws", "up -s=dev -p=aws"},
+		{"-sdev preview -d", "preview -s=dev -d"},
 		// A bool flag never eats the next word.
 		{"--json providers", "providers --json"},
 		{"config get --json app:port", "config get --json app:port"},
