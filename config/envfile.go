@@ -295,3 +295,6 @@ func (e *EnvFile) Apply() error {
 	}
 	return nil
 }
+
+// Changed reports whether the file was changed since it was read or written.
+func (e *EnvFile) Changed() bool { return e.changed }

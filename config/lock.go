@@ -87,45 +87,40 @@ func flockWait(f *os.File, path string) error {
 // is refused and left unchanged. It returns the config as written (or as
 // read, when edit changed nothing).
 func UpdateStack(path string, edit func(*Stack) error) (*Stack, error) {
-	var out *Stack
-	err := withLock(path, func() error {
-		s, err := LoadStack(path)
-		if err != nil {
-			return err
-		}
-		if err := edit(s); err != nil {
-			return err
-		}
-		if s.changed {
-			if err := s.save(); err != nil {
-				return err
-			}
-		}
-		out = s
-		return nil
-	})
-	return out, err
+	return update(path, LoadStack, edit)
 }
 
 // UpdateEnv changes the environment file at path as UpdateStack changes a
 // stack config: under the file's lock, from the file as it is now, written
 // atomically when edit changed it.
 func UpdateEnv(path string, edit func(*EnvFile) error) (*EnvFile, error) {
-	var out *EnvFile
+	return update(path, LoadEnv, edit)
+}
+
+// lockedFile is a file that update reads, edits and writes back.
+type lockedFile interface {
+	Changed() bool
+	save() error
+}
+
+// update holds path's lock while it loads the file, lets edit change it and
+// writes it back atomically when it changed.
+func update[F lockedFile](path string, load func(string) (F, error), edit func(F) error) (F, error) {
+	var out F
 	err := withLock(path, func() error {
-		e, err := LoadEnv(path)
+		f, err := load(path)
 		if err != nil {
 			return err
 		}
-		if err := edit(e); err != nil {
+		if err := edit(f); err != nil {
 			return err
 		}
-		if e.changed {
-			if err := e.save(); err != nil {
+		if f.Changed() {
+			if err := f.save(); err != nil {
 				return err
 			}
 		}
-		out = e
+		out = f
 		return nil
 	})
 	return out, err

@@ -40,6 +40,21 @@ func (f *Folder) replaceSnapshot(p paths, current, data []byte) error {
 	return pruneHistory(p)
 }
 
+// overwriteSnapshot replaces snapshot.json with data outside an operation
+// (import, repair): the snapshot there now goes to the history, and what
+// was remembered of the last load is forgotten.
+func (f *Folder) overwriteSnapshot(p paths, data []byte) error {
+	current, err := readOptional(p.snapshot)
+	if err != nil {
+		return err
+	}
+	if err := f.replaceSnapshot(p, current, data); err != nil {
+		return err
+	}
+	f.remember(p.project, p.stack, loadMemo{})
+	return nil
+}
+
 // keepInHistory links (or, failing that, copies) snapshot.json into the
 // history folder under a name sorting by time.
 func keepInHistory(p paths) error {

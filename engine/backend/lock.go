@@ -318,19 +318,5 @@ func (f *Folder) LockedProjects(stack string) ([]string, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}
-	dir := f.stackDir(stack)
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listing the projects of stack %s: %w", stack, err)
-	}
-	var out []string
-	for _, e := range entries {
-		if e.IsDir() && checkName("project", e.Name()) == nil && fileExists(filepath.Join(dir, e.Name(), "lock.json")) {
-			out = append(out, e.Name())
-		}
-	}
-	return out, nil
+	return f.projectsHolding(stack, "lock.json")
 }

@@ -113,13 +113,8 @@ func (f *Folder) writeRepaired(ctx context.Context, p paths, snap *state.Snapsho
 	if err := f.sealJournal(p, hashOf(data)); err != nil {
 		return err
 	}
-	current, err := readOptional(p.snapshot)
-	if err != nil {
+	if err := f.overwriteSnapshot(p, data); err != nil {
 		return err
 	}
-	if err := f.replaceSnapshot(p, current, data); err != nil {
-		return err
-	}
-	f.remember(p.project, p.stack, loadMemo{})
 	return f.retireJournal(p)
 }

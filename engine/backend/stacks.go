@@ -49,7 +49,13 @@ func (f *Folder) ListStacks() ([]StackInfo, error) {
 
 // projects lists the projects with state on stack, sorted.
 func (f *Folder) projects(stack string) ([]string, error) {
-	dir := filepath.Join(f.Root, "stacks", stack)
+	return f.projectsHolding(stack, "snapshot.json", "journal.jsonl")
+}
+
+// projectsHolding lists, sorted, the projects of stack whose folder holds
+// one of the files named.
+func (f *Folder) projectsHolding(stack string, files ...string) ([]string, error) {
+	dir := f.stackDir(stack)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -62,8 +68,11 @@ func (f *Folder) projects(stack string) ([]string, error) {
 		if !e.IsDir() || checkName("project", e.Name()) != nil {
 			continue
 		}
-		if fileExists(filepath.Join(dir, e.Name(), "snapshot.json")) || fileExists(filepath.Join(dir, e.Name(), "journal.jsonl")) {
-			out = append(out, e.Name())
+		for _, name := range files {
+			if fileExists(filepath.Join(dir, e.Name(), name)) {
+				out = append(out, e.Name())
+				break
+			}
 		}
 	}
 	sort.Strings(out)
@@ -172,14 +181,9 @@ func (f *Folder) Import(ctx context.Context, project, stack string, data []byte,
 	if err := f.retireJournal(p); err != nil {
 		return err
 	}
-	current, err := readOptional(p.snapshot)
-	if err != nil {
+	if err := f.overwriteSnapshot(p, data); err != nil {
 		return err
 	}
-	if err := f.replaceSnapshot(p, current, data); err != nil {
-		return err
-	}
-	f.remember(project, stack, loadMemo{})
 	host, _ := os.Hostname()
 	rec := HistoryRecord{Kind: "import", Result: "succeeded", StartTime: start, EndTime: time.Now().UTC(),
 		User: CurrentLockInfo("").User, Host: host, Message: fmt.Sprintf("imported %d resources", len(snap.Resources))}
