@@ -51,3 +51,24 @@ func TestStackLockRefusesSecondMutation(t *testing.T) {
 		t.Fatalf("up with project c locked = %v, want ErrFailed wrapping c's *LockedError", err)
 	}
 }
+
+// TestInterruptedBeforeTheStackLock: a run cancelled before it takes the
+// stack's lock says it was interrupted and changed nothing.
+func TestInterruptedBeforeTheStackLock(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b, err := backend.Open("file://" + t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plug := &plugintest.Plugin{}
+	req, _ := request(Up, nil, plug, chain(diamond, diamondOrder, nil))
+	req.Backend = b
+	_, err = Run(ctx, req)
+	if !errors.Is(err, context.Canceled) || err.Error() != "up was interrupted before it started; nothing was changed: context canceled" {
+		t.Fatalf("up cancelled before it started = %v", err)
+	}
+	if plug.Count("Create") != 0 {
+		t.Fatal("a cancelled up created resources")
+	}
+}

@@ -133,6 +133,9 @@ func (o *run) lockStack(ctx context.Context) (func(), error) {
 		return func() {}, nil
 	}
 	lock, err := sl.LockStack(ctx, o.req.Stack, o.req.Lock)
+	if errors.Is(err, context.Canceled) {
+		return nil, fmt.Errorf("%s was interrupted before it started; nothing was changed: %w", o.req.Operation, context.Canceled)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.req.Operation, err)
 	}
