@@ -209,3 +209,20 @@ func TestCommandFlagsAfterArguments(t *testing.T) {
 const appState = `{"version": 3, "deployment": {"manifest": {"time": "2024-01-01T00:00:00Z", "magic": "", "version": ""},
   "resources": [{"urn": "urn:pulumi:dev::app::pulumi:pulumi:Stack::app-dev", "custom": false, "type": "pulumi:pulumi:Stack",
     "outputs": {"url": "https://127.0.0.1:18443"}}]}}`
+
+// TestOneSentenceCommandsSpeakJSON: a command that ends with one sentence
+// prints it as a JSON object with --json, wherever the flag stands.
+func TestOneSentenceCommandsSpeakJSON(t *testing.T) {
+	dir := workspace(t)
+	for _, args := range [][]string{
+		{"stack", "init", "dev", "--json"},
+		{"--json", "stack", "select", "dev"},
+		{"stack", "unlock", "-s", "dev", "--json"},
+	} {
+		r := ok(t, dir, args...)
+		var got struct{ Type, Message string }
+		if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil || got.Type != "result" || got.Message == "" {
+			t.Errorf("runner %s printed %q, want one JSON result object (%v)", strings.Join(args, " "), r.Stdout, err)
+		}
+	}
+}

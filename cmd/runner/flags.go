@@ -1,7 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -45,4 +49,16 @@ func options(c *cli.Context, io *term.IO) runner.Options {
 		IO:             io,
 		Executable:     exe,
 	}
+}
+
+// say prints the one sentence a command ends with: as it is, or with
+// --json as {"type":"result","message":...}, so that every command's
+// output can be read by a script.
+func say(c *cli.Context, w io.Writer, format string, args ...any) error {
+	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	if c.Bool("json") {
+		return json.NewEncoder(w).Encode(map[string]string{"type": "result", "message": msg})
+	}
+	_, err := fmt.Fprintln(w, msg)
+	return err
 }

@@ -37,8 +37,7 @@ func stackCommands(tio *term.IO) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(tio.Out, "Created stack %s (%s) and selected it.\n", c.Args().First(), path)
-				return nil
+				return say(c, tio.Out, "Created stack %s (%s) and selected it.", c.Args().First(), path)
 			},
 		},
 		{
@@ -54,8 +53,7 @@ func stackCommands(tio *term.IO) []*cli.Command {
 				if err := s.Select(c.Args().First()); err != nil {
 					return err
 				}
-				fmt.Fprintf(tio.Out, "Selected stack %s.\n", c.Args().First())
-				return nil
+				return say(c, tio.Out, "Selected stack %s.", c.Args().First())
 			},
 		},
 		{
@@ -145,8 +143,7 @@ func stackCommands(tio *term.IO) []*cli.Command {
 				if err := s.Import(c.Context, stack, project, data); err != nil {
 					return err
 				}
-				fmt.Fprintf(tio.Out, "Imported the state of project %s on stack %s.\n", project, stack)
-				return nil
+				return say(c, tio.Out, "Imported the state of project %s on stack %s.", project, stack)
 			},
 		},
 		{
@@ -247,8 +244,7 @@ func stackCommands(tio *term.IO) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(tio.Out, "Removed stack %s.\n", c.Args().First())
-				return nil
+				return say(c, tio.Out, "Removed stack %s.", c.Args().First())
 			},
 		},
 		{
@@ -257,7 +253,9 @@ func stackCommands(tio *term.IO) []*cli.Command {
 			Action: func(c *cli.Context) error {
 				msg, err := unlock(c, open)
 				if msg != "" {
-					fmt.Fprintln(tio.Out, msg)
+					if serr := say(c, tio.Out, "%s", msg); err == nil {
+						err = serr
+					}
 				}
 				return err
 			},
@@ -274,8 +272,7 @@ func stackCommands(tio *term.IO) []*cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(tio.Out, msg)
-				return nil
+				return say(c, tio.Out, "%s", msg)
 			},
 		},
 	}
