@@ -1,43 +1,14 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 )
-
-// runAs runs the binary in dir with exactly args (no --root added), as a
-// user types them in their workspace.
-func runAs(t *testing.T, dir, stdin string, env []string, args ...string) Result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = dir
-	cmd.Env = append(baseEnv(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	res := Result{Stdout: out.String(), Stderr: errb.String()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.Code = exit.ExitCode()
-	case err != nil:
-		t.Fatalf("running runner %v: %v", args, err)
-	}
-	return res
-}
 
 // configSetLines returns the `runner ... config set ...` lines of out,
 // sorted.

@@ -63,12 +63,20 @@ func baseEnv() []string {
 	return append(env, "PULUMI_CONFIG_PASSPHRASE=e2e-passphrase", "NO_COLOR=1")
 }
 
-// run runs the binary in dir with args, stdin as input, extra environment.
+// run runs the binary in dir with args (after --root dir), stdin as input,
+// extra environment.
 func run(t *testing.T, dir, stdin string, env []string, args ...string) Result {
+	t.Helper()
+	return runAs(t, dir, stdin, env, append([]string{"--root", dir}, args...)...)
+}
+
+// runAs runs the binary in dir with exactly args (no --root added), as a
+// user types them in their workspace.
+func runAs(t *testing.T, dir, stdin string, env []string, args ...string) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, append([]string{"--root", dir}, args...)...)
+	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Dir = dir
 	cmd.Env = append(baseEnv(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
