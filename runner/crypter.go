@@ -3,8 +3,6 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/runnerhq/runner/config"
@@ -101,17 +99,11 @@ func (s *Session) cryptFromStates(states []backend.StateSecrets, mayCreate bool)
 // secrets. A backend folder that does not exist yet holds no state (and is
 // not created).
 func (s *Session) stateSecrets() ([]backend.StateSecrets, error) {
-	if s.backend == nil {
-		url := BackendURL(s.Opts, s.Workspace)
-		dir, isFile := strings.CutPrefix(url, "file://")
-		if !strings.Contains(url, "://") {
-			dir, isFile = url, true
-		}
-		if abs, err := filepath.Abs(dir); isFile && err == nil {
-			if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
-				return nil, nil
-			}
-		}
+	if s.states != nil {
+		return *s.states, nil
+	}
+	if s.backend == nil && stateFolderMissing(s.Opts, s.Workspace) {
+		return nil, nil
 	}
 	b, err := s.Backend()
 	if err != nil {
@@ -121,6 +113,7 @@ func (s *Session) stateSecrets() ([]backend.StateSecrets, error) {
 	if err != nil {
 		return nil, Invalid(fmt.Errorf("reading how the state of stack %s is encrypted: %w", s.StackName, err))
 	}
+	s.states = &states // read once per command: the salt checks need it more than once
 	return states, nil
 }
 

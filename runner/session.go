@@ -49,6 +49,7 @@ type Session struct {
 
 	backend *backend.Folder
 	crypter *config.Crypter
+	states  *[]backend.StateSecrets // what the stack's states record of their secrets, once read
 	// staged are config changes made by validation, written together by
 	// saveConfig.
 	staged []func(*config.Stack) error
@@ -126,11 +127,13 @@ func open(opts Options, create bool) (*Session, error) {
 		return nil, Usage(err)
 	}
 	warnFile(opts, env.Warnings)
+	checked := false
 	if !create && opts.Stack != "" && env.Values[config.StackVar] == "" {
 		// ResolveStack would record the stack in the environment file.
 		if err := mustExist(opts, ws, opts.Stack); err != nil {
 			return nil, err
 		}
+		checked = true
 	}
 	stack, err := env.ResolveStack(opts.Stack)
 	if errors.Is(err, config.ErrNoStack) {
@@ -148,7 +151,7 @@ func open(opts Options, create bool) (*Session, error) {
 	if !config.ValidStackName(stack) {
 		return nil, Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
 	}
-	if !create {
+	if !create && !checked {
 		if err := mustExist(opts, ws, stack); err != nil {
 			return nil, err
 		}
@@ -178,32 +181,36 @@ func mustExist(opts Options, ws, stack string) error {
 		return nil
 	}
 	url := BackendURL(opts, ws)
-	dir := url // a folder: file://DIR or a plain path (opening it would create it)
-	if scheme, rest, ok := strings.Cut(url, "://"); ok {
-		dir = ""
-		if scheme == "file" {
-			dir = rest
-		}
-	}
-	if dir != "" {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
-		}
+	if stateFolderMissing(opts, ws) {
+		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
 	}
 	b, err := OpenBackend(opts, ws)
 	if err != nil {
 		return err
 	}
-	infos, err := b.ListStacks()
+	projects, err := b.Projects(stack)
 	if err != nil {
 		return err
 	}
-	for _, info := range infos {
-		if info.Name == stack {
-			return nil
-		}
+	if len(projects) == 0 {
+		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
 	}
-	return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
+	return nil
+}
+
+// stateFolderMissing reports whether the backend of opts is a folder that
+// does not exist yet: it holds no state, and opening it would create it.
+func stateFolderMissing(opts Options, ws string) bool {
+	url := BackendURL(opts, ws)
+	dir := url // file://DIR or a plain path
+	if scheme, rest, ok := strings.Cut(url, "://"); ok {
+		if scheme != "file" {
+			return false
+		}
+		dir = rest
+	}
+	_, err := os.Stat(dir)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 func (s *Session) openProvider() error {

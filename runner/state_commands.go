@@ -79,19 +79,13 @@ func (s *Stacks) Projects(stack string) ([]string, error) {
 		out = append(out, p.Name)
 		seen[p.Name] = true
 	}
-	infos, err := s.Backend.ListStacks()
+	stored, err := s.Backend.Projects(stack)
 	if err != nil {
 		return nil, err
 	}
-	for _, info := range infos {
-		if info.Name != stack {
-			continue
-		}
-		for _, p := range info.Projects {
-			if !seen[p] {
-				out = append(out, p)
-				seen[p] = true
-			}
+	for _, p := range stored {
+		if !seen[p] {
+			out = append(out, p)
 		}
 	}
 	return out, nil
@@ -415,15 +409,9 @@ func (s *Stacks) History(stack, project string) ([]backend.HistoryEntry, error) 
 // still has resources, unless force) and the config file (unless
 // preserveConfig). It returns warnings to show.
 func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig bool) ([]string, error) {
-	infos, err := s.Backend.ListStacks()
+	projects, err := s.Backend.Projects(stack)
 	if err != nil {
 		return nil, err
-	}
-	var projects []string
-	for _, info := range infos {
-		if info.Name == stack {
-			projects = info.Projects
-		}
 	}
 	cfgPath := StackConfigPath(s.Workspace, stack)
 	_, cfgErr := os.Stat(cfgPath)

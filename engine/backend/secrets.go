@@ -48,7 +48,7 @@ func (f *Folder) StackSecrets(stack string) ([]StateSecrets, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}
-	projects, err := f.projects(stack)
+	projects, err := f.Projects(stack)
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func (f *Folder) ListStacks() ([]StackInfo, error) {
 		if !s.IsDir() || checkName("stack", s.Name()) != nil {
 			continue
 		}
-		projects, err := f.projects(s.Name())
+		projects, err := f.Projects(s.Name())
 		if err != nil {
 			return nil, err
 		}
@@ -47,8 +47,12 @@ func (f *Folder) ListStacks() ([]StackInfo, error) {
 	return out, nil
 }
 
-// projects lists the projects with state on stack, sorted.
-func (f *Folder) projects(stack string) ([]string, error) {
+// Projects lists the projects with state (a snapshot or a journal) on
+// stack, sorted.
+func (f *Folder) Projects(stack string) ([]string, error) {
+	if err := checkName("stack", stack); err != nil {
+		return nil, err
+	}
 	return f.projectsHolding(stack, "snapshot.json", "journal.jsonl")
 }
 
@@ -234,7 +238,7 @@ func (f *Folder) RemoveStack(ctx context.Context, project, stack string, force b
 		return fmt.Errorf("removing project %s from stack %s: %w", project, stack, err)
 	}
 	f.remember(project, stack, loadMemo{})
-	left, err := f.projects(stack)
+	left, err := f.Projects(stack)
 	if err != nil {
 		return err
 	}
