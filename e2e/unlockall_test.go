@@ -63,9 +63,21 @@ func TestOneUnlockClearsWhatAKilledUpLeft(t *testing.T) {
 	}
 	for _, args := range [][]string{{"stack", "unlock"}, {"stack", "unlock", "--project", "app"}} {
 		r = run(t, dir, "", nil, append([]string{"-s", "dev"}, args...)...)
-		if r.Code != 4 || !strings.Contains(r.Stderr, "still runs") {
+		if r.Code != 4 || !strings.Contains(r.Stderr, "may still run") {
 			t.Errorf("runner %s over a live holder: exit %d, want 4:\n%s%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
 		}
 	}
 	ok(t, dir, "-s", "dev", "stack", "unlock", "--force")
+
+	// A holder on another host is never judged stale from this one: its
+	// pid means nothing here (it used to be cleared without --force).
+	remote, _ := json.Marshal(backend.LockInfo{PID: gone.Process.Pid, Host: "another-host", Command: "runner up", Started: time.Now()})
+	if err := os.WriteFile(filepath.Join(stackDir, "app", "lock.json"), remote, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, dir, "", nil, "-s", "dev", "stack", "unlock", "--project", "app")
+	if _, err := os.Stat(filepath.Join(stackDir, "app", "lock.json")); r.Code != 4 || err != nil {
+		t.Errorf("stack unlock --project app over a holder on another host: exit %d, lock file %v, want 4 and the lock kept:\n%s%s", r.Code, err, r.Stdout, r.Stderr)
+	}
+	ok(t, dir, "-s", "dev", "stack", "unlock", "--project", "app", "--force")
 }

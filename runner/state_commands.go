@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runnerhq/runner/config"
@@ -569,9 +568,9 @@ func (s *Stacks) unlockProject(stack, project string, force bool) (string, error
 	if holder == nil {
 		return fmt.Sprintf("project %s of stack %s is not locked", project, stack), nil
 	}
-	if running(holder) && !force {
+	if !holder.Stale() && !force {
 		held := &backend.LockedError{Project: project, Stack: stack, Holder: *holder}
-		return "", fmt.Errorf("%w, which still runs; wait for it, or pass --force if you are sure it is not working on this stack", held)
+		return "", fmt.Errorf("%w, which may still run; wait for it, or pass --force if you are sure it is not working on this stack", held)
 	}
 	if err := s.Backend.ForceUnlock(project, stack); err != nil {
 		return "", err
@@ -587,21 +586,13 @@ func (s *Stacks) unlockStack(stack string, force bool) (string, error) {
 	if err != nil || holder == nil {
 		return "", err
 	}
-	host, _ := os.Hostname()
-	if !force && (holder.Host != host || running(holder)) {
+	if !force && !holder.Stale() {
 		return fmt.Sprintf("stack %s stays locked by %s (pid %d on %s), which may still run; pass --force to clear that lock too", stack, holder.Command, holder.PID, holder.Host), nil
 	}
 	if err := s.Backend.ForceUnlockStack(stack); err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("cleared the lock of stack %s (held by %s, pid %d on %s)", stack, holder.Command, holder.PID, holder.Host), nil
-}
-
-// running reports whether a lock holder is a process of this host that
-// still runs.
-func running(h *backend.LockInfo) bool {
-	host, _ := os.Hostname()
-	return h.Host == host && h.PID > 0 && syscall.Kill(h.PID, 0) == nil
 }
 
 // Repair makes a project's state on stack loadable again, as `pulumi state

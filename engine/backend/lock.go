@@ -214,8 +214,15 @@ func describeHolder(e *LockedError) {
 		e.Holder.Command = "an unreadable holder (" + e.File + ")"
 		return
 	}
+	e.Stale = e.Holder.Stale()
+}
+
+// Stale reports whether the holder is a process of this host that no
+// longer runs: only such a lock may be cleared without --force. A holder on
+// another host is never judged from this one.
+func (h LockInfo) Stale() bool {
 	host, _ := os.Hostname()
-	e.Stale = e.Holder.Host == host && e.Holder.PID > 0 && !processAlive(e.Holder.PID)
+	return h.Host == host && h.PID > 0 && !processAlive(h.PID)
 }
 
 // processAlive reports whether a process with this pid runs on this host.
