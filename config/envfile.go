@@ -22,7 +22,6 @@ type EnvFile struct {
 	// should hear about (a key set twice), each naming the file and lines.
 	Warnings []string
 	raw      []byte
-	exists   bool
 	changed  bool
 }
 
@@ -52,7 +51,7 @@ func ParseEnv(name string, data []byte) (*EnvFile, error) {
 	if err != nil {
 		return nil, &ParseError{File: name, Line: failingLine(data, keys), Msg: err.Error() + "; each line must be KEY=VALUE or a # comment"}
 	}
-	return &EnvFile{Path: name, Values: values, Warnings: duplicateWarnings(name, keys), raw: data, exists: true}, nil
+	return &EnvFile{Path: name, Values: values, Warnings: duplicateWarnings(name, keys), raw: data}, nil
 }
 
 // failingLine finds the line of the value godotenv refuses: the first key
@@ -167,9 +166,6 @@ func LoadEnv(path string) (*EnvFile, error) {
 	return ParseEnv(path, data)
 }
 
-// Exists reports whether the file was on disk.
-func (e *EnvFile) Exists() bool { return e.exists }
-
 // StackMismatchError is a stack given on the command line that differs from
 // the environment file's PULUMI_STACK.
 type StackMismatchError struct {
@@ -274,7 +270,7 @@ func (e *EnvFile) save() error {
 	if err := writeAtomic(e.Path, e.raw, 0o644); err != nil {
 		return err
 	}
-	e.exists, e.changed = true, false
+	e.changed = false
 	return nil
 }
 

@@ -22,7 +22,6 @@ type Stack struct {
 	src     []byte
 	doc     yaml.Node
 	changed bool
-	exists  bool
 }
 
 // Entry is one top-level config key.
@@ -52,20 +51,10 @@ func (p Problem) String() string { return fmt.Sprintf("line %d: %s: %s", p.Line,
 // does not exist yet (UpdateStack creates it).
 func LoadStack(path string) (*Stack, error) {
 	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		s := &Stack{Path: path}
-		s.doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
-		return s, nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("reading the stack config: %w", err)
 	}
-	s, err := ParseStack(path, data)
-	if err != nil {
-		return nil, err
-	}
-	s.exists = true
-	return s, nil
+	return ParseStack(path, data) // a missing file parses as an empty one
 }
 
 // ParseStack parses the bytes of a stack config named name.
@@ -171,9 +160,6 @@ func lineOf(nodes []*yaml.Node) int {
 	}
 	return 0
 }
-
-// Exists reports whether the file was on disk when loaded (or has been saved).
-func (s *Stack) Exists() bool { return s.exists }
 
 func (s *Stack) root() *yaml.Node {
 	if len(s.doc.Content) == 0 {
@@ -673,7 +659,7 @@ func (s *Stack) save() error {
 	if err := writeAtomic(s.Path, data, 0o600); err != nil {
 		return err
 	}
-	s.changed, s.exists, s.src = false, true, data
+	s.changed, s.src = false, data
 	return nil
 }
 

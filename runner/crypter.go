@@ -32,10 +32,10 @@ func (s *Session) Crypter() (*config.Crypter, error) {
 	return s.openCrypter(true)
 }
 
-// readCrypter returns the crypter for reading what the stack holds, or nil
+// ReadCrypter returns the crypter for reading what the stack holds, or nil
 // when the stack has no salt and no secret anywhere (so there is nothing
 // to decrypt): unlike Crypter, it never writes a fresh salt.
-func (s *Session) readCrypter() (*config.Crypter, error) {
+func (s *Session) ReadCrypter() (*config.Crypter, error) {
 	c, err := s.openCrypter(false)
 	if errors.Is(err, errNoSalt) {
 		return nil, nil

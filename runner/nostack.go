@@ -62,7 +62,7 @@ func newStackListing(probe *Session) error {
 		return err
 	}
 	probe.ConfigPath = filepath.Join(probe.Workspace, ConfigDir, "Pulumi."+placeholderStack+".yaml")
-	cfg, err := config.LoadStack(filepath.Join(probe.Workspace, ConfigDir, ".no-stack-selected"))
+	cfg, err := config.ParseStack(probe.ConfigPath, nil) // an empty config: nothing is read
 	if err != nil {
 		return Invalid(err)
 	}

@@ -133,7 +133,7 @@ func (s *Session) checkPresent(ctx context.Context, q providers.Question, rep *R
 	var c *config.Crypter
 	if entry.Secure || entry.Structured {
 		var err error
-		if c, err = s.readCrypter(); err != nil {
+		if c, err = s.ReadCrypter(); err != nil {
 			return false, err
 		}
 	}

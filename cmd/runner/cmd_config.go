@@ -41,7 +41,7 @@ func configCommand(tio *term.IO) *cli.Command {
 					key := c.Args().First()
 					var cr *config.Crypter
 					if needsCrypter(s, key) {
-						if cr, err = s.Crypter(); err != nil {
+						if cr, err = s.ReadCrypter(); err != nil {
 							return err
 						}
 					}
@@ -152,7 +152,7 @@ func configList(c *cli.Context, tio *term.IO) error {
 	show := c.Bool("show-secrets")
 	var cr *config.Crypter
 	if show {
-		if cr, err = s.Crypter(); err != nil {
+		if cr, err = s.ReadCrypter(); err != nil {
 			return err
 		}
 	}
