@@ -54,15 +54,10 @@ func newContext(ctx context.Context, opts *Options, dryRun bool, refs *stackRefs
 		ctx:  c,
 		typ:  resource.RootStackType,
 		name: opts.Project + "-" + opts.Stack,
-		urn:  rootURN(opts.Project, opts.Stack),
+		urn:  resource.RootURN(opts.Project, opts.Stack),
 	}
 	c.add(c.root)
 	return c
-}
-
-// rootURN is the URN of the stack's root resource.
-func rootURN(project, stack string) resource.URN {
-	return resource.NewURN(stack, project, "", resource.RootStackType, project+"-"+stack)
 }
 
 // Project returns the project's name.

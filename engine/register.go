@@ -42,14 +42,17 @@ func (d *deployment) runProvider(ctx context.Context, p *defaultProvider) (func(
 		rec.Created, rec.Modified = &now, &now
 	}
 	var err error
+	op := OpSame
 	switch {
 	case p.old == nil:
-		err = d.journalPlain(ctx, OpCreate, nil, rec)
+		op = OpCreate
+		err = d.journalPlain(ctx, op, nil, rec)
 	case p.old.ID != p.id:
-		err = d.journalPlain(ctx, OpUpdate, p.old, rec)
+		op = OpUpdate
+		err = d.journalPlain(ctx, op, p.old, rec)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", OpCreate, p.urn, err)
+		return nil, fmt.Errorf("%s %s: %w", op, p.urn, err)
 	}
 	return func() {
 		d.news = append(d.news, rec)

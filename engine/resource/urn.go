@@ -5,6 +5,12 @@ import "strings"
 // URN is a resource's unique name: urn:pulumi:<stack>::<project>::<qualified type>::<name>.
 type URN string
 
+// RootURN returns the URN of a project's root stack resource on stack
+// (pulumi:pulumi:Stack named <project>-<stack>, as Pulumi names it).
+func RootURN(project, stack string) URN {
+	return NewURN(stack, project, "", RootStackType, project+"-"+stack)
+}
+
 // NewURN builds the URN of a resource of type typ named name in project and
 // stack. parentType is the type of the resource's parent ("" for none, or for
 // the root stack resource); it is prefixed to the type with "$", as Pulumi does.

@@ -139,7 +139,7 @@ func (r *repairer) fixParent(res *Resource) *Resource {
 		return res
 	}
 	if r.root == "" {
-		r.addRoot(resource.NewURN(r.stack, r.project, "", resource.RootStackType, r.project+"-"+r.stack), res)
+		r.addRoot(resource.RootURN(r.project, r.stack), res)
 	}
 	c := *res
 	c.Parent = r.root

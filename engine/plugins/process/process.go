@@ -394,12 +394,8 @@ func alive(pid int, ticks uint64) bool {
 	if pid <= 0 {
 		return false
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	fields := statFields(string(stat))
-	if len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
+	fields, err := procStat(pid)
+	if err != nil || len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
 		return false
 	}
 	if ticks == 0 {
@@ -411,15 +407,23 @@ func alive(pid int, ticks uint64) bool {
 
 // startTicks returns the start time of pid in clock ticks since boot.
 func startTicks(pid int) (uint64, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := procStat(pid)
 	if err != nil {
 		return 0, err
 	}
-	fields := statFields(string(stat))
 	if len(fields) < 20 {
 		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
 	}
 	return strconv.ParseUint(fields[19], 10, 64)
+}
+
+// procStat returns the fields of /proc/<pid>/stat (see statFields).
+func procStat(pid int) ([]string, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	return statFields(string(stat)), nil
 }
 
 // statFields splits /proc/pid/stat after the command name (which may hold

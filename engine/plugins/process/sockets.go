@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -164,12 +165,8 @@ func pids() []int {
 
 // session returns the session id of pid (0 when it cannot be read).
 func session(pid int) int {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	f := statFields(string(stat))
-	if len(f) < 4 {
+	f, err := procStat(pid)
+	if err != nil || len(f) < 4 {
 		return 0
 	}
 	sid, _ := strconv.Atoi(f[3])
@@ -189,23 +186,32 @@ func inodeSet(ls []listener) map[uint64]bool {
 // process of its session (a process started with Setsid leads its own
 // session, so its children belong to it).
 func ownedBy(ls []listener, pid int) bool {
+	var members []int // the rest of pid's session, listed once when needed
+	listed := false
 	for _, l := range ls {
 		one := map[uint64]bool{l.inode: true}
 		if holdsSocket(pid, one) {
 			continue
 		}
-		held := false
-		for _, p := range pids() {
-			if p != pid && session(p) == pid && holdsSocket(p, one) {
-				held = true
-				break
-			}
+		if !listed {
+			members, listed = sessionOf(pid), true
 		}
-		if !held {
+		if !slices.ContainsFunc(members, func(p int) bool { return holdsSocket(p, one) }) {
 			return false
 		}
 	}
 	return true
+}
+
+// sessionOf lists the other processes of the session pid leads.
+func sessionOf(pid int) []int {
+	var out []int
+	for _, p := range pids() {
+		if p != pid && session(p) == pid {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // describeHolders names the processes that hold ls, as "pid 123
