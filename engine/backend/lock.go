@@ -125,7 +125,7 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 		return nil, err
 	}
 	dir := f.stackDir(stack)
-	path := filepath.Join(dir, "lock.json")
+	path := f.stackLockPath(stack)
 	l, err := takeLock(ctx, dir, path, holder, func() error { return stackLockedError(stack, path) })
 	var locked *LockedError
 	if errors.As(err, &locked) {
@@ -257,15 +257,7 @@ func (f *Folder) LockHolder(project, stack string) (*LockInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := readOptional(p.lock)
-	if err != nil || data == nil {
-		return nil, err
-	}
-	var h LockInfo
-	if err := json.Unmarshal(data, &h); err != nil {
-		return nil, fmt.Errorf("reading the lock %s: %w", p.lock, err)
-	}
-	return &h, nil
+	return readHolder(p.lock)
 }
 
 // ForceUnlock clears the (project, stack) lock whoever holds it (`runner
@@ -275,13 +267,7 @@ func (f *Folder) ForceUnlock(project, stack string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(p.lock); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("clearing the lock of stack %s of project %s: %w", stack, project, err)
-	}
-	if err := syncDir(p.dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return clearLock(p.lock, "stack "+stack+" of project "+project)
 }
 
 // StackLockHolder returns the holder of the stack's own lock (LockStack),
@@ -290,7 +276,26 @@ func (f *Folder) StackLockHolder(stack string) (*LockInfo, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(f.stackDir(stack), "lock.json")
+	return readHolder(f.stackLockPath(stack))
+}
+
+// ForceUnlockStack clears the stack's own lock whoever holds it (`runner
+// stack unlock`). Clearing a lock that is not taken succeeds.
+func (f *Folder) ForceUnlockStack(stack string) error {
+	if err := checkName("stack", stack); err != nil {
+		return err
+	}
+	return clearLock(f.stackLockPath(stack), "stack "+stack)
+}
+
+// stackLockPath is the file of the stack's own lock.
+func (f *Folder) stackLockPath(stack string) string {
+	return filepath.Join(f.stackDir(stack), "lock.json")
+}
+
+// readHolder reads the holder recorded in the lock file path (nil when
+// there is none).
+func readHolder(path string) (*LockInfo, error) {
 	data, err := readOptional(path)
 	if err != nil || data == nil {
 		return nil, err
@@ -302,17 +307,12 @@ func (f *Folder) StackLockHolder(stack string) (*LockInfo, error) {
 	return &h, nil
 }
 
-// ForceUnlockStack clears the stack's own lock whoever holds it (`runner
-// stack unlock`). Clearing a lock that is not taken succeeds.
-func (f *Folder) ForceUnlockStack(stack string) error {
-	if err := checkName("stack", stack); err != nil {
-		return err
+// clearLock removes the lock file path (of what, for messages), durably.
+func clearLock(path, what string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("clearing the lock of %s: %w", what, err)
 	}
-	dir := f.stackDir(stack)
-	if err := os.Remove(filepath.Join(dir, "lock.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("clearing the lock of stack %s: %w", stack, err)
-	}
-	if err := syncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := syncDir(filepath.Dir(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
