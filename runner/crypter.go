@@ -317,5 +317,5 @@ func (s *Session) SecretsProvider() *state.SecretsProvider {
 	if salt == "" {
 		return nil
 	}
-	return &state.SecretsProvider{Type: "passphrase", State: fmt.Appendf(nil, `{"salt":%q}`, salt)}
+	return state.PassphraseProvider(salt)
 }

@@ -27,6 +27,7 @@ type Stacks struct {
 	// Selected is the environment file's PULUMI_STACK ("" when none).
 	Selected string
 	Provider *providers.Provider
+	env      *config.EnvFile
 }
 
 // OpenStacks opens the workspace for the stack commands.
@@ -55,7 +56,7 @@ func OpenStacks(opts Options) (*Stacks, error) {
 	if err != nil {
 		return nil, Usage(err)
 	}
-	return &Stacks{Opts: opts, Workspace: ws, Backend: b, Selected: env.Values[config.StackVar], Provider: p}, nil
+	return &Stacks{Opts: opts, Workspace: ws, Backend: b, Selected: env.Values[config.StackVar], Provider: p, env: env}, nil
 }
 
 // Stack returns the stack the command is about: --stack, else the selected one.
@@ -92,21 +93,27 @@ func (s *Stacks) Projects(stack string) ([]string, error) {
 
 // Crypter opens the passphrase crypter of stack's config file.
 func (s *Stacks) Crypter(stack string) (*config.Crypter, error) {
+	sess, err := s.session(stack)
+	if err != nil {
+		return nil, err
+	}
+	c, err := sess.openCrypter(false)
+	if errors.Is(err, errNoSalt) {
+		return nil, Invalid(fmt.Errorf("stack %s has no encryptionsalt in %s; create the stack with `runner stack init %s`", stack, sess.ConfigPath, stack))
+	}
+	return c, err
+}
+
+// session is the Session of stack that the stack commands open their
+// crypter through: the workspace, environment file and backend they hold,
+// and the stack's config.
+func (s *Stacks) session(stack string) (*Session, error) {
 	path := StackConfigPath(s.Workspace, stack)
 	cfg, err := config.LoadStack(path)
 	if err != nil {
 		return nil, Invalid(err)
 	}
-	env, err := config.LoadEnv(EnvFilePath(s.Opts, s.Workspace))
-	if err != nil {
-		return nil, Usage(err)
-	}
-	sess := &Session{Opts: s.Opts, Workspace: s.Workspace, Env: env, StackName: stack, Config: cfg, ConfigPath: path, backend: s.Backend}
-	c, err := sess.openCrypter(false)
-	if errors.Is(err, errNoSalt) {
-		return nil, Invalid(fmt.Errorf("stack %s has no encryptionsalt in %s; create the stack with `runner stack init %s`", stack, path, stack))
-	}
-	return c, err
+	return &Session{Opts: s.Opts, Workspace: s.Workspace, Env: s.env, StackName: stack, Config: cfg, ConfigPath: path, backend: s.Backend}, nil
 }
 
 // StackListing is one stack of `stack ls`.
@@ -382,7 +389,7 @@ func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte)
 	if err != nil {
 		return err
 	}
-	data, _, err = state.SealPlaintextSecrets(ctx, data, c, passphraseProvider(c.EncryptionSalt()))
+	data, _, err = state.SealPlaintextSecrets(ctx, data, c, state.PassphraseProvider(c.EncryptionSalt()))
 	if err != nil {
 		return Invalid(fmt.Errorf("importing into project %s of stack %s: %w; the current state was left as it was", project, stack, err))
 	}
@@ -390,12 +397,6 @@ func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte)
 		return Invalid(fmt.Errorf("%w; the current state was left as it was", err))
 	}
 	return nil
-}
-
-// passphraseProvider is what a snapshot records of a passphrase crypter
-// with salt, as Session.SecretsProvider writes it.
-func passphraseProvider(salt string) *state.SecretsProvider {
-	return &state.SecretsProvider{Type: "passphrase", State: []byte(fmt.Sprintf(`{"salt":%q}`, salt))}
 }
 
 // History returns the operations on stack (of project only, when set),
@@ -489,11 +490,10 @@ func (s *Stacks) Init(stack string) (string, error) {
 	if _, err := os.Stat(path); err == nil {
 		return "", fmt.Errorf("stack %s already exists (%s); select it with `runner stack select %s`", stack, path, stack)
 	}
-	cfg, err := config.LoadStack(path)
+	sess, err := s.session(stack)
 	if err != nil {
-		return "", Invalid(err)
+		return "", err
 	}
-	sess := &Session{Opts: s.Opts, Workspace: s.Workspace, StackName: stack, Config: cfg, ConfigPath: path}
 	// Writes the file with its encryptionsalt (asks twice on a terminal).
 	if _, err := sess.Crypter(); err != nil {
 		return "", err

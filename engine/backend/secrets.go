@@ -28,18 +28,7 @@ type StateSecrets struct {
 
 // Salt returns the "salt" of a passphrase secrets provider ("" when the
 // state records no passphrase provider).
-func (s StateSecrets) Salt() string {
-	if s.Provider == nil || s.Provider.Type != "passphrase" {
-		return ""
-	}
-	var st struct {
-		Salt string `json:"salt"`
-	}
-	if json.Unmarshal(s.Provider.State, &st) != nil {
-		return ""
-	}
-	return st.Salt
-}
+func (s StateSecrets) Salt() string { return s.Provider.PassphraseSalt() }
 
 // StackSecrets returns, for every project with state on stack (sorted by
 // project), what its state records of its secrets. It only reads files. A

@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -29,6 +30,27 @@ type Manifest struct {
 type SecretsProvider struct {
 	Type  string
 	State json.RawMessage
+}
+
+// PassphraseProvider is what a snapshot records of a passphrase crypter
+// with salt, as Pulumi writes it.
+func PassphraseProvider(salt string) *SecretsProvider {
+	return &SecretsProvider{Type: "passphrase", State: fmt.Appendf(nil, `{"salt":%q}`, salt)}
+}
+
+// PassphraseSalt returns the salt of a passphrase provider ("" for a nil
+// provider, another type, or a state without a salt).
+func (sp *SecretsProvider) PassphraseSalt() string {
+	if sp == nil || sp.Type != "passphrase" {
+		return ""
+	}
+	var st struct {
+		Salt string `json:"salt"`
+	}
+	if json.Unmarshal(sp.State, &st) != nil {
+		return ""
+	}
+	return st.Salt
 }
 
 // Resource is one resource's recorded state. Inputs and Outputs hold
