@@ -466,11 +466,9 @@ func (s *Stacks) lockForRemove(ctx context.Context, stack string) (func(), error
 	if err != nil {
 		return nil, fmt.Errorf("removing stack %s: %w", stack, err)
 	}
-	return func() {
-		if _, err := os.Stat(dir); err == nil {
-			_ = lock.Unlock()
-		}
-	}, nil
+	// Removing the stack's folder removes its lock too; Unlock then only
+	// says so.
+	return func() { _ = lock.Unlock() }, nil
 }
 
 // managed counts a summary's resources other than the root stack.
