@@ -15,6 +15,7 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/runner/graph"
+	"github.com/runnerhq/runner/runner/orchestrate"
 	"github.com/runnerhq/runner/runner/prompt"
 	"github.com/runnerhq/runner/runner/term"
 )
@@ -106,6 +107,13 @@ func Open(opts Options) (*Session, error) { return open(opts, true) }
 // then nothing is written: no environment file, no PULUMI_STACK line, no
 // backend folder.
 func OpenExisting(opts Options) (*Session, error) { return open(opts, false) }
+
+// OpenFor opens the workspace for an operation: up may create its stack
+// (Open); preview, refresh and destroy work on one that exists
+// (OpenExisting).
+func OpenFor(operation string, opts Options) (*Session, error) {
+	return open(opts, operation == orchestrate.Up)
+}
 
 // NoStackError is a stack that has neither a config file nor state.
 type NoStackError struct {

@@ -33,11 +33,7 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 			if c.Int("parallel") < 0 || c.Int("step-parallel") < 0 {
 				return usageError("--parallel and --step-parallel must not be negative")
 			}
-			open := runner.OpenExisting // preview, refresh and destroy create no stack
-			if op == orchestrate.Up {
-				open = runner.Open
-			}
-			s, err := open(options(c, io))
+			s, err := runner.OpenFor(op, options(c, io))
 			if err != nil {
 				return err
 			}
