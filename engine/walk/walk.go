@@ -81,8 +81,10 @@ func (e *CycleError) Error() string {
 // Walk calls visit once for every vertex 0..len(deps)-1, where deps[v] lists
 // the vertices v depends on. A vertex starts when every vertex it depends on
 // has succeeded; among the vertices ready at once, the lowest numbered
-// starts first. Once ctx ends no vertex starts; visits in flight get ctx and
-// are waited for. Walk returns an error, before visiting anything, when
+// starts first. The vertices downstream of a failure are skipped. Once ctx
+// ends no vertex starts; visits in flight get ctx and are waited for, and
+// every vertex that did not start is cancelled (also downstream of a visit
+// that failed after the end). Walk returns an error, before visiting anything, when
 // deps names a vertex that does not exist or has a cycle.
 func Walk(ctx context.Context, deps [][]int, opts Options, visit func(ctx context.Context, v int) error) (Result, error) {
 	w, err := newWalker(deps, opts.Reverse)
@@ -238,12 +240,17 @@ func (w *walker) run(ctx context.Context) {
 			f = <-w.done
 		}
 		running--
+		if ctx.Err() != nil {
+			stop(true)
+		}
 		if w.opts.Done != nil {
 			w.opts.Done(f.v, f.err)
 		}
 		if f.err != nil {
 			w.res.Outcomes[f.v] = Outcome{Status: Failed, Err: f.err}
-			w.skip(f.v)
+			if !w.res.Canceled { // after a cancel, what did not start is cancelled
+				w.skip(f.v)
+			}
 			if w.opts.FailFast {
 				stop(false)
 			}

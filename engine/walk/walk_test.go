@@ -215,6 +215,26 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// TestCancelThenFailure: a visit that fails because the context ended
+// leaves its dependents cancelled, not skipped.
+func TestCancelThenFailure(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := Walk(ctx, diamond, Options{Parallel: 1}, func(ctx context.Context, v int) error {
+		cancel()
+		return ctx.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Status{fail, canc, canc, canc, canc, canc}; !reflect.DeepEqual(statuses(res), want) {
+		t.Errorf("statuses = %v, want %v", statuses(res), want)
+	}
+	if !errors.Is(res.Outcomes[0].Err, context.Canceled) || !res.Canceled {
+		t.Errorf("outcome %+v, canceled %v", res.Outcomes[0], res.Canceled)
+	}
+}
+
 func TestCancelBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

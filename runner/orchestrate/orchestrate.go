@@ -208,23 +208,11 @@ func newRun(req Request) (*run, error) {
 	}
 	o := &run{req: req, byName: map[string]*Project{}, order: map[string]int{},
 		include: map[string]bool{}, rows: map[string]*event.Row{}, outputs: map[string]resource.PropertyMap{}}
+	names := make([]string, len(req.Projects))
 	for i := range req.Projects {
 		p := &req.Projects[i]
-		if _, dup := o.byName[p.Name]; dup {
-			return nil, fmt.Errorf("the project %q is declared twice", p.Name)
-		}
 		o.byName[p.Name] = p
 		o.order[p.Name] = i
-	}
-	for _, p := range req.Projects {
-		for _, d := range p.DependsOn {
-			if _, ok := o.byName[d]; !ok {
-				return nil, fmt.Errorf("project %q depends on %q, which the provider does not declare", p.Name, d)
-			}
-		}
-	}
-	names := make([]string, len(req.Projects))
-	for i, p := range req.Projects {
 		names[i] = p.Name
 	}
 	if err := CheckTargets(names, req.Targets); err != nil {
