@@ -232,13 +232,7 @@ func (w *walker) run(ctx context.Context) {
 		if running == 0 {
 			return
 		}
-		var f finished
-		select {
-		case f = <-w.done:
-		case <-ctx.Done():
-			stop(true)
-			f = <-w.done
-		}
+		f := <-w.done // the visits in flight finish, also after ctx ended
 		running--
 		if ctx.Err() != nil {
 			stop(true)

@@ -248,8 +248,9 @@ func TestCancelBeforeStart(t *testing.T) {
 }
 
 // TestDoneBeforeDependents records results in Done without a lock and reads
-// them from dependents' visits: the race detector fails the test if Done
-// does not run on the owner goroutine before the dependents start.
+// them from dependents' visits: a dependent that starts before Done recorded
+// its dependency's result fails the walk, and Done calls that overlap (as
+// they would on the visits' goroutines) are races the detector reports.
 func TestDoneBeforeDependents(t *testing.T) {
 	results := make([]int, len(diamond)) // one cell per vertex, as the engine keeps them
 	var calls []int

@@ -103,3 +103,26 @@ func TestCancelStopsStartingProjects(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckTargets(t *testing.T) {
+	projects := []string{"a", "b"}
+	tests := []struct {
+		targets []string
+		bad     string // the target the error names; "" for none
+	}{
+		{nil, ""},
+		{[]string{"b", "a"}, ""},
+		{[]string{"a", "nope", "zz"}, "nope"},
+	}
+	for _, tt := range tests {
+		err := CheckTargets(projects, tt.targets)
+		var unknown *UnknownTargetError
+		switch {
+		case tt.bad == "" && err != nil:
+			t.Errorf("%v: error %v", tt.targets, err)
+		case tt.bad == "":
+		case !errors.As(err, &unknown) || unknown.Target != tt.bad || !reflect.DeepEqual(unknown.Known, projects):
+			t.Errorf("%v: error %v, want an *UnknownTargetError naming %q", tt.targets, err, tt.bad)
+		}
+	}
+}
