@@ -149,7 +149,7 @@ func (o *run) walk(ctx context.Context) (map[string]walk.Outcome, error) {
 		for i, v := range cyc.Vertices {
 			names[i] = o.walked[v]
 		}
-		return nil, fmt.Errorf("%s: the projects %s depend on each other in a cycle", o.req.Operation, strings.Join(names, ", "))
+		return nil, fmt.Errorf("%s: the projects %s can never start: they are in or behind a dependency cycle (build the graph with runner/graph, which refuses cycles)", o.req.Operation, strings.Join(names, ", "))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.req.Operation, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -124,5 +125,19 @@ func TestCheckTargets(t *testing.T) {
 		case !errors.As(err, &unknown) || unknown.Target != tt.bad || !reflect.DeepEqual(unknown.Known, projects):
 			t.Errorf("%v: error %v, want an *UnknownTargetError naming %q", tt.targets, err, tt.bad)
 		}
+	}
+}
+
+// TestCycleIsRefused: a request that bypassed runner/graph with a cycle
+// starts nothing and names the projects that could never start.
+func TestCycleIsRefused(t *testing.T) {
+	deps := map[string][]string{"a": {"b"}, "b": {"a"}, "c": nil}
+	req, rec := request(Preview, plugintest.NewBackend(), failingPlugin(), chain(deps, []string{"a", "b", "c"}, nil))
+	_, err := Run(context.Background(), req)
+	if err == nil || !strings.Contains(err.Error(), "the projects a, b can never start") {
+		t.Fatalf("error %v", err)
+	}
+	if got := started(rec); len(got) != 0 {
+		t.Errorf("started %v, want nothing", got)
 	}
 }
