@@ -163,20 +163,28 @@ func TestDependencyOrder(t *testing.T) {
 func TestBoundNeverExceeded(t *testing.T) {
 	for _, bound := range []int{0, 1, 3, 16} {
 		t.Run(fmt.Sprint(bound), func(t *testing.T) {
+			want := int32(max(1, bound))
 			deps := make([][]int, 64) // independent: as much parallelism as allowed
 			var now, peak atomic.Int32
+			full := make(chan struct{}) // closed once want visits run at once
+			var once sync.Once
 			_, err := Walk(context.Background(), deps, Options{Parallel: bound}, func(context.Context, int) error {
 				n := now.Add(1)
+				defer now.Add(-1)
 				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 				}
-				time.Sleep(time.Millisecond)
-				now.Add(-1)
+				if n >= want {
+					once.Do(func() { close(full) })
+				}
+				select { // hold the first visits until the bound is reached
+				case <-full:
+				case <-time.After(2 * time.Second): // a walk below its bound fails below
+				}
 				return nil
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := int32(max(1, bound))
 			if peak.Load() != want {
 				t.Errorf("peak visits at once = %d, want %d", peak.Load(), want)
 			}
