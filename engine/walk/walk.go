@@ -84,8 +84,8 @@ func (e *CycleError) Error() string {
 // starts first. The vertices downstream of a failure are skipped. Once ctx
 // ends no vertex starts; visits in flight get ctx and are waited for, and
 // every vertex that did not start is cancelled (also downstream of a visit
-// that failed after the end). Walk returns an error, before visiting anything, when
-// deps names a vertex that does not exist or has a cycle.
+// that failed after the end). Walk returns an error, before visiting
+// anything, when deps names a vertex that does not exist or has a cycle.
 func Walk(ctx context.Context, deps [][]int, opts Options, visit func(ctx context.Context, v int) error) (Result, error) {
 	w, err := newWalker(deps, opts.Reverse)
 	if err != nil {
