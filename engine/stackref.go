@@ -25,14 +25,22 @@ type stackRefs struct {
 	ctx     context.Context
 	backend backend.Backend
 	crypter resource.Crypter
+	given   func(project string) (resource.PropertyMap, bool) // Options.References
 
 	mu   sync.Mutex
 	refs map[string]*StackReference
 }
 
+// newStackRefs returns the stack references of one operation.
+func newStackRefs(ctx context.Context, opts *Options) *stackRefs {
+	return &stackRefs{ctx: ctx, backend: opts.Backend, crypter: opts.Crypter, given: opts.References,
+		refs: map[string]*StackReference{}}
+}
+
 // StackReference returns a reference to the outputs of project on this
-// stack. During preview its outputs are unknown when the project has never
-// been deployed; during up that is an error naming the project.
+// stack: those Options.References gives for it, or else those recorded in
+// its snapshot. During preview its outputs are unknown when the project has
+// never been deployed; during up that is an error naming the project.
 func (c *Context) StackReference(project string) *StackReference {
 	c.refs.mu.Lock()
 	defer c.refs.mu.Unlock()
@@ -50,6 +58,15 @@ func (s *StackReference) Name() string { return s.project }
 func (s *StackReference) load() {
 	s.once.Do(func() {
 		refs := s.ctx.refs
+		if refs.given != nil {
+			if outs, ok := refs.given(s.project); ok {
+				s.outputs = outs
+				if s.outputs == nil {
+					s.outputs = resource.PropertyMap{}
+				}
+				return
+			}
+		}
 		if refs.backend == nil {
 			s.err = fmt.Errorf("reading the outputs of project %s: no backend is configured", s.project)
 			return
