@@ -17,6 +17,7 @@ type StackReference struct {
 
 	once    sync.Once
 	outputs resource.PropertyMap // nil: never deployed
+	planned bool                 // outputs came from Options.References
 	err     error
 }
 
@@ -60,7 +61,7 @@ func (s *StackReference) load() {
 		refs := s.ctx.refs
 		if refs.given != nil {
 			if outs, ok := refs.given(s.project); ok {
-				s.outputs = outs
+				s.outputs, s.planned = outs, true
 				if s.outputs == nil {
 					s.outputs = resource.PropertyMap{}
 				}
@@ -109,6 +110,10 @@ func (s *StackReference) Output(name string) Output {
 		}
 		v, ok := s.outputs[name]
 		if !ok {
+			if s.planned {
+				// The plan of the project is complete: up will fail too.
+				return outcome{}, fmt.Errorf("project %s does not export %q in this operation; export it from %s or stop reading it", s.project, name, s.project)
+			}
 			if dry {
 				return outcome{}, nil
 			}

@@ -44,13 +44,13 @@ func TestStackReferenceGivenOutputs(t *testing.T) {
 		wantHost  any
 		wantLater any
 	}{
-		{name: "unchanged outputs", given: resource.PropertyMap{"host": "10.0.0.1", "token": resource.Secret{Element: "tok-123"}},
-			wantHost: "10.0.0.1", wantLater: resource.Computed{}},
+		{name: "unchanged outputs", given: resource.PropertyMap{"host": "10.0.0.1", "token": resource.Secret{Element: "tok-123"}, "later": "y"},
+			wantHost: "10.0.0.1", wantLater: "y"},
 		{name: "a planned value", given: resource.PropertyMap{"host": "10.0.0.2", "token": resource.Secret{Element: "tok-123"}, "later": "x"},
 			wantOp: engine.OpUpdate, wantHost: "10.0.0.2", wantLater: "x"},
-		{name: "an unknown value", given: resource.PropertyMap{"host": resource.Computed{}, "token": resource.Secret{Element: "tok-123"}},
+		{name: "an unknown value", given: resource.PropertyMap{"host": resource.Computed{}, "token": resource.Secret{Element: "tok-123"}, "later": resource.Computed{}},
 			wantOp: engine.OpUpdate, wantHost: resource.Computed{}, wantLater: resource.Computed{}},
-		{name: "an unknown secret", given: resource.PropertyMap{"host": "10.0.0.1", "token": resource.Secret{Element: resource.Computed{}}},
+		{name: "an unknown secret", given: resource.PropertyMap{"host": "10.0.0.1", "token": resource.Secret{Element: resource.Computed{}}, "later": resource.Computed{}},
 			wantOp: engine.OpUpdate, wantHost: "10.0.0.1", wantLater: resource.Computed{}},
 	}
 	for _, tt := range tests {
@@ -97,4 +97,23 @@ func sameValue(a, b any) bool {
 		return ua && ub
 	}
 	return resource.DeepEqual(a, b)
+}
+
+// TestStackReferenceMissingPlannedOutput checks that an output the given
+// outputs lack fails the preview as it will fail the up, instead of
+// passing for unknown.
+func TestStackReferenceMissingPlannedOutput(t *testing.T) {
+	e := newEnv(t)
+	e.opts.References = func(string) (resource.PropertyMap, bool) {
+		return resource.PropertyMap{"host": "10.0.0.1"}, true
+	}
+	prog := func(ctx *engine.Context) error {
+		ctx.Resource(typ, "app", engine.Inputs{"port": ctx.StackReference("network").Output("port")})
+		return nil
+	}
+	for name, run := range map[string]func(engine.Program) (*engine.Result, error){"preview": e.preview, "up": e.up} {
+		if _, err := run(prog); err == nil || !contains(err.Error(), `project network does not export "port"`) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }
