@@ -18,10 +18,12 @@ import (
 // p<i>:secret<j> (a secret update), the previous resource's outputs and
 // outputs of its upstream projects by stack reference; it exports each
 // resource's size (known in a preview) and result (unknown until the
-// resource exists).
+// resource exists). Its first resources are declared, up to a number
+// that changes as a program's code would.
 type fakeGraph struct {
-	projects  []Project
-	resources []int // per project
+	projects []Project
+	max      []int  // resources per project at most
+	count    []*int // resources per project now (a change of the program)
 }
 
 func newFakeGraph(rng *rand.Rand) fakeGraph {
@@ -36,7 +38,8 @@ func newFakeGraph(rng *rand.Rand) fakeGraph {
 			}
 		}
 		count := 1 + rng.IntN(3)
-		g.resources = append(g.resources, count)
+		g.max = append(g.max, count)
+		g.count = append(g.count, &count)
 		reads := make([][2]string, count) // per resource: upstream project and output
 		for r := range count {
 			if len(deps) > 0 {
@@ -45,15 +48,15 @@ func newFakeGraph(rng *rand.Rand) fakeGraph {
 				reads[r] = [2]string{up, fmt.Sprintf("%s0", kind)}
 			}
 		}
-		g.projects = append(g.projects, Project{Name: name, DependsOn: deps, Program: fakeProgram(name, count, reads)})
+		g.projects = append(g.projects, Project{Name: name, DependsOn: deps, Program: fakeProgram(name, &count, reads)})
 	}
 	return g
 }
 
-func fakeProgram(name string, count int, reads [][2]string) engine.Program {
+func fakeProgram(name string, count *int, reads [][2]string) engine.Program {
 	return func(ctx *engine.Context) error {
 		var prev *engine.Resource
-		for r := range count {
+		for r := range *count {
 			in := engine.Inputs{}
 			for _, k := range []string{"size", "gen", "secret"} {
 				if v, ok := ctx.Config(fmt.Sprintf("%s:%s%d", name, k, r)); ok {
@@ -78,8 +81,8 @@ func fakeProgram(name string, count int, reads [][2]string) engine.Program {
 // change makes one random config change.
 func (g fakeGraph) change(rng *rand.Rand, cfg map[string]any) string {
 	p := rng.IntN(len(g.projects))
-	r := rng.IntN(g.resources[p])
-	switch rng.IntN(4) {
+	r := rng.IntN(g.max[p])
+	switch rng.IntN(5) {
 	case 0:
 		key := fmt.Sprintf("p%d:size%d", p, r)
 		cfg[key] = float64(int(1024) << rng.IntN(3))
@@ -92,6 +95,9 @@ func (g fakeGraph) change(rng *rand.Rand, cfg map[string]any) string {
 		key := fmt.Sprintf("p%d:secret%d", p, r)
 		cfg[key] = resource.Secret{Element: fmt.Sprintf("s%d", rng.IntN(3))}
 		return key + "=[secret]"
+	case 3:
+		*g.count[p] = 1 + rng.IntN(g.max[p])
+		return fmt.Sprintf("p%d declares %d resources", p, *g.count[p])
 	}
 	key := fmt.Sprintf("p%d:size%d", p, r)
 	delete(cfg, key)
@@ -106,7 +112,8 @@ func TestPreviewEqualsUpOverRandomGraphs(t *testing.T) {
 	for graph := range 10 {
 		g := newFakeGraph(rng)
 		b := plugintest.NewBackend()
-		req, _ := request(Up, b, &plugintest.Plugin{ReplaceKeys: []string{"gen"}}, g.projects)
+		plug := &plugintest.Plugin{ReplaceKeys: []string{"gen"}, DeleteBeforeReplace: rng.IntN(2) == 0}
+		req, _ := request(Up, b, plug, g.projects)
 		req.Config = map[string]any{}
 		if _, err := Run(t.Context(), req); err != nil {
 			t.Fatalf("graph %d: first up: %v", graph, err)
