@@ -118,11 +118,20 @@ func TestPreviewEqualsUp(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed(t), 0))
 	ctx := t.Context()
 	ws := t.TempDir()
-	req := Request{Operation: Up, Stack: "dev", Projects: localGraph(t, ws), Backend: plugintest.NewBackend(),
-		Plugins: plugins.Builtin, Config: map[string]any{"app:adminPassword": resource.Secret{Element: "first-password"}}}
+	preview, up := &event.Recorder{}, &event.Recorder{}
+	req := Request{Operation: Preview, Stack: "dev", Projects: localGraph(t, ws), Backend: plugintest.NewBackend(),
+		Plugins: plugins.Builtin, Config: map[string]any{"app:adminPassword": resource.Secret{Element: "first-password"}},
+		Events: preview}
+	if _, err := Run(ctx, req); err != nil {
+		t.Fatalf("preview of a new stack: %v", err)
+	}
+	req.Operation, req.Events = Up, up
 	sum, err := Run(ctx, req)
 	if err != nil {
 		t.Fatalf("first up: %v", err)
+	}
+	if p, u := stepSet(preview), stepSet(up); strings.Join(p, "\n") != strings.Join(u, "\n") {
+		t.Fatalf("on a new stack, preview listed\n  %s\nup did\n  %s", strings.Join(p, "\n  "), strings.Join(u, "\n  "))
 	}
 	t.Cleanup(func() {
 		req.Operation, req.Events = Destroy, nil
