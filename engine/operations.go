@@ -35,6 +35,11 @@ type Options struct {
 	// Refresh makes Preview and Up read every recorded resource back first
 	// (as Refresh does), so that the plan starts from the real state.
 	Refresh bool
+	// References, when set, gives the stack outputs of other projects that a
+	// StackReference reads instead of their stored snapshot: ok false means
+	// "not known here, load the snapshot". Unknown values are
+	// resource.Computed, secrets resource.Secret.
+	References func(project string) (resource.PropertyMap, bool)
 }
 
 // The operation kinds, as recorded in history.
@@ -160,7 +165,7 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 
 // runProgram runs prog and collects its declarations.
 func (d *deployment) runProgram(ctx context.Context, prog Program) (c *Context, err error) {
-	refs := &stackRefs{ctx: ctx, backend: d.opts.Backend, crypter: d.opts.Crypter, refs: map[string]*StackReference{}}
+	refs := newStackRefs(ctx, d.opts)
 	c = newContext(ctx, d.opts, d.dryRun, refs, func(msg string) { d.ev.diag(SeverityInfo, msg) })
 	defer func() {
 		if p := recover(); p != nil {
