@@ -10,14 +10,45 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// runCustom resolves a custom resource's inputs, checks and diffs them with
-// its plugin, and runs the step that follows: create, same, update or
-// replace.
+// customStep is the decided step of a custom resource: the step value and
+// the record it makes (checked inputs; no ID or outputs yet).
+type customStep struct {
+	step Step
+	rec  *state.Resource
+	keys []string // the changed top-level properties, for events and Result.Steps
+}
+
+// runCustom decides a custom resource's step, checks it against the plan
+// being executed (if any) and executes it.
 func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error) {
+	cs, err := d.decideCustom(ctx, dr)
+	if err != nil {
+		return d.failEarly(dr, err)
+	}
+	dr.step = &cs.step
+	if err := d.planned.check(&cs.step); err != nil {
+		d.stepFailed(cs.step.Op, dr.r.urn, dr.r.typ, err, time.Now())
+		return d.fail(dr, err), err
+	}
+	switch cs.step.Op {
+	case OpSame:
+		return d.same(dr, cs.rec)
+	case OpReplace:
+		return d.replace(ctx, dr, cs)
+	case OpUpdate:
+		return d.update(ctx, dr, cs.rec, cs.keys)
+	}
+	return d.create(ctx, dr, cs.rec, OpCreate, nil, cs.keys)
+}
+
+// decideCustom resolves a custom resource's inputs, keeps the ignored ones,
+// and asks its plugin to check and diff them: the result is the step to
+// take. Preview and up decide alike; only the execution differs.
+func (d *deployment) decideCustom(ctx context.Context, dr *declared) (*customStep, error) {
 	r := dr.r
 	v, err := resolveValue(map[string]any(r.inputs))
 	if err != nil {
-		return d.failEarly(dr, stepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err)))
+		return nil, stepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err))
 	}
 	news := resource.PropertyMap(v.(map[string]any))
 	old := dr.old
@@ -28,26 +59,38 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 	}
 	checked, err := dr.plugin.Check(ctx, resource.CheckRequest{URN: r.urn, Type: r.typ, Olds: olds, News: news})
 	if err != nil {
-		return d.failEarly(dr, stepError(OpCreate, r, fmt.Errorf("checking its inputs: %w", err), news))
+		return nil, stepError(OpCreate, r, fmt.Errorf("checking its inputs: %w", err), news)
 	}
-	rec := d.newRecord(dr, checked)
+	cs := &customStep{rec: d.newRecord(dr, checked), step: Step{URN: r.urn, Type: r.typ, Deps: dr.deps, NewInputs: checked}}
 	if old == nil {
-		return d.create(ctx, dr, rec, OpCreate, nil, sortedKeys(checked))
+		cs.step.Op, cs.keys = OpCreate, sortedKeys(checked)
+		cs.step.Keys = cs.keys
+		return cs, nil
 	}
+	cs.step.OldInputs = old.Inputs
 	diff, err := dr.plugin.Diff(ctx, resource.DiffRequest{
 		URN: r.urn, Type: r.typ, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
 		NewInputs: checked, IgnoreChanges: r.opts.ignoreChanges,
 	})
 	if err != nil {
-		return d.failEarly(dr, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs))
+		return nil, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
 	}
 	switch {
 	case len(diff.Changed) == 0 && len(diff.Replaces) == 0:
-		return d.same(dr, rec)
+		cs.step.Op = OpSame
+		return cs, nil
 	case len(diff.Replaces) > 0:
-		return d.replace(ctx, dr, rec, diff)
+		cs.step.Op, cs.keys = OpReplace, diff.Changed
+		if len(cs.keys) == 0 {
+			cs.keys = diff.Replaces
+		}
+		cs.step.Replaces = changedPaths(old.Inputs, checked, diff.Replaces)
+		cs.step.DeleteBeforeReplace = diff.DeleteBeforeReplace || r.opts.deleteBeforeReplace
+	default:
+		cs.step.Op, cs.keys = OpUpdate, diff.Changed
 	}
-	return d.update(ctx, dr, rec, diff.Changed)
+	cs.step.Keys = changedPaths(old.Inputs, checked, cs.keys)
+	return cs, nil
 }
 
 // failEarly reports a step that failed before its operation started.
@@ -164,18 +207,14 @@ func (d *deployment) update(ctx context.Context, dr *declared, rec *state.Resour
 // and the old resource deleted at the end of the operation; with
 // delete-before-replace (asked by the plugin or the option) the old
 // resource is deleted first.
-func (d *deployment) replace(ctx context.Context, dr *declared, rec *state.Resource, diff resource.DiffResponse) (func(), error) {
-	r, old := dr.r, dr.old
-	keys := diff.Changed
-	if len(keys) == 0 {
-		keys = diff.Replaces
-	}
+func (d *deployment) replace(ctx context.Context, dr *declared, cs *customStep) (func(), error) {
+	r, old, rec, keys := dr.r, dr.old, cs.rec, cs.keys
 	if r.opts.protect {
-		err := fmt.Errorf("%s %s %q is protected, so it cannot be replaced (changed: %v); to allow the replacement, declare it with Protect(false) and run up again", OpReplace, r.typ, r.name, diff.Replaces)
+		err := fmt.Errorf("%s %s %q is protected, so it cannot be replaced (changed: %v); to allow the replacement, declare it with Protect(false) and run up again", OpReplace, r.typ, r.name, cs.step.Replaces)
 		d.stepFailed(OpReplace, r.urn, r.typ, err, time.Now())
 		return d.fail(dr, err), err
 	}
-	if !diff.DeleteBeforeReplace && !r.opts.deleteBeforeReplace {
+	if !cs.step.DeleteBeforeReplace {
 		return d.create(ctx, dr, rec, OpCreateReplacement, old, keys)
 	}
 	unprotected := *old

@@ -24,12 +24,14 @@ type deployment struct {
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource
+	planned *planIndex // the plan Up executes (nil: none)
 
 	// owner only
 	news    []*state.Resource
 	fate    map[*state.Resource]*state.Resource // old record -> what replaces it in the leftovers (nil: dropped)
 	changes map[Op]int
 	steps   []StepSummary
+	plan    []Step // preview: the steps decided, in the order they finished
 }
 
 func newDeployment(opts *Options, kind string) *deployment {
@@ -41,6 +43,9 @@ func newDeployment(opts *Options, kind string) *deployment {
 		ev:      &emitter{fn: opts.Events, project: opts.Project, stack: opts.Stack},
 		fate:    make(map[*state.Resource]*state.Resource),
 		changes: make(map[Op]int),
+	}
+	if kind == kindUpdate {
+		d.planned = newPlanIndex(opts.Plan)
 	}
 	for _, p := range opts.Plugins {
 		d.plugins[p.Package()] = p

@@ -35,6 +35,12 @@ type Options struct {
 	// Refresh makes Preview and Up read every recorded resource back first
 	// (as Refresh does), so that the plan starts from the real state.
 	Refresh bool
+	// Plan, for Up, is the plan to execute (as Preview returned it in
+	// Result.Plan): Up refuses it with a *PlanMismatchError, changing
+	// nothing, when the stored state changed since, and stops before the
+	// first step that differs from its planned step. Other operations
+	// ignore it.
+	Plan *Plan
 }
 
 // The operation kinds, as recorded in history.
@@ -113,29 +119,16 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 		}
 		defer lock.Unlock()
 	}
-	snap, err := opts.Backend.Load(ctx, opts.Project, opts.Stack, opts.Crypter)
+	snap, base, err := d.load(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: loading the state of stack %s: %w", kind, opts.Project, opts.Stack, err)
+		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
 	if snap == nil && prog == nil {
 		return d.result(start, nil), nil // refresh or destroy of a project never deployed: nothing to do
 	}
-	d.setOld(snap)
-	if d.dryRun {
-		d.reportPending()
-	} else if err := d.recoverPending(ctx); err != nil {
+	c, err := d.prepare(ctx, snap, prog)
+	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
-	}
-	var c *Context
-	if prog != nil {
-		if c, err = d.runProgram(ctx, prog); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
-		}
-	}
-	if opts.Refresh && prog != nil {
-		if err := d.refreshFirst(ctx); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
-		}
 	}
 	if !d.dryRun {
 		j, err := opts.Backend.OpenJournal(ctx, opts.Project, opts.Stack, d.old, opts.Crypter)
@@ -155,7 +148,59 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 	if runErr != nil {
 		return res, fmt.Errorf("%s %s: %w", kind, opts.Project, runErr)
 	}
+	if d.dryRun && c != nil {
+		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.plan, Outputs: outputs}
+	}
 	return res, nil
+}
+
+// load checks the plan Up executes against the stored state, then loads
+// it. For a preview it also returns the digest of the state it loaded (the
+// plan's base).
+func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) {
+	if err := d.checkPlanBase(ctx); err != nil {
+		return nil, "", err
+	}
+	var base string
+	if d.dryRun {
+		var err error
+		if base, _, err = d.stateDigest(ctx); err != nil {
+			return nil, "", err
+		}
+	}
+	snap, err := d.opts.Backend.Load(ctx, d.opts.Project, d.opts.Stack, d.opts.Crypter)
+	if err != nil {
+		return nil, "", fmt.Errorf("loading the state of stack %s: %w", d.opts.Stack, err)
+	}
+	return snap, base, nil
+}
+
+// prepare installs the loaded state, resolves (or, in preview, reports)
+// pending operations, runs the program and refreshes first when asked. An
+// Up with a plan then checks the plan covers exactly the steps to take.
+func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Program) (*Context, error) {
+	d.setOld(snap)
+	if d.dryRun {
+		d.reportPending()
+	} else if err := d.recoverPending(ctx); err != nil {
+		return nil, err
+	}
+	if prog == nil {
+		return nil, nil
+	}
+	c, err := d.runProgram(ctx, prog)
+	if err != nil {
+		return nil, err
+	}
+	if d.opts.Refresh {
+		if err := d.refreshFirst(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.checkPlanCoverage(c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // runProgram runs prog and collects its declarations.
