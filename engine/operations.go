@@ -234,6 +234,9 @@ func (d *deployment) execute(ctx context.Context, c *Context) (resource.Property
 	if err != nil {
 		return d.rootOutputs(), err
 	}
+	if d.dryRun {
+		d.plan = make([]Step, 0, len(decls))
+	}
 	run := runDAG(ctx, tasks, d.opts.parallel())
 	for i, dr := range decls {
 		if !run.ran[dr.task] {

@@ -91,8 +91,8 @@ func (d *deployment) recordPlain(ctx context.Context, dr *declared, rec *state.R
 		}
 	}
 	if d.planned != nil || d.dryRun {
-		dr.step = &Step{Op: op, URN: rec.URN, Type: rec.Type, Deps: dr.deps, NewInputs: rec.Inputs}
-		if err := d.planned.check(dr.step); err != nil {
+		dr.step = Step{Op: op, URN: rec.URN, Type: rec.Type, Deps: dr.deps, NewInputs: rec.Inputs}
+		if err := d.planned.check(&dr.step); err != nil {
 			d.stepFailed(op, rec.URN, rec.Type, err, now)
 			return d.fail(dr, err), err
 		}
@@ -143,8 +143,8 @@ func (d *deployment) commit(dr *declared, op Op, rec *state.Resource, keys []str
 			}
 		}
 		d.count(op, rec, keys)
-		if d.dryRun && dr.step != nil {
-			d.plan = append(d.plan, *dr.step)
+		if d.dryRun && dr.step.Op != "" {
+			d.plan = append(d.plan, dr.step)
 		}
 		dr.r.finish(rec.ID, rec.ID != "", rec.Outputs, nil)
 	}

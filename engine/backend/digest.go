@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -25,22 +26,30 @@ func (f *Folder) StateDigest(ctx context.Context, project, stack string) (string
 	h := sha256.New()
 	found := false
 	for _, name := range []string{p.snapshot, p.journal} {
-		data, err := os.ReadFile(name)
+		n, err := hashFile(h, name)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			data = nil
 		case err != nil:
 			return "", fmt.Errorf("reading %s to tell whether the state changed: %w", name, err)
 		default:
 			found = true
 		}
-		// Each part is prefixed with its length, so that bytes cannot move
-		// from one file to the other unnoticed.
-		fmt.Fprintf(h, "%d\n", len(data))
-		h.Write(data)
+		// Each part ends with its length, so that bytes cannot move from one
+		// file to the other unnoticed.
+		fmt.Fprintf(h, "\n%d\n", n)
 	}
 	if !found {
 		return "", nil
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashFile writes the bytes of the file name to h and returns how many.
+func hashFile(h io.Writer, name string) (int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return io.Copy(h, f)
 }
