@@ -98,13 +98,17 @@ func (d *deployment) snapshot() *state.Snapshot {
 		sp = d.old.SecretsProvider
 	}
 	return &state.Snapshot{
-		Manifest:        state.Manifest{Time: time.Now().UTC(), Version: Version},
+		Manifest:        state.Manifest{Time: time.Now().UTC(), Version: d.opts.engineVersion()},
 		SecretsProvider: sp,
 		Resources:       res,
 	}
 }
 
-// Version is the engine version recorded in snapshot manifests.
+// Version is the engine version recorded in snapshot manifests when
+// Options.EngineVersion is empty.
+//
+// Deprecated: set Options.EngineVersion; Version goes once runner passes
+// the build version through Options.
 var Version = "dev"
 
 // count records a step in the changes and the step list.

@@ -35,6 +35,9 @@ type Options struct {
 	// Refresh makes Preview and Up read every recorded resource back first
 	// (as Refresh does), so that the plan starts from the real state.
 	Refresh bool
+	// EngineVersion is the version of the program running the engine,
+	// recorded in the manifest of every snapshot written ("": "dev").
+	EngineVersion string
 	// Plan, for Up, is the plan to execute (as Preview returned it in
 	// Result.Plan): Up refuses it with a *PlanMismatchError, changing
 	// nothing, when the stored state changed since, and stops before the
@@ -56,6 +59,17 @@ func (o *Options) parallel() int {
 		return o.Parallel
 	}
 	return 4 * runtime.GOMAXPROCS(0)
+}
+
+// engineVersion returns the version recorded in snapshot manifests.
+func (o *Options) engineVersion() string {
+	switch {
+	case o.EngineVersion != "":
+		return o.EngineVersion
+	case Version != "":
+		return Version // deprecated fallback, until runner sets EngineVersion
+	}
+	return "dev"
 }
 
 func (o *Options) validate() error {
