@@ -91,6 +91,11 @@ func (x *planIndex) check(s *Step) error {
 	if (p.Op != s.Op && !sameOK) || len(paths) > 0 {
 		return stepMismatch(x.project, s.URN, p.Op, s.Op, paths)
 	}
+	if p.Op == OpReplace && s.Op == OpReplace && p.DeleteBeforeReplace != s.DeleteBeforeReplace {
+		m := stepMismatch(x.project, s.URN, p.Op, s.Op, nil)
+		m.Reason = fmt.Sprintf("%s: the planned replacement deletes before it creates: %v, the step now: %v", s.URN, p.DeleteBeforeReplace, s.DeleteBeforeReplace)
+		return m
+	}
 	return nil
 }
 

@@ -32,7 +32,14 @@ type Step struct {
 
 // Plan is what a preview decided: every step of one (project, stack), in
 // dependency order, and the state it starts from. Up executes a plan given
-// in Options.Plan only if the state and every step are still as planned.
+// in Options.Plan only if the state and every step are still as planned:
+// the stored state's digest is Base, the program declares exactly the
+// planned resources and the state calls for exactly the planned deletes,
+// each step has its planned op, and every input the plan knew has its
+// planned value (an unknown planned value accepts any). One relaxation: an
+// update or replace planned with unknown inputs may turn out same, when
+// the unknowns resolve to the recorded values (less is done than was
+// approved, never more).
 type Plan struct {
 	Project, Stack string
 	// Base is the digest of the stored state the plan was made from ("" for

@@ -9,6 +9,7 @@ import (
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/plugintest"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state/statetest"
 )
@@ -187,12 +188,18 @@ func TestUpStopsAtAStepThatDiffersFromThePlan(t *testing.T) {
 		actual    engine.Program
 		wantInMsg []string
 		notInMsg  []string
-		replaceAt []string // the plugin's ReplaceKeys during the up
+		before    func(p *plugintest.Plugin) // before the preview
+		atUp      func(p *plugintest.Plugin) // before the up
 	}{
 		{name: "an input changed", planned: chain("medium-size"), actual: chain("large-size"),
 			wantInMsg: []string{string(urn("a")), "size"}, notInMsg: []string{"medium-size", "large-size"}},
-		{name: "an op changed", planned: chain("medium-size"), actual: chain("medium-size"), replaceAt: []string{"size"},
+		{name: "an op changed", planned: chain("medium-size"), actual: chain("medium-size"),
+			atUp:      func(p *plugintest.Plugin) { p.ReplaceKeys = []string{"size"} },
 			wantInMsg: []string{string(urn("a")), "the plan says update, the step now is replace"}},
+		{name: "a replacement now deletes first", planned: chain("medium-size"), actual: chain("medium-size"),
+			before:    func(p *plugintest.Plugin) { p.ReplaceKeys = []string{"size"} },
+			atUp:      func(p *plugintest.Plugin) { p.DeleteBeforeReplace = true },
+			wantInMsg: []string{string(urn("a")), "deletes before it creates"}},
 		{name: "a resource not in the plan", planned: chain("medium-size"), actual: chain("s", "z"),
 			wantInMsg: []string{string(urn("z")), "not in the plan"}},
 		{name: "a planned resource is gone", planned: chain("s", "z"), actual: chain("s"),
@@ -202,13 +209,18 @@ func TestUpStopsAtAStepThatDiffersFromThePlan(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.mustUp(chain("s"))
+			if tt.before != nil {
+				tt.before(e.plugin)
+			}
 			prev, err := e.preview(tt.planned)
 			if err != nil {
 				t.Fatal(err)
 			}
 			e.opts.Plan = planRoundTrip(t, prev.Plan)
 			updates := e.plugin.Count("Update") + e.plugin.Count("Create")
-			e.plugin.ReplaceKeys = tt.replaceAt
+			if tt.atUp != nil {
+				tt.atUp(e.plugin)
+			}
 			_, err = e.up(tt.actual)
 			var mismatch *engine.PlanMismatchError
 			if !errors.As(err, &mismatch) {
