@@ -16,6 +16,9 @@ type doomed struct {
 	orig *state.Resource
 	res  *state.Resource
 	op   Op
+	// replaced: the old half of a replacement this operation made (its
+	// step is the replacement's, not a delete of its own)
+	replaced bool
 }
 
 // condemnedAfterUp lists what an up deletes once every declared resource is
@@ -27,7 +30,7 @@ func (d *deployment) condemnedAfterUp(declared map[resource.URN]bool) []doomed {
 		next, ok := d.fate[r]
 		switch {
 		case ok && next != nil && next.Delete:
-			out = append(out, doomed{orig: r, res: next, op: OpDeleteReplaced})
+			out = append(out, doomed{orig: r, res: next, op: OpDeleteReplaced, replaced: true})
 		case ok:
 		case r.Delete:
 			out = append(out, doomed{orig: r, res: r, op: OpDeleteReplaced})
@@ -120,6 +123,9 @@ func (d *deployment) runDelete(ctx context.Context, x doomed) (func(), error) {
 	return func() {
 		d.fate[x.orig] = nil
 		d.count(x.op, x.res, nil)
+		if d.dryRun && !x.replaced && !isProvider(x.res.Type) {
+			d.plan = append(d.plan, Step{Op: x.op, URN: x.res.URN, Type: x.res.Type, Deps: x.res.Dependencies, OldInputs: x.res.Inputs})
+		}
 	}, nil
 }
 

@@ -24,12 +24,14 @@ type deployment struct {
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource
+	planned *planIndex // the plan Up executes (nil: none)
 
 	// owner only
 	news    []*state.Resource
 	fate    map[*state.Resource]*state.Resource // old record -> what replaces it in the leftovers (nil: dropped)
 	changes map[Op]int
 	steps   []StepSummary
+	plan    []Step // preview: the steps decided, in the order they finished
 }
 
 func newDeployment(opts *Options, kind string) *deployment {
@@ -41,6 +43,9 @@ func newDeployment(opts *Options, kind string) *deployment {
 		ev:      &emitter{fn: opts.Events, project: opts.Project, stack: opts.Stack},
 		fate:    make(map[*state.Resource]*state.Resource),
 		changes: make(map[Op]int),
+	}
+	if kind == kindUpdate {
+		d.planned = newPlanIndex(opts.Plan)
 	}
 	for _, p := range opts.Plugins {
 		d.plugins[p.Package()] = p
@@ -93,13 +98,17 @@ func (d *deployment) snapshot() *state.Snapshot {
 		sp = d.old.SecretsProvider
 	}
 	return &state.Snapshot{
-		Manifest:        state.Manifest{Time: time.Now().UTC(), Version: Version},
+		Manifest:        state.Manifest{Time: time.Now().UTC(), Version: d.opts.engineVersion()},
 		SecretsProvider: sp,
 		Resources:       res,
 	}
 }
 
-// Version is the engine version recorded in snapshot manifests.
+// Version is the engine version recorded in snapshot manifests when
+// Options.EngineVersion is empty.
+//
+// Deprecated: set Options.EngineVersion; Version goes once runner passes
+// the build version through Options.
 var Version = "dev"
 
 // count records a step in the changes and the step list.

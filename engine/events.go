@@ -92,6 +92,9 @@ type Result struct {
 	// Steps lists every step other than same, in the order they finished
 	// (for a preview: the plan), with the properties that change.
 	Steps []StepSummary
+	// Plan is, for a preview that succeeded, the plan: every step decided,
+	// to show, save (MarshalPlan) or execute (Options.Plan).
+	Plan *Plan
 	// Duration is how long the operation took.
 	Duration time.Duration
 }

@@ -40,6 +40,15 @@ type Options struct {
 	// "not known here, load the snapshot". Unknown values are
 	// resource.Computed, secrets resource.Secret.
 	References func(project string) (resource.PropertyMap, bool)
+	// EngineVersion is the version of the program running the engine,
+	// recorded in the manifest of every snapshot written ("": "dev").
+	EngineVersion string
+	// Plan, for Up, is the plan to execute (as Preview returned it in
+	// Result.Plan): Up refuses it with a *PlanMismatchError, changing
+	// nothing, when the stored state changed since, and stops before the
+	// first step that differs from its planned step. Other operations
+	// ignore it.
+	Plan *Plan
 }
 
 // The operation kinds, as recorded in history.
@@ -55,6 +64,17 @@ func (o *Options) parallel() int {
 		return o.Parallel
 	}
 	return 4 * runtime.GOMAXPROCS(0)
+}
+
+// engineVersion returns the version recorded in snapshot manifests.
+func (o *Options) engineVersion() string {
+	switch {
+	case o.EngineVersion != "":
+		return o.EngineVersion
+	case Version != "":
+		return Version // deprecated fallback, until runner sets EngineVersion
+	}
+	return "dev"
 }
 
 func (o *Options) validate() error {
@@ -118,29 +138,16 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 		}
 		defer lock.Unlock()
 	}
-	snap, err := opts.Backend.Load(ctx, opts.Project, opts.Stack, opts.Crypter)
+	snap, base, err := d.load(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: loading the state of stack %s: %w", kind, opts.Project, opts.Stack, err)
+		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
 	if snap == nil && prog == nil {
 		return d.result(start, nil), nil // refresh or destroy of a project never deployed: nothing to do
 	}
-	d.setOld(snap)
-	if d.dryRun {
-		d.reportPending()
-	} else if err := d.recoverPending(ctx); err != nil {
+	c, err := d.prepare(ctx, snap, prog)
+	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
-	}
-	var c *Context
-	if prog != nil {
-		if c, err = d.runProgram(ctx, prog); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
-		}
-	}
-	if opts.Refresh && prog != nil {
-		if err := d.refreshFirst(ctx); err != nil {
-			return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
-		}
 	}
 	if !d.dryRun {
 		j, err := opts.Backend.OpenJournal(ctx, opts.Project, opts.Stack, d.old, opts.Crypter)
@@ -160,7 +167,59 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 	if runErr != nil {
 		return res, fmt.Errorf("%s %s: %w", kind, opts.Project, runErr)
 	}
+	if d.dryRun && c != nil {
+		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.plan, Outputs: outputs}
+	}
 	return res, nil
+}
+
+// load checks the plan Up executes against the stored state, then loads
+// it. For a preview it also returns the digest of the state it loaded (the
+// plan's base).
+func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) {
+	if err := d.checkPlanBase(ctx); err != nil {
+		return nil, "", err
+	}
+	var base string
+	if d.dryRun {
+		var err error
+		if base, _, err = d.stateDigest(ctx); err != nil {
+			return nil, "", err
+		}
+	}
+	snap, err := d.opts.Backend.Load(ctx, d.opts.Project, d.opts.Stack, d.opts.Crypter)
+	if err != nil {
+		return nil, "", fmt.Errorf("loading the state of stack %s: %w", d.opts.Stack, err)
+	}
+	return snap, base, nil
+}
+
+// prepare installs the loaded state, resolves (or, in preview, reports)
+// pending operations, runs the program and refreshes first when asked. An
+// Up with a plan then checks the plan covers exactly the steps to take.
+func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Program) (*Context, error) {
+	d.setOld(snap)
+	if d.dryRun {
+		d.reportPending()
+	} else if err := d.recoverPending(ctx); err != nil {
+		return nil, err
+	}
+	if prog == nil {
+		return nil, nil
+	}
+	c, err := d.runProgram(ctx, prog)
+	if err != nil {
+		return nil, err
+	}
+	if d.opts.Refresh {
+		if err := d.refreshFirst(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.checkPlanCoverage(c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // runProgram runs prog and collects its declarations.
@@ -193,6 +252,9 @@ func (d *deployment) execute(ctx context.Context, c *Context) (resource.Property
 	tasks, decls, err := d.planRegistrations(c)
 	if err != nil {
 		return d.rootOutputs(), err
+	}
+	if d.dryRun {
+		d.plan = make([]Step, 0, len(decls))
 	}
 	run := runDAG(ctx, tasks, d.opts.parallel())
 	for i, dr := range decls {

@@ -19,6 +19,7 @@ type declared struct {
 	provider string // "<provider URN>::<provider ID>"
 	deps     []resource.URN
 	propDeps map[string][]resource.URN
+	step     Step // the decided step, set by the worker before commit (Op "": none)
 }
 
 // defaultProvider is the default provider resource of one package.

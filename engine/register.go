@@ -89,6 +89,15 @@ func (d *deployment) recordPlain(ctx context.Context, dr *declared, rec *state.R
 		if rec.Type == resource.RootStackType {
 			rec.Outputs = old.Outputs
 		}
+	}
+	if d.planned != nil || d.dryRun {
+		dr.step = Step{Op: op, URN: rec.URN, Type: rec.Type, Deps: dr.deps, NewInputs: rec.Inputs}
+		if err := d.planned.check(&dr.step); err != nil {
+			d.stepFailed(op, rec.URN, rec.Type, err, now)
+			return d.fail(dr, err), err
+		}
+	}
+	if op == OpSame {
 		return d.commit(dr, op, rec, nil, false), nil
 	}
 	d.stepStart(op, rec.URN, rec.Type, nil)
@@ -134,6 +143,9 @@ func (d *deployment) commit(dr *declared, op Op, rec *state.Resource, keys []str
 			}
 		}
 		d.count(op, rec, keys)
+		if d.dryRun && dr.step.Op != "" {
+			d.plan = append(d.plan, dr.step)
+		}
 		dr.r.finish(rec.ID, rec.ID != "", rec.Outputs, nil)
 	}
 }

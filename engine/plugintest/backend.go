@@ -2,6 +2,7 @@ package plugintest
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/runnerhq/runner/engine/backend"
@@ -42,6 +43,7 @@ type memStack struct {
 	history []backend.HistoryRecord
 	journal *memJournal // open journal, nil when none
 	entries []backend.Entry
+	writes  int // how many times the stored state was written
 }
 
 // NewBackend returns an empty in-memory backend.
@@ -62,7 +64,9 @@ func (b *Backend) stack(project, stack string) *memStack {
 func (b *Backend) Put(project, stack string, snap *state.Snapshot) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.stack(project, stack).snap = CopySnapshot(snap)
+	s := b.stack(project, stack)
+	s.snap = CopySnapshot(snap)
+	s.writes++
 }
 
 // Get returns a copy of the committed (project, stack) snapshot, nil when
@@ -101,6 +105,22 @@ func (b *Backend) Load(ctx context.Context, project, stack string, _ resource.Cr
 	return CopySnapshot(s.snap), nil
 }
 
+// StateDigest names the stored (project, stack) state: "" when the project
+// was never deployed on the stack, otherwise a value that changes on every
+// write (Put, journal entries, commits).
+func (b *Backend) StateDigest(ctx context.Context, project, stack string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.stack(project, stack)
+	if s.snap == nil && s.journal == nil {
+		return "", nil
+	}
+	return fmt.Sprintf("memory:%d", s.writes), nil
+}
+
 // Lock takes the (project, stack) lock.
 func (b *Backend) Lock(_ context.Context, project, stack string, holder backend.LockInfo) (backend.Lock, error) {
 	b.mu.Lock()
@@ -137,6 +157,7 @@ func (b *Backend) OpenJournal(_ context.Context, project, stack string, base *st
 	}
 	j.work.PendingOperations = nil
 	s.journal = j
+	s.writes++
 	return j, nil
 }
 
@@ -158,6 +179,7 @@ func (j *memJournal) Begin(ctx context.Context, e backend.Entry) error {
 	defer j.b.mu.Unlock()
 	e = copyEntry(e)
 	j.s.entries = append(j.s.entries, e)
+	j.s.writes++
 	j.begun[e.Seq] = e
 	j.order = append(j.order, e.Seq)
 	return nil
@@ -168,6 +190,7 @@ func (j *memJournal) End(_ context.Context, e backend.Entry) error {
 	defer j.b.mu.Unlock()
 	e = copyEntry(e)
 	j.s.entries = append(j.s.entries, e)
+	j.s.writes++
 	delete(j.begun, e.Seq)
 	if e.Kind == backend.EntrySuccess {
 		j.apply(e)
@@ -235,6 +258,7 @@ func (j *memJournal) Commit(_ context.Context, final *state.Snapshot, rec backen
 	j.b.mu.Lock()
 	defer j.b.mu.Unlock()
 	j.s.snap = CopySnapshot(final)
+	j.s.writes++
 	j.s.history = append(j.s.history, rec)
 	j.s.journal = nil
 	return nil

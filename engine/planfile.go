@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// PlanVersion is the version of the plan encoding MarshalPlan writes and
+// UnmarshalPlan reads.
+const PlanVersion = 1
+
+// planJSON is a plan as encoded in a plan file.
+type planJSON struct {
+	Version int            `json:"version"`
+	Project string         `json:"project"`
+	Stack   string         `json:"stack"`
+	Base    string         `json:"base"`
+	Steps   []planStepJSON `json:"steps"`
+	Outputs map[string]any `json:"outputs,omitempty"`
+}
+
+type planStepJSON struct {
+	Op                  Op             `json:"op"`
+	URN                 resource.URN   `json:"urn"`
+	Type                string         `json:"type"`
+	Keys                []string       `json:"keys,omitempty"`
+	Replaces            []string       `json:"replaces,omitempty"`
+	DeleteBeforeReplace bool           `json:"deleteBeforeReplace,omitempty"`
+	Deps                []resource.URN `json:"deps,omitempty"`
+	OldInputs           map[string]any `json:"oldInputs,omitempty"`
+	NewInputs           map[string]any `json:"newInputs,omitempty"`
+}
+
+// MarshalPlan encodes p as JSON, with property values encoded as the state
+// encodes them: secrets encrypted by c (no plaintext secret in the result),
+// unknown values as Pulumi's unknown sentinel.
+func MarshalPlan(ctx context.Context, p *Plan, c resource.Crypter) ([]byte, error) {
+	out := planJSON{Version: PlanVersion, Project: p.Project, Stack: p.Stack, Base: p.Base, Steps: make([]planStepJSON, len(p.Steps))}
+	var err error
+	if out.Outputs, err = state.MarshalProperties(ctx, p.Outputs, c); err != nil {
+		return nil, fmt.Errorf("encoding the plan's stack outputs: %w", err)
+	}
+	for i, s := range p.Steps {
+		js := planStepJSON{Op: s.Op, URN: s.URN, Type: s.Type, Keys: s.Keys, Replaces: s.Replaces, DeleteBeforeReplace: s.DeleteBeforeReplace, Deps: s.Deps}
+		if js.OldInputs, err = state.MarshalProperties(ctx, s.OldInputs, c); err != nil {
+			return nil, fmt.Errorf("encoding the plan's %s step of %s: old inputs: %w", s.Op, s.URN, err)
+		}
+		if js.NewInputs, err = state.MarshalProperties(ctx, s.NewInputs, c); err != nil {
+			return nil, fmt.Errorf("encoding the plan's %s step of %s: new inputs: %w", s.Op, s.URN, err)
+		}
+		out.Steps[i] = js
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the plan: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// UnmarshalPlan decodes what MarshalPlan wrote, decrypting secrets with c.
+// A plan of another encoding version is refused with an error saying so.
+func UnmarshalPlan(ctx context.Context, data []byte, c resource.Crypter) (*Plan, error) {
+	var in planJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("reading the plan: it is not a plan file: %w", err)
+	}
+	if in.Version != PlanVersion {
+		return nil, fmt.Errorf("reading the plan: it has version %d and this runner reads version %d; run preview again to make a new plan", in.Version, PlanVersion)
+	}
+	p := &Plan{Project: in.Project, Stack: in.Stack, Base: in.Base, Steps: make([]Step, len(in.Steps))}
+	var err error
+	if p.Outputs, err = state.UnmarshalProperties(ctx, in.Outputs, c); err != nil {
+		return nil, fmt.Errorf("reading the plan's stack outputs: %w", err)
+	}
+	for i, js := range in.Steps {
+		s := Step{Op: js.Op, URN: js.URN, Type: js.Type, Keys: js.Keys, Replaces: js.Replaces, DeleteBeforeReplace: js.DeleteBeforeReplace, Deps: js.Deps}
+		if js.OldInputs != nil {
+			if s.OldInputs, err = state.UnmarshalProperties(ctx, js.OldInputs, c); err != nil {
+				return nil, fmt.Errorf("reading the plan's %s step of %s: old inputs: %w", js.Op, js.URN, err)
+			}
+		}
+		if !isDelete(js.Op) {
+			if s.NewInputs, err = state.UnmarshalProperties(ctx, js.NewInputs, c); err != nil {
+				return nil, fmt.Errorf("reading the plan's %s step of %s: new inputs: %w", js.Op, js.URN, err)
+			}
+		}
+		p.Steps[i] = s
+	}
+	return p, nil
+}

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// Step is one planned (or executed) step: what happens to one resource and
+// why. A replacement is one step with Op OpReplace.
+type Step struct {
+	Op   Op
+	URN  resource.URN
+	Type string
+	// Keys are the property paths that change, sorted ("port", "tags.env",
+	// "items[0]"); for a create, the declared top-level properties.
+	Keys []string
+	// Replaces are the property paths that force a replacement (the
+	// replacement's reason).
+	Replaces []string
+	// DeleteBeforeReplace says the old resource is deleted before its
+	// replacement is created.
+	DeleteBeforeReplace bool
+	// Deps are the resources the step waits for.
+	Deps []resource.URN
+	// OldInputs are the recorded inputs (nil for a create); NewInputs the
+	// inputs the step makes (nil for a delete), resource.Computed where a
+	// value is not known before the steps it depends on run.
+	OldInputs, NewInputs resource.PropertyMap
+}
+
+// Plan is what a preview decided: every step of one (project, stack), in
+// dependency order, and the state it starts from. Up executes a plan given
+// in Options.Plan only if the state and every step are still as planned:
+// the stored state's digest is Base, the program declares exactly the
+// planned resources and the state calls for exactly the planned deletes,
+// each step has its planned op, and every input the plan knew has its
+// planned value (an unknown planned value accepts any). One relaxation: an
+// update or replace planned with unknown inputs may turn out same, when
+// the unknowns resolve to the recorded values (less is done than was
+// approved, never more).
+type Plan struct {
+	Project, Stack string
+	// Base is the digest of the stored state the plan was made from ("" for
+	// a stack the project was never deployed on).
+	Base string
+	// Steps lists one step per declared resource (same included) and per
+	// delete, in dependency order: deletes come last, dependents first.
+	Steps []Step
+	// Outputs are the planned stack outputs: resource.Computed where unknown,
+	// resource.Secret kept.
+	Outputs resource.PropertyMap
+}
+
+// PlanMismatchError says Up refused a plan: the state changed since the
+// plan was made, or a step would differ from the planned one. Nothing of
+// the refused step was done.
+type PlanMismatchError struct {
+	// Project is the project whose plan was refused (the engine's error
+	// wrapping the PlanMismatchError names it).
+	Project string
+	// Reason says what differs (resource, planned and actual operation,
+	// differing property paths; never values).
+	Reason string
+}
+
+func (e *PlanMismatchError) Error() string {
+	return e.Reason + "; the state or the program changed since the plan was made: run preview again to make a new plan"
+}
+
+// stepMismatch builds the error of a step that differs from its plan.
+func stepMismatch(project string, urn resource.URN, planned, actual Op, paths []string) *PlanMismatchError {
+	reason := fmt.Sprintf("%s: the plan says %s, the step now is %s", urn, planned, actual)
+	switch {
+	case planned == actual:
+		reason = fmt.Sprintf("%s: the planned %s now has other inputs", urn, planned)
+	case planned == "":
+		reason = fmt.Sprintf("%s: the step (%s) is not in the plan", urn, actual)
+	}
+	if len(paths) > 0 {
+		reason += " (differing properties: " + strings.Join(paths, ", ") + ")"
+	}
+	return &PlanMismatchError{Project: project, Reason: reason}
+}
+
+// isDelete reports whether op removes a resource from the state.
+func isDelete(op Op) bool { return op == OpDelete || op == OpDeleteReplaced }
+
+// hasComputed reports whether any value of m is unknown.
+func hasComputed(m resource.PropertyMap) bool {
+	for _, v := range m {
+		if resource.ContainsComputed(v) {
+			return true
+		}
+	}
+	return false
+}
