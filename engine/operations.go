@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
@@ -26,7 +25,7 @@ type Options struct {
 	// Config holds the stack config ("namespace:key" -> value; secrets as
 	// resource.Secret).
 	Config map[string]any
-	// Parallel bounds how many steps run at once (0: 4 x GOMAXPROCS).
+	// Parallel bounds how many steps run at once (0: DefaultParallel).
 	Parallel int
 	// Events receives progress, one call at a time (nil: none).
 	Events func(Event)
@@ -63,7 +62,7 @@ func (o *Options) parallel() int {
 	if o.Parallel > 0 {
 		return o.Parallel
 	}
-	return 4 * runtime.GOMAXPROCS(0)
+	return DefaultParallel()
 }
 
 // engineVersion returns the version recorded in snapshot manifests.
