@@ -4,28 +4,74 @@ package view
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"sync"
 
 	"github.com/runnerhq/runner/runner/event"
 )
 
-// JSON writes each event as one JSON object per line.
+// JSON writes each event as one JSON object per line, with the stream's
+// format version (event.Version) as "v".
 type JSON struct {
 	mu  sync.Mutex
+	w   *stickyWriter
 	enc *json.Encoder
 }
 
 // NewJSON returns a JSON view writing to w.
 func NewJSON(w io.Writer) *JSON {
-	enc := json.NewEncoder(w)
+	sw := &stickyWriter{w: w}
+	enc := json.NewEncoder(sw)
 	enc.SetEscapeHTML(false)
-	return &JSON{enc: enc}
+	return &JSON{w: sw, enc: enc}
 }
 
-// Emit writes e.
+// Emit writes e. After a failed write it writes nothing more; Err returns
+// the failure.
 func (j *JSON) Emit(e event.Event) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	_ = j.enc.Encode(e)
+	if j.w.err != nil {
+		return
+	}
+	e.V = event.Version
+	if err := j.enc.Encode(e); err != nil && j.w.err == nil {
+		j.w.err = err // an event that cannot be encoded
+	}
+}
+
+// Err returns the first error of writing the stream, nil when every event
+// was written.
+func (j *JSON) Err() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.w.error("the JSON event stream")
+}
+
+// stickyWriter keeps the first write error and writes nothing after it, so
+// that a view whose output is gone (a closed stdout) says so once, at the
+// end, instead of failing silently or on every event.
+type stickyWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// error names what could not be written, nil when all was.
+func (s *stickyWriter) error(what string) error {
+	if s.err == nil {
+		return nil
+	}
+	return fmt.Errorf("writing %s failed, so the output is incomplete (is stdout closed?): %w", what, s.err)
 }
