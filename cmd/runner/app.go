@@ -63,7 +63,7 @@ func run(ctx context.Context, io *term.IO, args []string) int {
 		return exitOK
 	}
 	var silent silentError
-	if !errors.As(err, &silent) {
+	if !errors.As(err, &silent) && !runner.IsReported(err) {
 		reportError(io, cl.boolFlag("json"), err)
 	}
 	return exitCode(err)

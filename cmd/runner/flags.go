@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -52,13 +49,7 @@ func options(c *cli.Context, io *term.IO) runner.Options {
 }
 
 // say prints the one sentence a command ends with: as it is, or with
-// --json as {"type":"result","message":...}, so that every command's
-// output can be read by a script.
+// --json as {"type":"result","message":...} (runner.Output.Result).
 func say(c *cli.Context, w io.Writer, format string, args ...any) error {
-	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
-	if c.Bool("json") {
-		return json.NewEncoder(w).Encode(map[string]string{"type": "result", "message": msg})
-	}
-	_, err := fmt.Fprintln(w, msg)
-	return err
+	return runner.Output{W: w, JSON: c.Bool("json")}.Result(format, args...)
 }
