@@ -75,11 +75,14 @@ type silentError struct{ err error }
 func (s silentError) Error() string { return s.err.Error() }
 func (s silentError) Unwrap() error { return s.err }
 
-// reportError prints the final error, as JSON with --json.
+// reportError prints the final error, as JSON with --json; on stderr when
+// stdout cannot be written (closed, say), so that it is never lost.
 func reportError(io *term.IO, asJSON bool, err error) {
 	if asJSON {
-		_ = json.NewEncoder(io.Out).Encode(map[string]any{"type": "error", "message": err.Error(), "exit_code": exitCode(err)})
-		return
+		doc := map[string]any{"type": "error", "message": err.Error(), "exit_code": exitCode(err)}
+		if json.NewEncoder(io.Out).Encode(doc) == nil {
+			return
+		}
 	}
 	fmt.Fprintf(io.Err, "error: %s\n", err)
 }
