@@ -371,3 +371,52 @@ func TestOperateReportsAClosedStdout(t *testing.T) {
 		}
 	}
 }
+
+// answer confirms or refuses, and records what it was asked.
+type answer struct {
+	scripted
+	yes   bool
+	asked []string
+}
+
+func (a *answer) Confirm(msg string, _ bool) (bool, error) {
+	a.asked = append(a.asked, msg)
+	return a.yes, nil
+}
+
+// On a terminal, up first shows the preview, then asks; a refusal changes
+// nothing, a yes runs the up.
+func TestOperateUpOnATerminalPreviewsThenAsks(t *testing.T) {
+	for _, yes := range []bool{false, true} {
+		f := newFixture(t, graphProvider())
+		a := &answer{yes: yes, scripted: scripted{answers: []string{"3"}}}
+		f.opts.Asker = a
+		f.opts.NonInteractive = false
+		f.opts.IO.StdinTTY, f.opts.IO.StdoutTTY = true, true
+		_, evs, err := f.run(t, OpOptions{Operation: orchestrate.Up})
+		if len(a.asked) != 1 || !strings.Contains(a.asked[0], "perform this update of stack dev") {
+			t.Fatalf("asked %q (error %v)", a.asked, err)
+		}
+		var ops []string
+		for _, e := range evs {
+			if e.Type == event.OperationStart {
+				ops = append(ops, e.Operation)
+			}
+		}
+		if !yes {
+			if err == nil || !strings.Contains(err.Error(), "cancelled: nothing was changed") {
+				t.Fatalf("refused: error %v", err)
+			}
+			if len(f.resources()) != 0 || !slices.Equal(ops, []string{"preview"}) {
+				t.Fatalf("refused: state %v, operations %v; want none and a preview", f.resources(), ops)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.resources()) != 5 || !slices.Equal(ops, []string{"preview", "up"}) {
+			t.Fatalf("confirmed: state %v, operations %v; want 5 projects after a preview and an up", f.resources(), ops)
+		}
+	}
+}
