@@ -26,7 +26,7 @@ func ListProviders(opts Options) error {
 	}
 	var rows []row
 	for _, p := range allProviders(opts) {
-		rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.NotDeployable == "", p.Name == defaultProvider})
+		rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.NotDeployable == "", p.Name == DefaultProvider})
 	}
 	return OutputOf(opts).Listing(rows, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

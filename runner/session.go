@@ -243,13 +243,14 @@ func (s *Session) openProvider() error {
 	return nil
 }
 
-// defaultProvider is the provider of a command without --provider.
-const defaultProvider = "local"
+// DefaultProvider is the provider of a command without --provider (the
+// --provider flag's default).
+const DefaultProvider = "local"
 
 // providerName returns the provider opts name (the default when none).
 func providerName(opts Options) string {
 	if opts.Provider == "" {
-		return defaultProvider
+		return DefaultProvider
 	}
 	return opts.Provider
 }

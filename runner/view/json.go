@@ -17,6 +17,7 @@ type JSON struct {
 	mu  sync.Mutex
 	w   *stickyWriter
 	enc *json.Encoder
+	bad error // the first event that could not be encoded
 }
 
 // NewJSON returns a JSON view writing to w.
@@ -36,17 +37,20 @@ func (j *JSON) Emit(e event.Event) {
 		return
 	}
 	e.V = event.Version
-	if err := j.enc.Encode(e); err != nil && j.w.err == nil {
-		j.w.err = err // an event that cannot be encoded
+	if err := j.enc.Encode(e); err != nil && j.w.err == nil && j.bad == nil {
+		j.bad = fmt.Errorf("encoding the %s event of project %q as JSON: %w", e.Type, e.Project, err)
 	}
 }
 
-// Err returns the first error of writing the stream, nil when every event
-// was written.
+// Err returns the first error of writing the stream (or of encoding one of
+// its events), nil when every event was written.
 func (j *JSON) Err() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.w.error("the JSON event stream")
+	if err := j.w.error("the JSON event stream"); err != nil {
+		return err
+	}
+	return j.bad
 }
 
 // stickyWriter keeps the first write error and writes nothing after it, so

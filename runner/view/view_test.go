@@ -237,3 +237,17 @@ func TestLiveDebugPrintsAboveTheStatusArea(t *testing.T) {
 		t.Fatalf("the status area was erased %d times around the debug line:\n%q", n, out.String()[before:])
 	}
 }
+
+func TestJSONReportsAnEventItCannotEncode(t *testing.T) {
+	var buf bytes.Buffer
+	j := NewJSON(&buf)
+	j.Emit(event.Event{Type: event.Outputs, Project: "ca", Outputs: map[string]any{"bad": func() {}}})
+	j.Emit(event.Event{Type: event.Log, Project: "ca", Message: "after"})
+	err := j.Err()
+	if err == nil || !strings.Contains(err.Error(), `outputs event of project "ca"`) {
+		t.Fatalf("Err() = %v, want the encoding error", err)
+	}
+	if !strings.Contains(buf.String(), `"message":"after"`) {
+		t.Fatalf("the events after a bad one are lost:\n%s", buf.String())
+	}
+}
