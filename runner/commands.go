@@ -104,6 +104,9 @@ func ValidateConfig(ctx context.Context, opts Options) error {
 // provider's projects (`runner preview|up|refresh|destroy`). When projects
 // failed, the error is a *ReportedError: the summary named them.
 func RunOperation(ctx context.Context, opts Options, o OpOptions) error {
+	if err := o.check(); err != nil {
+		return err // a usage error comes before a stack that does not exist
+	}
 	s, err := OpenFor(o.Operation, opts)
 	if err != nil {
 		return err

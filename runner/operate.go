@@ -104,10 +104,18 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	return sum, err
 }
 
-// checkOp refuses options that name no project or a negative bound.
-func (s *Session) checkOp(o OpOptions) error {
+// check refuses a negative bound, before anything is opened.
+func (o OpOptions) check() error {
 	if o.Parallel < 0 || o.StepParallel < 0 {
 		return Usage(errors.New("--parallel and --step-parallel must not be negative"))
+	}
+	return nil
+}
+
+// checkOp refuses options that name no project or a negative bound.
+func (s *Session) checkOp(o OpOptions) error {
+	if err := o.check(); err != nil {
+		return err
 	}
 	for _, t := range o.Targets {
 		if _, ok := s.Provider.Project(t); !ok {

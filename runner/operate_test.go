@@ -420,3 +420,17 @@ func TestOperateUpOnATerminalPreviewsThenAsks(t *testing.T) {
 		}
 	}
 }
+
+// A negative bound is a usage error (exit 2) even on a stack that does not
+// exist (exit 3), and nothing is written to find out.
+func TestRunOperationChecksItsOptionsFirst(t *testing.T) {
+	dir := t.TempDir()
+	err := RunOperation(context.Background(), Options{Root: dir, Stack: "nope", IO: &term.IO{Out: &bytes.Buffer{}, Err: &bytes.Buffer{}}},
+		OpOptions{Operation: orchestrate.Preview, Parallel: -1})
+	if !IsUsage(err) {
+		t.Fatalf("error %v, want a usage error", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("the refused preview wrote %v", entries)
+	}
+}
