@@ -266,7 +266,7 @@ func provider(opts Options, name string) (*providers.Provider, error) {
 		return p, nil
 	}
 	var known []string
-	for _, p := range opts.Providers {
+	for _, p := range allProviders(opts) {
 		if p.Name == name {
 			return p, nil
 		}
