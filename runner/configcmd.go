@@ -129,44 +129,43 @@ func (s *Session) configValue(ctx context.Context, key string, path bool, secret
 
 // holdsSecret reports whether v is or contains a config.Secret.
 func holdsSecret(v any) bool {
-	switch x := v.(type) {
-	case config.Secret:
-		return true
-	case map[string]any:
-		for _, e := range x {
-			if holdsSecret(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if holdsSecret(e) {
-				return true
-			}
-		}
-	}
-	return false
+	found := false
+	mapLeaves(v, func(x any) any {
+		_, isSecret := x.(config.Secret)
+		found = found || isSecret
+		return x
+	})
+	return found
 }
 
 // reveal turns Secret values into their plaintext.
 func reveal(v any) any {
+	return mapLeaves(v, func(x any) any {
+		if s, ok := x.(config.Secret); ok {
+			return s.Reveal()
+		}
+		return x
+	})
+}
+
+// mapLeaves returns a copy of the config value v (maps and lists as
+// config returns them) with each other value x replaced by f(x).
+func mapLeaves(v any, f func(any) any) any {
 	switch x := v.(type) {
-	case config.Secret:
-		return x.Reveal()
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = reveal(e)
+			m[k] = mapLeaves(e, f)
 		}
 		return m
 	case []any:
 		l := make([]any, len(x))
 		for i, e := range x {
-			l[i] = reveal(e)
+			l[i] = mapLeaves(e, f)
 		}
 		return l
 	}
-	return v
+	return f(v)
 }
 
 // ConfigSetOptions are the arguments and flags of `config set`.
