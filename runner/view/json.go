@@ -47,15 +47,15 @@ func (j *JSON) Emit(e event.Event) {
 func (j *JSON) Err() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if err := j.w.error("the JSON event stream"); err != nil {
+	if err := j.w.error("the JSON event stream to stdout"); err != nil {
 		return err
 	}
 	return j.bad
 }
 
 // stickyWriter keeps the first write error and writes nothing after it, so
-// that a view whose output is gone (a closed stdout) says so once, at the
-// end, instead of failing silently or on every event.
+// that a view whose output fails (a full disk, a closed pipe) says so once,
+// at the end, instead of failing silently or on every event.
 type stickyWriter struct {
 	w   io.Writer
 	err error
@@ -77,5 +77,5 @@ func (s *stickyWriter) error(what string) error {
 	if s.err == nil {
 		return nil
 	}
-	return fmt.Errorf("writing %s failed, so the output is incomplete (is stdout closed?): %w", what, s.err)
+	return fmt.Errorf("writing %s failed, so it is incomplete: %w", what, s.err)
 }

@@ -92,7 +92,7 @@ func (l *Live) Above(w io.Writer) event.Sink {
 func (l *Live) Err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.error("the output")
+	return l.w.error("the output to stdout")
 }
 
 // Close stops redrawing and removes the status area.

@@ -44,7 +44,7 @@ func (p *Plain) Emit(e event.Event) {
 func (p *Plain) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.w.error("the output")
+	return p.w.error("the output to stdout")
 }
 
 // render returns what must be printed now for e ("" while a block grows).

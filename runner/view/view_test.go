@@ -159,7 +159,7 @@ func TestViewsReturnTheirWriteErrors(t *testing.T) {
 				sink.Emit(e)
 			}
 			err := done()
-			if !errors.Is(err, os.ErrClosed) || !strings.Contains(err.Error(), "stdout closed") {
+			if !errors.Is(err, os.ErrClosed) || !strings.Contains(err.Error(), "is incomplete") {
 				t.Fatalf("Err() = %v, want the write error", err)
 			}
 			if w.calls != 1 {
