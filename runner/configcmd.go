@@ -28,7 +28,8 @@ const (
 type ConfigGetOptions struct {
 	Key string
 	// Path reads a path into a structured value: ns:key.field[0].
-	Path    bool
+	Path bool
+	// Secrets is Reveal: get prints a secret in plain text, as Pulumi does.
 	Secrets Secrets
 }
 
@@ -57,6 +58,7 @@ func ConfigGet(ctx context.Context, opts Options, o ConfigGetOptions) error {
 
 // ConfigListOptions are the flags of `config ls`.
 type ConfigListOptions struct {
+	// Secrets is Reveal with --show-secrets, else Redact.
 	Secrets Secrets
 }
 

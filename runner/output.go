@@ -13,7 +13,9 @@ import (
 // document for listings, one object otherwise), else as text. Commands
 // print through it, so that --json is decided in one place.
 type Output struct {
-	W    io.Writer
+	// W is stdout.
+	W io.Writer
+	// JSON is --json.
 	JSON bool
 }
 
