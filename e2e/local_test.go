@@ -72,6 +72,9 @@ func summary(t *testing.T, out string) map[string]map[string]any {
 				t.Fatalf("event without %q: %s", k, line)
 			}
 		}
+		if e["v"] != 1.0 {
+			t.Fatalf("event without the stream version \"v\": 1: %s", line)
+		}
 		if e["type"] == "step-done" {
 			for _, k := range []string{"op", "urn", "duration_ms"} {
 				if _, ok := e[k]; !ok {
@@ -147,6 +150,13 @@ func TestLocalLifecycle(t *testing.T) {
 		if changes(row) != 0 {
 			t.Fatalf("preview after up plans changes in %s: %v", project, row["counts"])
 		}
+	}
+
+	// With --no-durations (and one project at a time) two runs print the
+	// same bytes.
+	first := ok(t, dir, "--non-interactive", "preview", "--no-durations", "--parallel", "1").Stdout
+	if again := ok(t, dir, "--non-interactive", "preview", "--no-durations", "--parallel", "1").Stdout; again != first {
+		t.Fatalf("two previews with --no-durations differ:\n%s\n---\n%s", first, again)
 	}
 
 	// The service dies; refresh notices, up brings it back on the same port.

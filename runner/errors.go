@@ -44,3 +44,17 @@ func IsLocked(err error) bool {
 	var l *backend.LockedError
 	return errors.As(err, &l)
 }
+
+// ReportedError is an error the command's output already showed (an
+// operation's summary names the projects that failed): the CLI exits with
+// its code and prints nothing more.
+type ReportedError struct{ Err error }
+
+func (e *ReportedError) Error() string { return e.Err.Error() }
+func (e *ReportedError) Unwrap() error { return e.Err }
+
+// IsReported reports whether err was already shown to the user.
+func IsReported(err error) bool {
+	var r *ReportedError
+	return errors.As(err, &r)
+}

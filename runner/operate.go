@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
@@ -29,6 +31,9 @@ type OpOptions struct {
 	Targets      []string
 	Refresh      bool
 	FailFast     bool
+	// NoDurations leaves durations out of the plain and terminal views, for
+	// logs that compare equal across runs.
+	NoDurations bool
 }
 
 // ErrNotDeployable matches (errors.Is) the error of an operation on a
@@ -43,68 +48,117 @@ func (e *notDeployableError) Error() string        { return e.msg }
 func (e *notDeployableError) Is(target error) bool { return target == ErrNotDeployable }
 
 // Operate runs an operation across the provider's projects, reporting
-// events to the terminal view, the plain view or the JSON stream.
-func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summary, error) {
-	// Before validation, which may ask for config, so that a mistyped
-	// target is the first thing a user learns.
-	if err := orchestrate.CheckTargets(s.Graph.Order(), o.Targets); err != nil {
-		return nil, Usage(fmt.Errorf("provider %s: %w", s.Provider.Name, err))
+// events to the terminal view, the plain view or the JSON stream (which
+// includes what validation defaulted or warns about, and the URLs an up
+// ends with). A view that could not write its output (a closed stdout) is
+// an error too.
+func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Summary, err error) {
+	if err := s.checkOp(o); err != nil {
+		return nil, err
 	}
+	sink, closeView := s.view(o)
+	defer func() {
+		if verr := closeView(); verr != nil {
+			if err != nil {
+				verr = fmt.Errorf("%w; the %s itself: %v", verr, o.Operation, err)
+			}
+			err = verr
+		}
+	}()
 	if o.Operation == orchestrate.Preview || o.Operation == orchestrate.Up {
 		rep, err := s.Validate(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s.printReport(rep)
+		s.report(sink, rep)
 	}
 	// After validation, so that a user learns every missing key first.
 	if s.Provider.NotDeployable != "" {
 		return nil, &notDeployableError{msg: s.Provider.NotDeployable}
 	}
-	c, err := s.Crypter() // writes the encryptionsalt of a new stack
+	req, err := s.request(ctx, o, sink)
 	if err != nil {
 		return nil, err
-	}
-	b, err := s.Backend()
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := s.engineConfig(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	req := orchestrate.Request{
-		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
-		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
-		Backend: b, Plugins: plugins.Builtin, Crypter: c, SecretsProvider: s.SecretsProvider(),
-		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation),
 	}
 	if o.Operation == orchestrate.Up && !o.Yes && s.IO().CanPrompt() {
 		// As Pulumi does: show what up would do, then ask.
 		pre := req
 		pre.Operation = orchestrate.Preview
-		sink, closeView := s.view()
-		pre.Events = sink
-		_, err := orchestrate.Run(ctx, pre)
-		closeView()
-		if err != nil {
+		if _, err := orchestrate.Run(ctx, pre); err != nil {
 			return nil, fmt.Errorf("the preview before up failed; nothing was changed: %w", err)
 		}
 	}
 	if err := s.confirm(o); err != nil {
 		return nil, err
 	}
-	sink, closeView := s.view()
-	req.Events = sink
-	sum, err := orchestrate.Run(ctx, req)
-	closeView()
+	held := &summaryHold{sink: sink}
+	req.Events = held
+	sum, err = orchestrate.Run(ctx, req)
+	if err == nil && o.Operation == orchestrate.Up {
+		held.urls = exportedURLs(sum)
+	}
+	held.release()
 	if err == nil && o.Operation == orchestrate.Destroy && len(o.Targets) == 0 {
 		removeEmptyDirs(s.DataDir(), filepath.Join(s.Workspace, ".runner"))
 	}
-	if err == nil && o.Operation == orchestrate.Up && !s.Opts.JSON {
-		s.printURLs(sum)
-	}
 	return sum, err
+}
+
+// check refuses a negative bound, before anything is opened.
+func (o OpOptions) check() error {
+	if o.Parallel < 0 || o.StepParallel < 0 {
+		return Usage(errors.New("--parallel and --step-parallel must not be negative"))
+	}
+	return nil
+}
+
+// checkOp refuses options that name no project or a negative bound.
+func (s *Session) checkOp(o OpOptions) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	// Before validation, which may ask for config, so that a mistyped
+	// target is the first thing a user learns.
+	if err := orchestrate.CheckTargets(s.Graph.Order(), o.Targets); err != nil {
+		return Usage(fmt.Errorf("provider %s: %w", s.Provider.Name, err))
+	}
+	return nil
+}
+
+// request builds the orchestrator's request: the stack's crypter (which
+// writes the encryptionsalt of a new stack), backend, plugins and config.
+func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (orchestrate.Request, error) {
+	c, err := s.Crypter()
+	if err != nil {
+		return orchestrate.Request{}, err
+	}
+	b, err := s.operationBackend()
+	if err != nil {
+		return orchestrate.Request{}, err
+	}
+	cfg, err := s.engineConfig(ctx, c)
+	if err != nil {
+		return orchestrate.Request{}, err
+	}
+	plugs := s.Opts.Plugins
+	if plugs == nil {
+		plugs = plugins.Builtin
+	}
+	return orchestrate.Request{
+		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
+		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
+		Backend: b, Plugins: plugs, Crypter: c, SecretsProvider: s.SecretsProvider(),
+		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation), Events: sink,
+	}, nil
+}
+
+// operationBackend is the backend operations run on: Options.StateBackend
+// when one is given, else the session's backend.
+func (s *Session) operationBackend() (backend.Backend, error) {
+	if s.Opts.StateBackend != nil {
+		return s.Opts.StateBackend, nil
+	}
+	return s.Backend()
 }
 
 // confirm asks before up and destroy unless --yes.
@@ -131,26 +185,31 @@ func (s *Session) confirm(o OpOptions) error {
 	return nil
 }
 
-// view chooses how events are shown; with --debug every event is also
-// written to stderr as a JSON line.
-func (s *Session) view() (event.Sink, func()) {
-	sink, closeView := s.mainView()
-	if s.Opts.Debug && !s.Opts.JSON {
-		return event.Tee(sink, view.NewJSON(s.IO().Err)), closeView
-	}
-	return sink, closeView
-}
-
-func (s *Session) mainView() (event.Sink, func()) {
+// view chooses how events are shown and returns the function that ends
+// the view with its write error, if any. With --debug every event is also
+// written to stderr as a JSON line (above the status area on a terminal).
+func (s *Session) view(o OpOptions) (event.Sink, func() error) {
 	io := s.IO()
+	debug := s.Opts.Debug && !s.Opts.JSON
 	switch {
 	case s.Opts.JSON:
-		return view.NewJSON(io.Out), func() {}
+		j := view.NewJSON(io.Out)
+		return j, j.Err
 	case io.Live():
 		l := view.NewLive(io.Out, io.Color())
-		return l, l.Close
+		l.SetShowDurations(!o.NoDurations)
+		end := func() error { l.Close(); return l.Err() }
+		if debug {
+			return event.Tee(l, l.Above(io.Err)), end
+		}
+		return l, end
 	}
-	return view.NewPlain(io.Out, io.Color()), func() {}
+	p := view.NewPlain(io.Out, io.Color())
+	p.ShowDurations = !o.NoDurations
+	if debug {
+		return event.Tee(p, view.NewJSON(io.Err)), p.Err
+	}
+	return p, p.Err
 }
 
 // projects adapts the provider's projects to the orchestrator.
@@ -218,24 +277,53 @@ func environ() map[string]string {
 	return env
 }
 
-// printReport shows what validation asked, defaulted or warns about.
-func (s *Session) printReport(rep *Report) {
-	if s.Opts.JSON {
-		return
-	}
-	w := s.IO().Err
+// report emits what validation defaulted or warns about.
+func (s *Session) report(sink event.Sink, rep *Report) {
+	now := time.Now()
 	for _, warn := range rep.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
+		sink.Emit(event.Event{Type: event.Warning, Time: now, Stack: s.StackName, Message: warn})
 	}
 	if len(rep.Defaulted) > 0 {
-		fmt.Fprintf(w, "Set to their defaults in %s: %s\n", s.ConfigPath, strings.Join(rep.Defaulted, ", "))
+		sink.Emit(event.Event{Type: event.ConfigDefaulted, Time: now, Stack: s.StackName, File: s.ConfigPath, Keys: rep.Defaulted})
 	}
 }
 
-// printURLs ends an up with the URLs the projects export.
-func (s *Session) printURLs(sum *orchestrate.Summary) {
-	if sum == nil {
+// summaryHold passes events on, except the summary, which it holds until
+// release: an up's summary carries the URLs its projects export, known only
+// once the orchestrator returns, and stays the last event.
+type summaryHold struct {
+	sink event.Sink
+	urls []string
+
+	mu   sync.Mutex
+	held *event.Event
+}
+
+func (h *summaryHold) Emit(e event.Event) {
+	if e.Type == event.Summary {
+		h.mu.Lock()
+		h.held = &e
+		h.mu.Unlock()
 		return
+	}
+	h.sink.Emit(e)
+}
+
+// release emits the held summary, with the URLs.
+func (h *summaryHold) release() {
+	h.mu.Lock()
+	held := h.held
+	h.mu.Unlock()
+	if held != nil {
+		held.URLs = h.urls
+		h.sink.Emit(*held)
+	}
+}
+
+// exportedURLs returns the distinct "url" outputs of the projects, sorted.
+func exportedURLs(sum *orchestrate.Summary) []string {
+	if sum == nil {
+		return nil
 	}
 	seen := map[string]bool{}
 	var urls []string
@@ -246,9 +334,7 @@ func (s *Session) printURLs(sum *orchestrate.Summary) {
 		}
 	}
 	sort.Strings(urls)
-	for _, u := range urls {
-		fmt.Fprintf(s.IO().Out, "URL: %s\n", u)
-	}
+	return urls
 }
 
 // removeEmptyDirs removes dir and its parents up to stop while they are empty.

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/runner/graph"
 	"github.com/runnerhq/runner/runner/orchestrate"
@@ -35,6 +37,13 @@ type Options struct {
 	Asker prompt.Asker
 	// Executable is the runner binary (nil: os.Executable).
 	Executable string
+	// Providers are the providers to choose from (nil: the registered ones).
+	Providers []*providers.Provider
+	// StateBackend is the backend operations run on, already opened (nil:
+	// the one Backend names); tests give an in-memory one.
+	StateBackend backend.Backend
+	// Plugins returns the resource plugins of a run (nil: plugins.Builtin).
+	Plugins func() []resource.Plugin
 }
 
 // Session is an opened workspace for one stack and provider.
@@ -222,13 +231,9 @@ func stateFolderMissing(opts Options, ws string) bool {
 }
 
 func (s *Session) openProvider() error {
-	name := s.Opts.Provider
-	if name == "" {
-		name = "local"
-	}
-	p, err := providers.Get(name)
+	p, err := provider(s.Opts, providerName(s.Opts))
 	if err != nil {
-		return Usage(err)
+		return err
 	}
 	g, err := graph.Build(p)
 	if err != nil {
@@ -236,6 +241,48 @@ func (s *Session) openProvider() error {
 	}
 	s.Provider, s.Graph = p, g
 	return nil
+}
+
+// DefaultProvider is the provider of a command without --provider (the
+// --provider flag's default).
+const DefaultProvider = "local"
+
+// providerName returns the provider opts name (the default when none).
+func providerName(opts Options) string {
+	if opts.Provider == "" {
+		return DefaultProvider
+	}
+	return opts.Provider
+}
+
+// provider returns the provider named name among those of opts, or a
+// usage error listing them.
+func provider(opts Options, name string) (*providers.Provider, error) {
+	if opts.Providers == nil {
+		p, err := providers.Get(name)
+		if err != nil {
+			return nil, Usage(err)
+		}
+		return p, nil
+	}
+	var known []string
+	for _, p := range allProviders(opts) {
+		if p.Name == name {
+			return p, nil
+		}
+		known = append(known, p.Name)
+	}
+	return nil, Usage(&providers.UnknownError{Name: name, Known: known})
+}
+
+// allProviders returns the providers of opts, sorted by name.
+func allProviders(opts Options) []*providers.Provider {
+	if opts.Providers == nil {
+		return providers.All()
+	}
+	all := slices.Clone(opts.Providers)
+	slices.SortFunc(all, func(a, b *providers.Provider) int { return strings.Compare(a.Name, b.Name) })
+	return all
 }
 
 // BackendURL returns the backend URL of opts for the workspace.

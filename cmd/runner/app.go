@@ -63,7 +63,7 @@ func run(ctx context.Context, io *term.IO, args []string) int {
 		return exitOK
 	}
 	var silent silentError
-	if !errors.As(err, &silent) {
+	if !errors.As(err, &silent) && !runner.IsReported(err) {
 		reportError(io, cl.boolFlag("json"), err)
 	}
 	return exitCode(err)
@@ -75,11 +75,14 @@ type silentError struct{ err error }
 func (s silentError) Error() string { return s.err.Error() }
 func (s silentError) Unwrap() error { return s.err }
 
-// reportError prints the final error, as JSON with --json.
+// reportError prints the final error, as JSON with --json; on stderr when
+// stdout cannot be written (closed, say), so that it is never lost.
 func reportError(io *term.IO, asJSON bool, err error) {
 	if asJSON {
-		_ = json.NewEncoder(io.Out).Encode(map[string]any{"type": "error", "message": err.Error(), "exit_code": exitCode(err)})
-		return
+		doc := map[string]any{"type": "error", "message": err.Error(), "exit_code": exitCode(err)}
+		if json.NewEncoder(io.Out).Encode(doc) == nil {
+			return
+		}
 	}
 	fmt.Fprintf(io.Err, "error: %s\n", err)
 }

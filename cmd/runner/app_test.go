@@ -40,6 +40,7 @@ func TestExitCodeTable(t *testing.T) {
 		{"locked", &backend.LockedError{Project: "app", Stack: "dev"}, exitLocked},
 		{"wrapped locked", fmt.Errorf("up app: locking stack dev: %w", &backend.LockedError{}), exitLocked},
 		{"silent locked", silentError{fmt.Errorf("up: %w", &backend.LockedError{})}, exitLocked},
+		{"reported failure", &runner.ReportedError{Err: fmt.Errorf("up: a failed: %w", errors.New("x"))}, exitFailed},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {
@@ -92,5 +93,23 @@ func TestCommands(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// closedStdout fails every write, as a closed stdout does.
+type closedStdout struct{}
+
+func (closedStdout) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// A command whose stdout is closed fails, and says why on stderr, with or
+// without --json.
+func TestClosedStdoutIsAnError(t *testing.T) {
+	for _, args := range [][]string{{"providers"}, {"providers", "--json"}, {"version", "--json"}} {
+		var errb bytes.Buffer
+		io := &term.IO{In: strings.NewReader(""), Out: closedStdout{}, Err: &errb, NoColor: true}
+		code := run(context.Background(), io, append([]string{"runner"}, args...))
+		if code != exitFailed || !strings.Contains(errb.String(), "error: ") || !strings.Contains(errb.String(), "file already closed") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and the write error on stderr", args, code, errb.String())
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -21,6 +20,7 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 			Usage: "how many steps (plugin calls) of one project run at once; every project in flight has its own, so up to --parallel x this many run together"},
 		&cli.StringSliceFlag{Name: "target", Usage: "run only this `PROJECT` (repeatable)"},
 		&cli.BoolFlag{Name: "fail-fast", Usage: "stop starting projects after the first failure"},
+		&cli.BoolFlag{Name: "no-durations", Usage: "leave durations out of the output, for logs that compare equal across runs"},
 	}
 	if op != orchestrate.Preview {
 		flags = append(flags, &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"})
@@ -34,21 +34,11 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 			if err := checkArgs(c, 0, op+" [flags]"); err != nil {
 				return err
 			}
-			if c.Int("parallel") < 0 || c.Int("step-parallel") < 0 {
-				return usageError("--parallel and --step-parallel must not be negative")
-			}
-			s, err := runner.OpenFor(op, options(c, io))
-			if err != nil {
-				return err
-			}
-			_, err = s.Operate(c.Context, runner.OpOptions{
+			return runner.RunOperation(c.Context, options(c, io), runner.OpOptions{
 				Operation: op, Yes: c.Bool("yes"), Parallel: c.Int("parallel"), StepParallel: c.Int("step-parallel"),
 				Targets: c.StringSlice("target"), Refresh: c.Bool("refresh"), FailFast: c.Bool("fail-fast"),
+				NoDurations: c.Bool("no-durations"),
 			})
-			if errors.Is(err, orchestrate.ErrFailed) {
-				return silentError{err} // the summary named the failures
-			}
-			return err
 		},
 	}
 }

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"text/tabwriter"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -20,32 +16,7 @@ func providersCommand(io *term.IO) *cli.Command {
 			if err := checkArgs(c, 0, "providers"); err != nil {
 				return err
 			}
-			type row struct {
-				Name        string `json:"name"`
-				Description string `json:"description"`
-				Projects    int    `json:"projects"`
-				Deployable  bool   `json:"deployable"`
-				Default     bool   `json:"default"`
-			}
-			var rows []row
-			for _, p := range providers.All() {
-				rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.NotDeployable == "", p.Name == "local"})
-			}
-			if c.Bool("json") {
-				enc := json.NewEncoder(io.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
-			}
-			tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tPROJECTS\tDESCRIPTION")
-			for _, r := range rows {
-				name := r.Name
-				if r.Default {
-					name += " (default)"
-				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\n", name, r.Projects, r.Description)
-			}
-			return tw.Flush()
+			return runner.ListProviders(options(c, io))
 		},
 	}
 }

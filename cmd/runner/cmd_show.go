@@ -1,13 +1,9 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/runner"
-	"github.com/runnerhq/runner/runner/graph"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -23,28 +19,11 @@ func showCommand(io *term.IO) *cli.Command {
 			if err := checkArgs(c, 0, "show [--format tree|dot|mermaid|json]"); err != nil {
 				return err
 			}
-			p, err := providers.Get(c.String("provider"))
-			if err != nil {
-				return runner.Usage(err)
+			var o runner.ShowOptions
+			if c.IsSet("format") {
+				o.Format = c.String("format")
 			}
-			g, err := graph.Build(p)
-			if err != nil {
-				return err
-			}
-			format := c.String("format")
-			if c.Bool("json") && !c.IsSet("format") {
-				format = "json"
-			}
-			out, err := graph.Render(g, format)
-			var fe *graph.FormatError
-			if errors.As(err, &fe) {
-				return runner.Usage(err)
-			}
-			if err != nil {
-				return err
-			}
-			_, err = io.Out.Write(out)
-			return err
+			return runner.ShowOrder(options(c, io), o)
 		},
 	}
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,7 +19,7 @@ func globalFlags(category string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "root", Value: ".", Category: category, Usage: "the workspace `DIR`"},
 		&cli.StringFlag{Name: "stack", Aliases: []string{"s"}, EnvVars: []string{"PULUMI_STACK"}, Category: category, Usage: "the stack `NAME` (default: PULUMI_STACK of the environment file)"},
-		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Value: "local", Category: category, Usage: "the infrastructure provider `NAME`"},
+		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Value: runner.DefaultProvider, Category: category, Usage: "the infrastructure provider `NAME`"},
 		&cli.StringFlag{Name: "env-file", Category: category, Usage: "the environment `FILE` (default: <root>/config/pulumi/environment)"},
 		&cli.StringFlag{Name: "backend", EnvVars: []string{"RUNNER_BACKEND_URL"}, Category: category, Usage: "where state is kept, as a `URL` (default: file://<root>/.runner)"},
 		&cli.BoolFlag{Name: "non-interactive", Category: category, Usage: "never prompt (implied without a terminal or when CI is set)"},
@@ -52,13 +49,7 @@ func options(c *cli.Context, io *term.IO) runner.Options {
 }
 
 // say prints the one sentence a command ends with: as it is, or with
-// --json as {"type":"result","message":...}, so that every command's
-// output can be read by a script.
+// --json as {"type":"result","message":...} (runner.Output.Result).
 func say(c *cli.Context, w io.Writer, format string, args ...any) error {
-	msg := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
-	if c.Bool("json") {
-		return json.NewEncoder(w).Encode(map[string]string{"type": "result", "message": msg})
-	}
-	_, err := fmt.Fprintln(w, msg)
-	return err
+	return runner.Output{W: w, JSON: c.Bool("json")}.Result(format, args...)
 }

@@ -11,9 +11,15 @@ import (
 // Type names the kind of an event.
 type Type string
 
-// The event types. A run emits operation-start, then for each project
-// project-start, its steps and logs, project-done (or project-skipped), and
-// finally summary.
+// Version is the version of the event stream's format, carried by every
+// JSON event as "v". It changes when a field changes meaning or goes away;
+// a new event type or a new field leaves it as it is.
+const Version = 1
+
+// The event types. An operation emits config-defaulted and warning events
+// of its validation (preview and up), then operation-start, then for each
+// project project-start, its steps and logs, project-done (or
+// project-skipped), and finally summary. README.md lists every field.
 const (
 	OperationStart Type = "operation-start"
 	ProjectStart   Type = "project-start"
@@ -28,9 +34,15 @@ const (
 	Summary        Type = "summary"
 )
 
+// ConfigDefaulted reports the config keys that validation set to their
+// defaults (Keys) and the file it wrote them to (File).
+const ConfigDefaulted Type = "config-defaulted"
+
 // Event is one thing that happened. Fields that do not apply are empty and
 // left out of the JSON form. No field ever holds a plaintext secret.
 type Event struct {
+	// V is the stream's format version (Version), set by the JSON view.
+	V          int       `json:"v"`
 	Type       Type      `json:"type"`
 	Time       time.Time `json:"time"`
 	Operation  string    `json:"operation,omitempty"` // preview, up, refresh, destroy
@@ -52,6 +64,12 @@ type Event struct {
 	Counts map[string]int `json:"counts,omitempty"`
 	// Projects holds one row per project, on the summary event.
 	Projects []Row `json:"projects,omitempty"`
+	// File is the stack config file that config-defaulted wrote (its Keys
+	// are the keys set to their defaults).
+	File string `json:"file,omitempty"`
+	// URLs are the addresses the projects export as "url", on the summary
+	// of an up that succeeded.
+	URLs []string `json:"urls,omitempty"`
 }
 
 // Row is one project's line in the summary.

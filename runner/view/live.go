@@ -17,7 +17,7 @@ import (
 type Live struct {
 	mu       sync.Mutex
 	plain    *Plain
-	w        io.Writer
+	w        *stickyWriter
 	inflight map[string]*status
 	drawn    int // status lines currently on screen
 	stop     chan struct{}
@@ -33,7 +33,8 @@ type status struct {
 
 // NewLive returns a live view on the terminal w; Close stops its ticker.
 func NewLive(w io.Writer, color bool) *Live {
-	l := &Live{plain: NewPlain(w, color), w: w, inflight: map[string]*status{},
+	plain := NewPlain(w, color)
+	l := &Live{plain: plain, w: plain.w, inflight: map[string]*status{},
 		stop: make(chan struct{}), done: make(chan struct{}), now: time.Now}
 	go l.tick()
 	return l
@@ -61,6 +62,37 @@ func (l *Live) Emit(e event.Event) {
 	l.clear()
 	fmt.Fprint(l.w, out)
 	l.draw()
+}
+
+// SetShowDurations says whether the blocks and the summary show durations
+// (Plain's ShowDurations); the status area always shows elapsed time.
+func (l *Live) SetShowDurations(show bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.plain.ShowDurations = show
+}
+
+// Above returns a sink that writes each event as a JSON line to w, a
+// stream on the same terminal (stderr, for --debug), above the status
+// area: the area is erased before the line and drawn again after it, so
+// that the two never mix.
+func (l *Live) Above(w io.Writer) event.Sink {
+	j := NewJSON(w)
+	return event.SinkFunc(func(e event.Event) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.clear()
+		j.Emit(e)
+		l.draw()
+	})
+}
+
+// Err returns the first error of writing the view, nil when all of it was
+// written.
+func (l *Live) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.error("the output to stdout")
 }
 
 // Close stops redrawing and removes the status area.

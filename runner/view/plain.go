@@ -17,16 +17,17 @@ import (
 // pipes; Live wraps it for terminals.
 type Plain struct {
 	mu     sync.Mutex
-	w      io.Writer
+	w      *stickyWriter
 	blocks map[string]*strings.Builder
 	color  bool
-	// ShowDurations prints step and project durations (off in golden tests).
+	// ShowDurations prints step and project durations (off in golden tests
+	// and with --no-durations, for logs that compare equal across runs).
 	ShowDurations bool
 }
 
 // NewPlain returns a plain view writing to w, with ANSI colour when color is set.
 func NewPlain(w io.Writer, color bool) *Plain {
-	return &Plain{w: w, blocks: map[string]*strings.Builder{}, color: color, ShowDurations: true}
+	return &Plain{w: &stickyWriter{w: w}, blocks: map[string]*strings.Builder{}, color: color, ShowDurations: true}
 }
 
 // Emit adds e to its project's block, or prints a finished block or the summary.
@@ -38,9 +39,25 @@ func (p *Plain) Emit(e event.Event) {
 	}
 }
 
+// Err returns the first error of writing the view, nil when all of it was
+// written.
+func (p *Plain) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.w.error("the output to stdout")
+}
+
 // render returns what must be printed now for e ("" while a block grows).
 func (p *Plain) render(e event.Event) string {
 	switch e.Type {
+	case event.ConfigDefaulted:
+		return fmt.Sprintf("Set to their defaults in %s: %s\n", e.File, strings.Join(e.Keys, ", "))
+	case event.Warning:
+		if e.Project == "" { // of the run, not of a project's block
+			return p.paint(yellow, "warning: "+e.Message) + "\n"
+		}
+		p.block(e.Project).WriteString(p.line(e))
+		return ""
 	case event.OperationStart:
 		return p.paint(bold, fmt.Sprintf("%s of stack %s: %s\n\n", titleOp(e.Operation), e.Stack, e.Message))
 	case event.ProjectStart:
@@ -48,7 +65,7 @@ func (p *Plain) render(e event.Event) string {
 		p.blocks[e.Project] = b
 		fmt.Fprintf(b, "%s\n", p.paint(bold, fmt.Sprintf("── %s · %s ", e.Project, e.Operation)+strings.Repeat("─", max(3, 48-len(e.Project)-len(e.Operation)))))
 		return ""
-	case event.StepDone, event.StepFailed, event.Log, event.Warning, event.Outputs:
+	case event.StepDone, event.StepFailed, event.Log, event.Outputs:
 		b := p.block(e.Project)
 		b.WriteString(p.line(e))
 		return ""
@@ -163,6 +180,9 @@ func (p *Plain) summary(e event.Event) string {
 	}
 	if e.Message != "" {
 		b.WriteString("\n" + e.Message + "\n")
+	}
+	for _, u := range e.URLs {
+		b.WriteString("URL: " + u + "\n")
 	}
 	return b.String()
 }
