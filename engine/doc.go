@@ -9,6 +9,15 @@
 // Preview runs the same plan without side effects: plugins predict outputs
 // and unknown values (resource.Computed) flow to dependents and stack
 // outputs. Up, Refresh and Destroy change the world and the state.
+//
+// A step is a value (Step): deciding it (resolve the inputs, keep the
+// ignored ones, the plugin's Check and Diff) is one function that preview
+// and up share; executing it is another. Preview returns the steps it
+// decided as a Plan (Result.Plan), which MarshalPlan saves with its
+// secrets encrypted. Up given that plan (Options.Plan) executes it only
+// while the stored state is the one the plan was made from and every step
+// it decides is the planned one; otherwise it stops with a
+// *PlanMismatchError before the first step that differs.
 package engine
 
 // Journal entries. Every mutating step writes a begin entry before its

@@ -355,3 +355,55 @@ func TestPlanOnTheFolderBackend(t *testing.T) {
 		t.Fatalf("up with a plan older than the last up: %v", err)
 	}
 }
+
+func TestPlanStepKeysArePropertyPaths(t *testing.T) {
+	prog := func(in engine.Inputs) engine.Program {
+		return func(ctx *engine.Context) error {
+			ctx.Resource(typ, "a", in)
+			return nil
+		}
+	}
+	base := engine.Inputs{"port": 80, "tags": map[string]any{"env": "dev", "team": "x"}, "items": []any{"a", "b"}, "odd.key": "v"}
+	tests := []struct {
+		name         string
+		change       engine.Inputs
+		replaceKeys  []string
+		wantKeys     []string
+		wantReplaces []string
+	}{
+		{name: "nested map", change: engine.Inputs{"tags": map[string]any{"env": "prod", "team": "x"}}, wantKeys: []string{"tags.env"}},
+		{name: "list element", change: engine.Inputs{"items": []any{"a", "c"}}, wantKeys: []string{"items[1]"}},
+		{name: "list length", change: engine.Inputs{"items": []any{"a"}}, wantKeys: []string{"items"}},
+		{name: "key with a dot", change: engine.Inputs{"odd.key": "w"}, wantKeys: []string{`["odd.key"]`}},
+		{name: "replace reason", change: engine.Inputs{"port": 81, "tags": map[string]any{"env": "dev"}}, replaceKeys: []string{"port"},
+			wantKeys: []string{"port", "tags.team"}, wantReplaces: []string{"port"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.plugin.ReplaceKeys = tt.replaceKeys
+			e.mustUp(prog(base))
+			in := engine.Inputs{}
+			for k, v := range base {
+				in[k] = v
+			}
+			for k, v := range tt.change {
+				in[k] = v
+			}
+			res, err := e.preview(prog(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range res.Plan.Steps {
+				if s.URN != urn("a") {
+					continue
+				}
+				if !slices.Equal(s.Keys, tt.wantKeys) || !slices.Equal(s.Replaces, tt.wantReplaces) {
+					t.Errorf("keys %q replaces %q, want %q and %q", s.Keys, s.Replaces, tt.wantKeys, tt.wantReplaces)
+				}
+				return
+			}
+			t.Errorf("no step for a in %+v", res.Plan.Steps)
+		})
+	}
+}
