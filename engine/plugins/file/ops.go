@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/runnerhq/runner/engine/atomicfile"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -78,42 +77,11 @@ func apply(ctx context.Context, in resource.PropertyMap, preview bool) (resource
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	if err := writeAtomic(path, []byte(content), fs.FileMode(mode)); err != nil {
+	atomicfile.SweepFor(path) // litter of a killed write
+	if err := atomicfile.Write(path, []byte(content), fs.FileMode(mode)); err != nil {
 		return nil, "", err
 	}
 	return outs, path, nil
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it
-// over path, so that readers see the old or the new file, never a part.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating the folder %s: %w", dir, err)
-	}
-	removeTemps(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
 
 // Read reads the file back: its actual content, mode and digest, or no ID
@@ -176,26 +144,8 @@ func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 	if err := os.Remove(req.ID); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("deleting %s %s: %w", Type, req.ID, err)
 	}
-	removeTemps(req.ID)
+	atomicfile.SweepFor(req.ID)
 	return nil
-}
-
-// removeTemps removes the temporary files of path that a killed
-// writeAtomic left behind (they may hold a secret, such as a private key).
-// The engine runs one step per resource at a time, under the project's
-// lock, so no other write of path is using one. Failures are ignored: the
-// files are only litter.
-func removeTemps(path string) {
-	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }
 
 func digest(b []byte) string {

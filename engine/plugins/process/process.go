@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runnerhq/runner/engine/atomicfile"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -243,14 +244,7 @@ func openLog(path string) (*os.File, error) {
 }
 
 func writePidFile(path string, pid int) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("creating the folder of the pid file %s: %w", path, err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
-		return fmt.Errorf("writing the pid file: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.Write(path, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
 		return fmt.Errorf("writing the pid file: %w", err)
 	}
 	return nil
