@@ -172,8 +172,9 @@ func PromptedPassphrase(v string) Passphrase {
 
 // PassphraseFromEnv returns the passphrase from PULUMI_CONFIG_PASSPHRASE,
 // then from the file named by PULUMI_CONFIG_PASSPHRASE_FILE; ok is false
-// when neither is set (the caller may then prompt). env is the environment
-// file applied to the process environment (nil when none): a value that
+// when neither is set (the caller may then prompt). getenv reads the
+// environment runner runs with (nil: the process's own); env is the
+// environment file whose values it holds (nil when none): a value that
 // came from it is named as such.
 func PassphraseFromEnv(getenv func(string) string, env *EnvFile) (p Passphrase, ok bool, err error) {
 	if getenv == nil {

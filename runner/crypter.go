@@ -272,7 +272,7 @@ func fileError(err error) error {
 
 // passphrase returns the stack's passphrase and where it came from.
 func (s *Session) passphrase(isNew bool) (config.Passphrase, error) {
-	p, ok, err := config.PassphraseFromEnv(nil, s.Env)
+	p, ok, err := config.PassphraseFromEnv(s.getenv, s.Env)
 	if err != nil {
 		return p, Invalid(err)
 	}

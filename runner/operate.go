@@ -73,11 +73,13 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 	if err != nil {
 		return nil, err
 	}
+	env := s.Environ()
+	environ := environList(env)
 	req := orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
-		Backend: b, Plugins: plugins.Builtin, Crypter: c, SecretsProvider: s.SecretsProvider(),
-		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation),
+		Backend: b, Plugins: func() []resource.Plugin { return plugins.Builtin(environ) }, Crypter: c, SecretsProvider: s.SecretsProvider(),
+		Config: cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation),
 	}
 	if o.Operation == orchestrate.Up && !o.Yes && s.IO().CanPrompt() {
 		// As Pulumi does: show what up would do, then ask.
@@ -93,6 +95,11 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 	}
 	if err := s.confirm(o); err != nil {
 		return nil, err
+	}
+	if o.Operation == orchestrate.Up {
+		if err := s.RecordStack(); err != nil {
+			return nil, err
+		}
 	}
 	sink, closeView := s.view()
 	req.Events = sink
@@ -206,16 +213,6 @@ func toEngine(v any) any {
 		return l
 	}
 	return v
-}
-
-func environ() map[string]string {
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	return env
 }
 
 // printReport shows what validation asked, defaulted or warns about.

@@ -14,6 +14,7 @@ import (
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/providers/builtin"
 	"github.com/runnerhq/runner/runner/graph"
 	"github.com/runnerhq/runner/runner/orchestrate"
 	"github.com/runnerhq/runner/runner/prompt"
@@ -35,6 +36,16 @@ type Options struct {
 	Asker prompt.Asker
 	// Executable is the runner binary (nil: os.Executable).
 	Executable string
+	// Providers are the providers to choose from (nil: the built-in ones).
+	Providers *providers.Registry
+}
+
+// registry returns the providers of opts.
+func registry(opts Options) *providers.Registry {
+	if opts.Providers != nil {
+		return opts.Providers
+	}
+	return builtin.Registry()
 }
 
 // Session is an opened workspace for one stack and provider.
@@ -57,6 +68,9 @@ type Session struct {
 	// dryRun makes validation check without saving (listing what a stack
 	// that is not selected yet would need).
 	dryRun bool
+	// recordStack says that the environment file does not name the stack
+	// yet: the commands that write (config, up) record it (RecordStack).
+	recordStack bool
 }
 
 // ConfigDir is where a workspace keeps its config, as in a MARA checkout.
@@ -95,17 +109,16 @@ func StackConfigPath(workspace, stack string) string {
 }
 
 // Open opens the workspace for a command that needs a stack: it reads the
-// environment file (creating it or adding PULUMI_STACK as MARA does),
-// applies it to the process environment, resolves the stack, the provider
-// and its graph, and reads the stack config. A stack that does not exist
-// yet is created by the first save (up, validate, config set).
+// environment file, resolves the stack, the provider and its graph, and
+// reads the stack config. It writes nothing: a stack that does not exist
+// yet is created by the first save (up, validate, config set), which also
+// records it in the environment file (RecordStack).
 func Open(opts Options) (*Session, error) { return open(opts, true) }
 
 // OpenExisting opens the workspace as Open does, for a command that works
 // on a stack that must already exist (preview, refresh, destroy): a stack
-// with neither a config file nor state is a *NoStackError (exit 3), and
-// then nothing is written: no environment file, no PULUMI_STACK line, no
-// backend folder.
+// with neither a config file nor state is a *NoStackError (exit 3); no
+// environment file, PULUMI_STACK line or backend folder is written.
 func OpenExisting(opts Options) (*Session, error) { return open(opts, false) }
 
 // OpenFor opens the workspace for an operation: up may create its stack
@@ -135,23 +148,12 @@ func open(opts Options, create bool) (*Session, error) {
 		return nil, Usage(err)
 	}
 	warnFile(opts, env.Warnings)
-	checked := false
-	if !create && opts.Stack != "" && env.Values[config.StackVar] == "" {
-		// ResolveStack would record the stack in the environment file.
-		if err := mustExist(opts, ws, opts.Stack); err != nil {
-			return nil, err
-		}
-		checked = true
-	}
-	stack, err := env.ResolveStack(opts.Stack)
+	stack, record, err := env.ResolveStack(opts.Stack)
 	if errors.Is(err, config.ErrNoStack) {
 		if !create {
 			return nil, Invalid(err)
 		}
-		stack, err = chooseStack(opts, ws, env)
-		if err != nil {
-			return nil, err
-		}
+		stack, record, err = chooseStack(opts, ws, env)
 	}
 	if err != nil {
 		return nil, Usage(err)
@@ -159,15 +161,12 @@ func open(opts Options, create bool) (*Session, error) {
 	if !config.ValidStackName(stack) {
 		return nil, Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
 	}
-	if !create && !checked {
+	if !create {
 		if err := mustExist(opts, ws, stack); err != nil {
 			return nil, err
 		}
 	}
-	if err := env.Apply(); err != nil {
-		return nil, err
-	}
-	s := &Session{Opts: opts, Workspace: ws, Env: env, StackName: stack}
+	s := &Session{Opts: opts, Workspace: ws, Env: env, StackName: stack, recordStack: record}
 	if err := s.openProvider(); err != nil {
 		return nil, err
 	}
@@ -176,6 +175,20 @@ func open(opts Options, create bool) (*Session, error) {
 		return nil, Invalid(err)
 	}
 	return s, nil
+}
+
+// RecordStack writes the session's stack into the environment file when
+// the file names none yet, as MARA does. Only the commands that write call
+// it (up and the config edits); read-only ones leave the file as it is.
+func (s *Session) RecordStack() error {
+	if !s.recordStack {
+		return nil
+	}
+	if err := s.Env.RecordStack(s.StackName); err != nil {
+		return Usage(err)
+	}
+	s.recordStack = false
+	return nil
 }
 
 // mustExist fails with a *NoStackError (a validation error) unless stack
@@ -222,11 +235,7 @@ func stateFolderMissing(opts Options, ws string) bool {
 }
 
 func (s *Session) openProvider() error {
-	name := s.Opts.Provider
-	if name == "" {
-		name = "local"
-	}
-	p, err := providers.Get(name)
+	p, err := registry(s.Opts).Get(s.Opts.Provider)
 	if err != nil {
 		return Usage(err)
 	}

@@ -41,18 +41,11 @@ func OpenStacks(opts Options) (*Stacks, error) {
 		return nil, Usage(err)
 	}
 	warnFile(opts, env.Warnings)
-	if err := env.Apply(); err != nil {
-		return nil, err
-	}
 	b, err := OpenBackend(opts, ws)
 	if err != nil {
 		return nil, err
 	}
-	name := opts.Provider
-	if name == "" {
-		name = "local"
-	}
-	p, err := providers.Get(name)
+	p, err := registry(opts).Get(opts.Provider)
 	if err != nil {
 		return nil, Usage(err)
 	}

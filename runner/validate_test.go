@@ -57,10 +57,15 @@ func testProvider() *providers.Provider {
 	}
 }
 
-var registerOnce = func() bool {
-	providers.Register(testProvider())
-	return true
-}()
+// testProviders is a registry of testProvider only.
+func testProviders(t *testing.T) *providers.Registry {
+	t.Helper()
+	r, err := providers.NewRegistry("t", testProvider())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
 
 func session(t *testing.T, interactive bool, asker prompt.Asker, configBody string) *Session {
 	t.Helper()
@@ -77,7 +82,7 @@ func session(t *testing.T, interactive bool, asker prompt.Asker, configBody stri
 		}
 	}
 	io := &term.IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, StdinTTY: interactive, StdoutTTY: interactive, NoColor: true}
-	s, err := Open(Options{Root: dir, Stack: "dev", Provider: "t", IO: io, Asker: asker})
+	s, err := Open(Options{Root: dir, Stack: "dev", Provider: "t", IO: io, Asker: asker, Providers: testProviders(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +177,7 @@ func TestWrongPassphraseIsAValidationError(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "other")
-	s2, err := Open(Options{Root: s.Workspace, Stack: "dev", Provider: "t", IO: s.Opts.IO})
+	s2, err := Open(Options{Root: s.Workspace, Stack: "dev", Provider: "t", IO: s.Opts.IO, Providers: s.Opts.Providers})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,23 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/runnerhq/runner/engine/backend"
-	"github.com/runnerhq/runner/providers"
-	"github.com/runnerhq/runner/providers/aws"
-	"github.com/runnerhq/runner/providers/local"
 	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/term"
 )
-
-func TestMain(m *testing.M) {
-	providers.Register(local.New())
-	providers.Register(aws.New())
-	os.Exit(m.Run())
-}
 
 func TestExitCodeTable(t *testing.T) {
 	tests := []struct {

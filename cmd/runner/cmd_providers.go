@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/providers/builtin"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -28,8 +28,9 @@ func providersCommand(io *term.IO) *cli.Command {
 				Default     bool   `json:"default"`
 			}
 			var rows []row
-			for _, p := range providers.All() {
-				rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.NotDeployable == "", p.Name == "local"})
+			reg := builtin.Registry()
+			for _, p := range reg.All() {
+				rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.NotDeployable == "", p.Name == reg.Default()})
 			}
 			if c.Bool("json") {
 				enc := json.NewEncoder(io.Out)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/providers/builtin"
 	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/graph"
 	"github.com/runnerhq/runner/runner/term"
@@ -23,7 +23,7 @@ func showCommand(io *term.IO) *cli.Command {
 			if err := checkArgs(c, 0, "show [--format tree|dot|mermaid|json]"); err != nil {
 				return err
 			}
-			p, err := providers.Get(c.String("provider"))
+			p, err := builtin.Registry().Get(c.String("provider"))
 			if err != nil {
 				return runner.Usage(err)
 			}

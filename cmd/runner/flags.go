@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/runnerhq/runner/providers/builtin"
 	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/term"
 )
@@ -22,7 +23,7 @@ func globalFlags(category string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "root", Value: ".", Category: category, Usage: "the workspace `DIR`"},
 		&cli.StringFlag{Name: "stack", Aliases: []string{"s"}, EnvVars: []string{"PULUMI_STACK"}, Category: category, Usage: "the stack `NAME` (default: PULUMI_STACK of the environment file)"},
-		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Value: "local", Category: category, Usage: "the infrastructure provider `NAME`"},
+		&cli.StringFlag{Name: "provider", Aliases: []string{"p"}, Value: builtin.Default, Category: category, Usage: "the infrastructure provider `NAME`"},
 		&cli.StringFlag{Name: "env-file", Category: category, Usage: "the environment `FILE` (default: <root>/config/pulumi/environment)"},
 		&cli.StringFlag{Name: "backend", EnvVars: []string{"RUNNER_BACKEND_URL"}, Category: category, Usage: "where state is kept, as a `URL` (default: file://<root>/.runner)"},
 		&cli.BoolFlag{Name: "non-interactive", Category: category, Usage: "never prompt (implied without a terminal or when CI is set)"},

@@ -252,8 +252,7 @@ func runInCopy(t *testing.T, template string, args func(ws string) []string) fla
 		t.Fatal(err)
 	}
 	// Each run starts in an empty folder (the default --root) and without
-	// PULUMI_STACK: opening a workspace applies its environment file to
-	// this process's environment.
+	// PULUMI_STACK.
 	t.Chdir(t.TempDir())
 	os.Unsetenv("PULUMI_STACK")
 	argv := args(ws)

@@ -35,7 +35,11 @@ const Type = "command:local:Command"
 
 // Plugin runs command:local:Command resources. It holds no state and is
 // safe for concurrent use.
-type Plugin struct{}
+type Plugin struct {
+	// Environ is the environment (KEY=VALUE) commands start with, before
+	// their declared environment input; nil means runner's own.
+	Environ []string
+}
 
 var _ resource.Plugin = Plugin{}
 
@@ -105,7 +109,7 @@ func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffRe
 
 // Create runs the create command (if any). With Preview set nothing runs
 // and stdout and stderr are unknown.
-func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.CreateResponse, error) {
+func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.CreateResponse, error) {
 	if req.Type != Type {
 		return resource.CreateResponse{}, errUnknownType(req.Type)
 	}
@@ -116,7 +120,7 @@ func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.
 		outs["stderr"] = wrap(resource.Computed{}, secret)
 		return resource.CreateResponse{Outputs: outs}, nil
 	}
-	res, err := run(ctx, "create", req.Inputs, nil)
+	res, err := p.run(ctx, "create", req.Inputs, nil)
 	if err != nil {
 		return resource.CreateResponse{}, fmt.Errorf("creating %s %s: %w", Type, req.URN, err)
 	}
@@ -139,7 +143,7 @@ func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadRe
 
 // Update runs the update command when one is given; otherwise it records
 // the new inputs and keeps the previous stdout and stderr.
-func (Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.UpdateResponse, error) {
+func (p Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.UpdateResponse, error) {
 	if req.Type != Type {
 		return resource.UpdateResponse{}, errUnknownType(req.Type)
 	}
@@ -152,7 +156,7 @@ func (Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.
 			outs["stderr"] = wrap(resource.Computed{}, secret)
 			return resource.UpdateResponse{Outputs: outs}, nil
 		}
-		res, err := run(ctx, "update", req.NewInputs, req.OldOutputs)
+		res, err := p.run(ctx, "update", req.NewInputs, req.OldOutputs)
 		if err != nil {
 			return resource.UpdateResponse{}, fmt.Errorf("updating %s %s: %w", Type, req.URN, err)
 		}
@@ -168,8 +172,8 @@ func (Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.
 }
 
 // Delete runs the delete command (if any) with the recorded inputs.
-func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
-	if _, err := run(ctx, "delete", req.Inputs, req.Outputs); err != nil {
+func (p Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
+	if _, err := p.run(ctx, "delete", req.Inputs, req.Outputs); err != nil {
 		return fmt.Errorf("deleting %s %s: %w", Type, req.URN, err)
 	}
 	return nil

@@ -35,7 +35,11 @@ const Type = "process:index:Process"
 // start time in clock ticks since boot, which tells a live process from a
 // reused pid). Every input change replaces the process, stopping the old one
 // first (the new one usually needs the same port).
-type Plugin struct{}
+type Plugin struct {
+	// Environ is the environment (KEY=VALUE) whose inherited variables a
+	// process keeps (see Environment); nil means runner's own.
+	Environ []string
+}
 
 var _ resource.Plugin = Plugin{}
 
@@ -97,7 +101,7 @@ func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resourc
 		outs["startTicks"] = resource.Computed{}
 		return resource.CreateResponse{Outputs: outs}, nil
 	}
-	pid, ticks, err := start(ctx, req.Inputs)
+	pid, ticks, err := start(ctx, p.environ(), req.Inputs)
 	if err != nil {
 		return resource.CreateResponse{}, err
 	}
@@ -170,8 +174,16 @@ func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 	return nil
 }
 
+// environ is the environment processes inherit from.
+func (p Plugin) environ() []string {
+	if p.Environ == nil {
+		return os.Environ()
+	}
+	return p.Environ
+}
+
 // start launches the process in its own session and waits for readiness.
-func start(ctx context.Context, in resource.PropertyMap) (int, uint64, error) {
+func start(ctx context.Context, parent []string, in resource.PropertyMap) (int, uint64, error) {
 	argv, _ := in.StringList("command")
 	env, _ := in.StringMap("environment")
 	dir, _ := in.String("dir", "")
@@ -190,7 +202,7 @@ func start(ctx context.Context, in resource.PropertyMap) (int, uint64, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = Environment(os.Environ(), env)
+	cmd.Env = Environment(parent, env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	out, err := openLog(logFile)
 	if err != nil {
