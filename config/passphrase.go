@@ -15,9 +15,33 @@ import (
 	"sync"
 )
 
-// Iterations is the PBKDF2 iteration count of Pulumi's passphrase provider.
-// Only tests lower it.
-var Iterations = 1_000_000
+// DefaultIterations is the PBKDF2 iteration count of Pulumi's passphrase
+// provider.
+const DefaultIterations = 1_000_000
+
+// CrypterOption changes how NewCrypter and OpenCrypter derive their key.
+type CrypterOption func(*crypterOptions)
+
+type crypterOptions struct{ iterations int }
+
+// WithIterations derives the key with n PBKDF2 iterations instead of
+// DefaultIterations (n <= 0 keeps the default). A stack's secrets open only
+// with the count they were made with: only tests lower it, for speed.
+func WithIterations(n int) CrypterOption {
+	return func(o *crypterOptions) {
+		if n > 0 {
+			o.iterations = n
+		}
+	}
+}
+
+func crypterOpts(opts []CrypterOption) crypterOptions {
+	o := crypterOptions{iterations: DefaultIterations}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
 
 // ErrIncorrectPassphrase is returned when the passphrase does not open the
 // stack config's encryptionsalt.
@@ -36,13 +60,13 @@ type Crypter struct {
 // derivation costs about a second.
 var keyCache sync.Map // string -> []byte
 
-func deriveKey(passphrase string, salt []byte) ([]byte, error) {
+func deriveKey(passphrase string, salt []byte, iterations int) ([]byte, error) {
 	id := sha256.Sum256(append(append([]byte(passphrase), 0), salt...))
-	cacheKey := fmt.Sprintf("%x/%d", id, Iterations)
+	cacheKey := fmt.Sprintf("%x/%d", id, iterations)
 	if k, ok := keyCache.Load(cacheKey); ok {
 		return k.([]byte), nil
 	}
-	key, err := pbkdf2.Key(sha256.New, passphrase, salt, Iterations, 32)
+	key, err := pbkdf2.Key(sha256.New, passphrase, salt, iterations, 32)
 	if err != nil {
 		return nil, fmt.Errorf("deriving the key from the passphrase: %w", err)
 	}
@@ -60,12 +84,12 @@ func newAEAD(key []byte) (cipher.AEAD, error) {
 
 // NewCrypter makes a fresh salt for passphrase and returns the crypter and
 // the encryptionsalt value to store in the stack config.
-func NewCrypter(passphrase string) (*Crypter, error) {
+func NewCrypter(passphrase string, opts ...CrypterOption) (*Crypter, error) {
 	salt := make([]byte, 8)
 	if _, err := rand.Read(salt); err != nil {
 		return nil, err
 	}
-	key, err := deriveKey(passphrase, salt)
+	key, err := deriveKey(passphrase, salt, crypterOpts(opts).iterations)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +108,7 @@ func NewCrypter(passphrase string) (*Crypter, error) {
 
 // OpenCrypter checks passphrase against an encryptionsalt value and returns
 // the crypter; a wrong passphrase gives ErrIncorrectPassphrase.
-func OpenCrypter(passphrase, encryptionSalt string) (*Crypter, error) {
+func OpenCrypter(passphrase, encryptionSalt string, opts ...CrypterOption) (*Crypter, error) {
 	parts := strings.SplitN(encryptionSalt, ":", 3)
 	if len(parts) != 3 || parts[0] != "v1" {
 		return nil, fmt.Errorf("the encryptionsalt %q is not of the form v1:<salt>:v1:<nonce>:<ciphertext>", encryptionSalt)
@@ -93,7 +117,7 @@ func OpenCrypter(passphrase, encryptionSalt string) (*Crypter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the encryptionsalt's salt is not base64: %w", err)
 	}
-	key, err := deriveKey(passphrase, salt)
+	key, err := deriveKey(passphrase, salt, crypterOpts(opts).iterations)
 	if err != nil {
 		return nil, err
 	}

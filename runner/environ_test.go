@@ -26,7 +26,7 @@ func envWorkspace(t *testing.T) (string, Options) {
 		}
 	}
 	io := &term.IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, NoColor: true}
-	return dir, Options{Root: dir, Stack: "dev", Provider: "t", IO: io, Providers: testProviders(t)}
+	return dir, Options{Root: dir, Stack: "dev", Provider: "t", IO: io, Providers: testProviders(t), KeyIterations: testIterations}
 }
 
 // TestOpeningChangesNoEnvironment checks that opening a stack neither sets

@@ -18,7 +18,7 @@ func openWithoutStack(t *testing.T, interactive bool, a *scripted, create bool) 
 	t.Setenv("PULUMI_STACK", "")
 	dir := t.TempDir()
 	io := &term.IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, StdinTTY: interactive, StdoutTTY: interactive, NoColor: true}
-	opts := Options{Root: dir, Provider: "t", IO: io, Providers: testProviders(t)}
+	opts := Options{Root: dir, Provider: "t", IO: io, Providers: testProviders(t), KeyIterations: testIterations}
 	if a != nil {
 		opts.Asker = a
 	}

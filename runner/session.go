@@ -38,6 +38,9 @@ type Options struct {
 	Executable string
 	// Providers are the providers to choose from (nil: the built-in ones).
 	Providers *providers.Registry
+	// KeyIterations is the PBKDF2 iteration count of the passphrase key
+	// (0: config.DefaultIterations, as Pulumi). Only tests lower it.
+	KeyIterations int
 }
 
 // registry returns the providers of opts.

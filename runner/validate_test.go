@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/runner/prompt"
 	"github.com/runnerhq/runner/runner/term"
@@ -57,6 +56,10 @@ func testProvider() *providers.Provider {
 	}
 }
 
+// testIterations is the PBKDF2 iteration count of the tests' passphrase
+// keys: a thousandth of the default, for speed.
+const testIterations = 1000
+
 // testProviders is a registry of testProvider only.
 func testProviders(t *testing.T) *providers.Registry {
 	t.Helper()
@@ -69,9 +72,6 @@ func testProviders(t *testing.T) *providers.Registry {
 
 func session(t *testing.T, interactive bool, asker prompt.Asker, configBody string) *Session {
 	t.Helper()
-	old := config.Iterations
-	config.Iterations = 1000
-	t.Cleanup(func() { config.Iterations = old })
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "test")
 	dir := t.TempDir()
 	if configBody != "" {
@@ -82,7 +82,7 @@ func session(t *testing.T, interactive bool, asker prompt.Asker, configBody stri
 		}
 	}
 	io := &term.IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, StdinTTY: interactive, StdoutTTY: interactive, NoColor: true}
-	s, err := Open(Options{Root: dir, Stack: "dev", Provider: "t", IO: io, Asker: asker, Providers: testProviders(t)})
+	s, err := Open(Options{Root: dir, Stack: "dev", Provider: "t", IO: io, Asker: asker, Providers: testProviders(t), KeyIterations: testIterations})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestWrongPassphraseIsAValidationError(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "other")
-	s2, err := Open(Options{Root: s.Workspace, Stack: "dev", Provider: "t", IO: s.Opts.IO, Providers: s.Opts.Providers})
+	s2, err := Open(Options{Root: s.Workspace, Stack: "dev", Provider: "t", IO: s.Opts.IO, Providers: s.Opts.Providers, KeyIterations: testIterations})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -218,9 +217,6 @@ const flagState = `{"version": 3, "deployment": {"manifest": {"time": "2024-01-0
 func flagTemplate(t *testing.T) string {
 	t.Helper()
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "flags-test-passphrase")
-	old := config.Iterations
-	config.Iterations = 1000 // stack init derives a key from a new salt
-	t.Cleanup(func() { config.Iterations = old })
 	for _, k := range []string{"PULUMI_STACK", "RUNNER_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE_FILE", "CI"} {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
