@@ -156,7 +156,9 @@ func open(opts Options, create bool) (*Session, error) {
 		if !create {
 			return nil, Invalid(err)
 		}
-		stack, record, err = chooseStack(opts, ws, env)
+		if stack, record, err = chooseStack(opts, ws, env); err != nil {
+			return nil, err
+		}
 	}
 	if err != nil {
 		return nil, Usage(err)

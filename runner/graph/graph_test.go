@@ -106,3 +106,23 @@ func TestShowGolden(t *testing.T) {
 		t.Fatalf("unknown format error %v", err)
 	}
 }
+
+// TestBuiltinProviderGraphs checks the built-in providers' edges: MARA's
+// order survives in aws (sirius last, after the ingress controller and the
+// secrets), and local starts with independent projects side by side.
+func TestBuiltinProviderGraphs(t *testing.T) {
+	g, err := Build(aws.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if order := g.Order(); len(order) != 15 || order[len(order)-1] != "sirius" {
+		t.Errorf("aws order %v, want 15 projects ending with sirius", order)
+	}
+	g, err = Build(local.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := g.Levels()[0]; len(first) < 2 {
+		t.Errorf("local's first step %v: want independent projects running side by side", first)
+	}
+}

@@ -19,8 +19,10 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/plugins/file"
+	"github.com/runnerhq/runner/engine/plugins/process"
 	"github.com/runnerhq/runner/projects/local/localenv"
-	"github.com/runnerhq/runner/providers/local/service"
+	"github.com/runnerhq/runner/projects/local/service"
 )
 
 // AdminUser is the user name of the admin path.
@@ -49,7 +51,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			pass, _ := vals[1].(string)
 			return service.PasswordDigest(salt, pass) + "\n", nil
 		})
-		digestFile := ctx.Resource(localenv.File, "admin-password-digest", engine.Inputs{
+		digestFile := ctx.Resource(file.Type, "admin-password-digest", engine.Inputs{
 			"path":    digestPath,
 			"content": digest,
 			"mode":    "0600",
@@ -80,7 +82,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			}
 			return string(b) + "\n", nil
 		})
-		file := ctx.Resource(localenv.File, "service-config", engine.Inputs{
+		file := ctx.Resource(file.Type, "service-config", engine.Inputs{
 			"path":    rt.Path("app", "service.json"),
 			"content": config,
 			"mode":    "0600",
@@ -89,7 +91,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			vals := v.([]any)
 			return net.JoinHostPort(fmt.Sprint(vals[0]), fmt.Sprint(int(vals[1].(float64)))), nil
 		})
-		proc := ctx.Resource(localenv.Process, "service", engine.Inputs{
+		proc := ctx.Resource(process.Type, "service", engine.Inputs{
 			"command": []any{rt.Executable, "serve-local", "--workspace", rt.Workspace, "--config", file.Output("path")},
 			// A new configuration restarts the service.
 			"environment": map[string]any{"RUNNER_SERVICE_CONFIG_SHA256": file.Output("sha256")},

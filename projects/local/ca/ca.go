@@ -5,6 +5,8 @@ package ca
 
 import (
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/plugins/file"
+	"github.com/runnerhq/runner/engine/plugins/tls"
 	"github.com/runnerhq/runner/projects/local/localenv"
 )
 
@@ -12,11 +14,11 @@ import (
 // caCertFile.
 func Program(rt localenv.Runtime) engine.Program {
 	return func(ctx *engine.Context) error {
-		key := ctx.Resource(localenv.PrivateKey, "ca-key", engine.Inputs{
+		key := ctx.Resource(tls.PrivateKeyType, "ca-key", engine.Inputs{
 			"algorithm":  "ECDSA",
 			"ecdsaCurve": "P256",
 		})
-		cert := ctx.Resource(localenv.SelfSignedCert, "ca-cert", engine.Inputs{
+		cert := ctx.Resource(tls.SelfSignedCertType, "ca-cert", engine.Inputs{
 			"privateKeyPem": key.Output("privateKeyPem"),
 			"subject": map[string]any{
 				"commonName":   "runner local CA (" + ctx.Stack() + ")",
@@ -26,7 +28,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			"validityPeriodHours": 24 * 365,
 			"allowedUses":         []any{"cert_signing", "crl_signing", "digital_signature"},
 		})
-		file := ctx.Resource(localenv.File, "ca-cert-file", engine.Inputs{
+		file := ctx.Resource(file.Type, "ca-cert-file", engine.Inputs{
 			"path":    rt.Path("ca", "ca.crt"),
 			"content": cert.Output("certPem"),
 			"mode":    "0644",

@@ -22,17 +22,3 @@ type Runtime struct {
 func (r Runtime) Path(project, name string) string {
 	return filepath.Join(r.DataDir, project, name)
 }
-
-// Resource types used by the local projects.
-const (
-	PrivateKey        = "tls:index/privateKey:PrivateKey"
-	SelfSignedCert    = "tls:index/selfSignedCert:SelfSignedCert"
-	CertRequest       = "tls:index/certRequest:CertRequest"
-	LocallySignedCert = "tls:index/locallySignedCert:LocallySignedCert"
-	RandomPassword    = "random:index/randomPassword:RandomPassword"
-	RandomID          = "random:index/randomId:RandomId"
-	File              = "file:index:File"
-	Process           = "process:index:Process"
-	Port              = "process:index:Port"
-	Command           = "command:local:Command"
-)
