@@ -156,55 +156,19 @@ func resolveSlice(s []any) ([]any, error) {
 }
 
 // unsecretDeep returns v with every resource.Secret wrapper removed, and
-// whether it had any.
+// whether it had any. A value without secrets is returned as it is.
 func unsecretDeep(v any) (any, bool) {
-	switch x := v.(type) {
-	case resource.Secret:
-		e, _ := unsecretDeep(x.Element)
-		return e, true
-	case map[string]any:
-		if !containsSecret(x) {
-			return x, false
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k], _ = unsecretDeep(e)
-		}
-		return out, true
-	case resource.PropertyMap:
-		return unsecretDeep(map[string]any(x))
-	case []any:
-		if !containsSecret(x) {
-			return x, false
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i], _ = unsecretDeep(e)
-		}
-		return out, true
+	if !resource.ContainsSecret(v) {
+		return v, false
 	}
-	return v, false
+	return resource.Map(v, func(x any) (any, bool) {
+		if s, ok := x.(resource.Secret); ok {
+			plain, _ := unsecretDeep(s.Element)
+			return plain, true
+		}
+		return nil, false
+	}), true
 }
 
 // containsSecret reports whether v holds a resource.Secret anywhere.
-func containsSecret(v any) bool {
-	switch x := v.(type) {
-	case resource.Secret:
-		return true
-	case map[string]any:
-		for _, e := range x {
-			if containsSecret(e) {
-				return true
-			}
-		}
-	case resource.PropertyMap:
-		return containsSecret(map[string]any(x))
-	case []any:
-		for _, e := range x {
-			if containsSecret(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func containsSecret(v any) bool { return resource.ContainsSecret(v) }

@@ -196,23 +196,12 @@ func (s *Session) engineConfig(ctx context.Context, c *config.Crypter) (map[stri
 }
 
 func toEngine(v any) any {
-	switch x := v.(type) {
-	case config.Secret:
-		return resource.Secret{Element: x.Reveal()}
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = toEngine(e)
+	return resource.Map(v, func(x any) (any, bool) {
+		if s, ok := x.(config.Secret); ok {
+			return resource.Secret{Element: s.Reveal()}, true
 		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = toEngine(e)
-		}
-		return l
-	}
-	return v
+		return nil, false
+	})
 }
 
 // printReport shows what validation asked, defaulted or warns about.

@@ -144,27 +144,10 @@ func DeepEqual(a, b any) bool {
 
 // ContainsComputed reports whether v holds a Computed value anywhere.
 func ContainsComputed(v any) bool {
-	switch x := v.(type) {
-	case Computed:
-		return true
-	case Secret:
-		return ContainsComputed(x.Element)
-	case map[string]any:
-		for _, e := range x {
-			if ContainsComputed(e) {
-				return true
-			}
-		}
-	case PropertyMap:
-		return ContainsComputed(map[string]any(x))
-	case []any:
-		for _, e := range x {
-			if ContainsComputed(e) {
-				return true
-			}
-		}
-	}
-	return false
+	return !Walk(v, func(x any, _ bool) bool {
+		_, computed := x.(Computed)
+		return !computed
+	})
 }
 
 // DiffKeys returns, sorted, the top-level keys whose values differ between

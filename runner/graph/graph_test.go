@@ -2,18 +2,15 @@ package graph
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/runnerhq/runner/internal/golden"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/providers/aws"
 	"github.com/runnerhq/runner/providers/local"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func provider(deps map[string][]string, order ...string) *providers.Provider {
 	p := &providers.Provider{Name: "t"}
@@ -86,20 +83,7 @@ func TestShowGolden(t *testing.T) {
 			if !bytes.Equal(out, again) {
 				t.Fatalf("%s %s is not deterministic", p.Name, f)
 			}
-			path := filepath.Join("testdata", p.Name+"."+f+".golden")
-			if *update {
-				_ = os.MkdirAll("testdata", 0o755)
-				if err := os.WriteFile(path, out, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create the golden files)", err)
-			}
-			if !bytes.Equal(out, want) {
-				t.Errorf("%s differs; run go test -update if intended\n--- got\n%s\n--- want\n%s", path, out, want)
-			}
+			golden.Check(t, p.Name+"."+f+".golden", out)
 		}
 	}
 	if _, err := Render(&Graph{}, "svg"); err == nil || !strings.Contains(err.Error(), "tree, dot, mermaid, json") {

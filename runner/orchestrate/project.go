@@ -239,29 +239,23 @@ func skippedNote(skipped, cancelled []string) string {
 // Display returns v for showing to people: secrets as "[secret]", unknown
 // values as "[unknown]". It never returns plaintext of a secret.
 func Display(v any) any {
-	switch x := v.(type) {
-	case resource.Secret:
-		return "[secret]"
-	case resource.Computed:
-		return "[unknown]"
-	case resource.PropertyMap:
-		return Display(map[string]any(x))
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = Display(e)
+	return resource.Map(v, func(x any) (any, bool) {
+		switch y := x.(type) {
+		case resource.Secret:
+			return "[secret]", true
+		case resource.Computed:
+			return "[unknown]", true
+		case resource.PropertyMap:
+			if y == nil {
+				return map[string]any{}, true
+			}
+		case map[string]any:
+			if y == nil {
+				return map[string]any{}, true
+			}
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = Display(e)
-		}
-		return out
-	case nil:
-		return nil
-	}
-	return v
+		return nil, false
+	})
 }
 
 // logWriter turns written bytes into one log event per line.

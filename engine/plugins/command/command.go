@@ -53,18 +53,18 @@ func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.Prop
 	}
 	news := req.News
 	for _, k := range []string{"create", "update", "delete", "dir", "stdin"} {
-		if known(news, k) {
+		if news.Known(k) {
 			if _, err := news.String(k, ""); err != nil {
 				return nil, checkErr(err)
 			}
 		}
 	}
-	if known(news, "environment") {
+	if news.Known("environment") {
 		if _, err := news.StringMap("environment"); err != nil {
 			return nil, checkErr(err)
 		}
 	}
-	if known(news, "interpreter") {
+	if news.Known("interpreter") {
 		in, err := news.StringList("interpreter")
 		if err != nil {
 			return nil, checkErr(err)
@@ -93,7 +93,7 @@ var replacedWithoutUpdate = map[string]bool{
 // rest updates; without one, what shapes the create command replaces.
 func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
 	changed := resource.DiffKeys(req.OldInputs, req.NewInputs, req.IgnoreChanges)
-	hasUpdate := !known(req.NewInputs, "update")
+	hasUpdate := !req.NewInputs.Known("update")
 	if !hasUpdate {
 		u, _ := req.NewInputs.String("update", "")
 		hasUpdate = u != ""
@@ -113,8 +113,8 @@ func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resourc
 	if req.Type != Type {
 		return resource.CreateResponse{}, errUnknownType(req.Type)
 	}
-	outs := copyMap(req.Inputs)
-	secret := containsSecret(req.Inputs)
+	outs := req.Inputs.Copy(2)
+	secret := resource.ContainsSecret(req.Inputs)
 	if req.Preview {
 		outs["stdout"] = wrap(resource.Computed{}, secret)
 		outs["stderr"] = wrap(resource.Computed{}, secret)
@@ -147,10 +147,10 @@ func (p Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resourc
 	if req.Type != Type {
 		return resource.UpdateResponse{}, errUnknownType(req.Type)
 	}
-	outs := copyMap(req.NewInputs)
-	secret := containsSecret(req.NewInputs) || containsSecret(req.OldOutputs)
+	outs := req.NewInputs.Copy(2)
+	secret := resource.ContainsSecret(req.NewInputs) || resource.ContainsSecret(req.OldOutputs)
 	update, _ := req.NewInputs.String("update", "")
-	if !known(req.NewInputs, "update") || update != "" {
+	if !req.NewInputs.Known("update") || update != "" {
 		if req.Preview {
 			outs["stdout"] = wrap(resource.Computed{}, secret)
 			outs["stderr"] = wrap(resource.Computed{}, secret)
@@ -191,44 +191,9 @@ func errUnknownType(t string) error {
 	return fmt.Errorf("the command plugin has no resource type %q; it has %s", t, Type)
 }
 
-func copyMap(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func known(m resource.PropertyMap, key string) bool {
-	return !resource.ContainsComputed(m[key])
-}
-
 func wrap(v any, secret bool) any {
 	if secret {
 		return resource.Secret{Element: v}
 	}
 	return v
-}
-
-// containsSecret reports whether v holds a Secret anywhere.
-func containsSecret(v any) bool {
-	switch x := v.(type) {
-	case resource.Secret:
-		return true
-	case resource.PropertyMap:
-		return containsSecret(map[string]any(x))
-	case map[string]any:
-		for _, e := range x {
-			if containsSecret(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if containsSecret(e) {
-				return true
-			}
-		}
-	}
-	return false
 }

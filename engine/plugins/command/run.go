@@ -48,7 +48,7 @@ func (p Plugin) run(ctx context.Context, which string, in, prev resource.Propert
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return result{}, fmt.Errorf("the %s command was stopped: %w", which, ctxErr)
 	}
-	secret := containsSecret(in) || containsSecret(prev)
+	secret := resource.ContainsSecret(in) || resource.ContainsSecret(prev)
 	return result{}, failure(which, err, res.stderr, secret)
 }
 

@@ -40,7 +40,7 @@ func (Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.
 // apply computes the outputs for inputs and, unless previewing, writes the
 // file. During preview, outputs that depend on unknown inputs are Computed.
 func apply(ctx context.Context, in resource.PropertyMap, preview bool) (resource.PropertyMap, string, error) {
-	outs := copyMap(in)
+	outs := in.Copy(4)
 	if _, ok := outs["mode"]; !ok {
 		outs["mode"] = DefaultMode
 	}
@@ -48,12 +48,12 @@ func apply(ctx context.Context, in resource.PropertyMap, preview bool) (resource
 		outs["content"] = ""
 	}
 	secret := in.IsSecret("content")
-	if !known(in, "path") || !known(in, "content") || !known(in, "mode") {
+	if !in.Known("path") || !in.Known("content") || !in.Known("mode") {
 		if !preview {
 			return nil, "", errors.New("the inputs still hold unknown values")
 		}
 		outs["sha256"] = wrap(resource.Computed{}, secret)
-		if !known(in, "path") {
+		if !in.Known("path") {
 			return outs, "", nil
 		}
 	}
@@ -62,7 +62,7 @@ func apply(ctx context.Context, in resource.PropertyMap, preview bool) (resource
 		return nil, "", err
 	}
 	outs["path"] = path
-	if !known(in, "content") || !known(in, "mode") {
+	if !in.Known("content") || !in.Known("mode") {
 		return outs, "", nil
 	}
 	content, _ := in.String("content", "")
@@ -93,7 +93,7 @@ func (Plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.Read
 	}
 	path := req.ID
 	if path == "" {
-		if !known(req.Inputs, "path") {
+		if !req.Inputs.Known("path") {
 			return resource.ReadResponse{}, resource.ErrNotRecognizable
 		}
 		p, err := absPath(req.Inputs)
@@ -118,14 +118,14 @@ func (Plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.Read
 	}
 	secret := req.Inputs.IsSecret("content") || req.Outputs.IsSecret("content")
 	mode := formatMode(uint32(info.Mode().Perm()))
-	inputs := copyMap(req.Inputs)
+	inputs := req.Inputs.Copy(4)
 	if c, _ := req.Inputs.String("content", ""); c != string(data) {
 		inputs["content"] = wrap(string(data), secret)
 	}
 	if m, _ := req.Inputs.String("mode", DefaultMode); m != mode {
 		inputs["mode"] = mode
 	}
-	outs := copyMap(inputs)
+	outs := inputs.Copy(4)
 	outs["content"] = wrap(string(data), secret)
 	outs["mode"] = mode
 	outs["path"] = path

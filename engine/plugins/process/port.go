@@ -38,7 +38,7 @@ func checkPort(news resource.PropertyMap) (resource.PropertyMap, error) {
 func createPort(in resource.PropertyMap, preview bool) (resource.CreateResponse, error) {
 	host, _ := in.String("host", "127.0.0.1")
 	pinned, _ := in.Int("port", 0)
-	outs := copyMap(in)
+	outs := in.Copy(2)
 	outs["host"] = host
 	if pinned != 0 {
 		outs["assigned"] = float64(pinned)

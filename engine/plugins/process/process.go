@@ -95,7 +95,7 @@ func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resourc
 	if req.Type == PortType {
 		return createPort(req.Inputs, req.Preview)
 	}
-	outs := copyMap(req.Inputs)
+	outs := req.Inputs.Copy(2)
 	if req.Preview {
 		outs["pid"] = resource.Computed{}
 		outs["startTicks"] = resource.Computed{}
@@ -127,7 +127,7 @@ func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadRe
 		if !ok {
 			return resource.ReadResponse{}, nil
 		}
-		outs = copyMap(req.Inputs)
+		outs = req.Inputs.Copy(2)
 		outs["pid"] = float64(pid)
 		outs["startTicks"] = float64(ticks)
 		return resource.ReadResponse{ID: strconv.Itoa(pid), Inputs: req.Inputs, Outputs: outs}, nil
@@ -439,12 +439,4 @@ func statFields(stat string) []string {
 		stat = stat[i+1:]
 	}
 	return strings.Fields(stat)
-}
-
-func copyMap(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

@@ -17,12 +17,12 @@ func checkInteger(m resource.PropertyMap) error {
 			return fmt.Errorf("property %q is required: the range is from min to max, both included", k)
 		}
 	}
-	if known(m, "seed") {
+	if m.Known("seed") {
 		if _, err := m.String("seed", ""); err != nil {
 			return err
 		}
 	}
-	if !known(m, "min") || !known(m, "max") {
+	if !m.Known("min") || !m.Known("max") {
 		return nil
 	}
 	lo, err := m.Int("min", 0)
@@ -42,7 +42,7 @@ func checkInteger(m resource.PropertyMap) error {
 // createInteger draws an integer in [min, max]: from crypto/rand, or
 // reproducibly from the seed when one is given. The ID is the number.
 func createInteger(in resource.PropertyMap, preview bool) (string, resource.PropertyMap, error) {
-	outs := copyMap(in)
+	outs := in.Copy(4)
 	if preview {
 		outs["result"] = resource.Computed{}
 		return "", outs, nil
