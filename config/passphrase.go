@@ -82,13 +82,9 @@ func newAEAD(key []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-// NewCrypter makes a fresh salt for passphrase and returns the crypter and
-// the encryptionsalt value to store in the stack config.
-func NewCrypter(passphrase string, opts ...CrypterOption) (*Crypter, error) {
-	salt := make([]byte, 8)
-	if _, err := rand.Read(salt); err != nil {
-		return nil, err
-	}
+// keyed returns a crypter under the key of passphrase and salt; its
+// encryptionsalt value is for the caller to set.
+func keyed(passphrase string, salt []byte, opts []CrypterOption) (*Crypter, error) {
 	key, err := deriveKey(passphrase, salt, crypterOpts(opts).iterations)
 	if err != nil {
 		return nil, err
@@ -97,7 +93,20 @@ func NewCrypter(passphrase string, opts ...CrypterOption) (*Crypter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Crypter{aead: aead}
+	return &Crypter{aead: aead}, nil
+}
+
+// NewCrypter makes a fresh salt for passphrase and returns the crypter and
+// the encryptionsalt value to store in the stack config.
+func NewCrypter(passphrase string, opts ...CrypterOption) (*Crypter, error) {
+	salt := make([]byte, 8)
+	if _, err := rand.Read(salt); err != nil {
+		return nil, err
+	}
+	c, err := keyed(passphrase, salt, opts)
+	if err != nil {
+		return nil, err
+	}
 	check, err := c.EncryptValue(context.Background(), "pulumi")
 	if err != nil {
 		return nil, err
@@ -117,15 +126,11 @@ func OpenCrypter(passphrase, encryptionSalt string, opts ...CrypterOption) (*Cry
 	if err != nil {
 		return nil, fmt.Errorf("the encryptionsalt's salt is not base64: %w", err)
 	}
-	key, err := deriveKey(passphrase, salt, crypterOpts(opts).iterations)
+	c, err := keyed(passphrase, salt, opts)
 	if err != nil {
 		return nil, err
 	}
-	aead, err := newAEAD(key)
-	if err != nil {
-		return nil, err
-	}
-	c := &Crypter{aead: aead, state: encryptionSalt}
+	c.state = encryptionSalt
 	word, err := c.DecryptValue(context.Background(), parts[2])
 	if err != nil || word != "pulumi" {
 		return nil, ErrIncorrectPassphrase

@@ -13,7 +13,6 @@ import (
 	"github.com/runnerhq/runner/internal/golden"
 )
 
-
 // normalize removes what changes from run to run: the workspace path,
 // times, durations, ports, pids, random hex, line counts of PEMs, user and host.
 func normalize(dir, s string) string {

@@ -141,16 +141,27 @@ func (e *NoStackError) Error() string {
 		e.Stack, e.ConfigPath, e.Backend, e.Stack, e.Stack)
 }
 
-func open(opts Options, create bool) (*Session, error) {
+// openEnv returns the workspace of opts and its environment file, read
+// (and its warnings printed) but not applied anywhere: its values reach what
+// runner starts through Session.Environ.
+func openEnv(opts Options) (string, *config.EnvFile, error) {
 	ws, err := Workspace(opts)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	env, err := config.LoadEnv(EnvFilePath(opts, ws))
 	if err != nil {
-		return nil, Usage(err)
+		return "", nil, Usage(err)
 	}
 	warnFile(opts, env.Warnings)
+	return ws, env, nil
+}
+
+func open(opts Options, create bool) (*Session, error) {
+	ws, env, err := openEnv(opts)
+	if err != nil {
+		return nil, err
+	}
 	stack, record, err := env.ResolveStack(opts.Stack)
 	if errors.Is(err, config.ErrNoStack) {
 		if !create {

@@ -273,7 +273,10 @@ func copyResource(r *state.Resource) *state.Resource {
 	return &c
 }
 
-// copyValue returns a deep copy of a property value.
+// copyValue returns a deep copy of a property value; a nil map stays nil.
 func copyValue(v any) any {
-	return resource.Map(v, func(any) (any, bool) { return nil, false })
+	return resource.Map(v, func(x any) (any, bool) {
+		m, isMap := x.(map[string]any)
+		return m, isMap && m == nil
+	})
 }

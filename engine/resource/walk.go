@@ -1,5 +1,7 @@
 package resource
 
+import "fmt"
+
 // Walk calls visit for v and then for every value nested inside it, depth
 // first: the entries of a map[string]any or PropertyMap, the elements of a
 // []any, the element of a Secret. secret says that the value lies inside a
@@ -40,15 +42,31 @@ func walk(v any, secret bool, visit func(any, bool) bool) bool {
 
 // Map returns v with values replaced by fn: fn is called for v first, and
 // when it reports done, what it returns stands for v. Otherwise a map (a
-// PropertyMap becomes a map[string]any), a list or a Secret is rebuilt from
-// its mapped elements, and any other value is kept. v is never changed.
+// PropertyMap becomes a map[string]any, a nil one an empty one), a list or a
+// Secret is rebuilt from its mapped elements, and any other value is kept.
+// v is never changed.
 func Map(v any, fn func(v any) (out any, done bool)) any {
-	if out, done := fn(v); done {
-		return out
+	out, _ := MapErr(v, func(x any) (any, bool, error) {
+		o, done := fn(x)
+		return o, done, nil
+	})
+	return out
+}
+
+// MapErr is Map with a function that may fail: the first error ends the
+// walk, prefixed with where it happened ("key: ", "[index]: ").
+func MapErr(v any, fn func(v any) (out any, done bool, err error)) (any, error) {
+	out, done, err := fn(v)
+	if done || err != nil {
+		return out, err
 	}
 	switch x := v.(type) {
 	case Secret:
-		return Secret{Element: Map(x.Element, fn)}
+		e, err := MapErr(x.Element, fn)
+		if err != nil {
+			return nil, err
+		}
+		return Secret{Element: e}, nil
 	case PropertyMap:
 		return mapEntries(x, fn)
 	case map[string]any:
@@ -56,22 +74,27 @@ func Map(v any, fn func(v any) (out any, done bool)) any {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = Map(e, fn)
+			m, err := MapErr(e, fn)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = m
 		}
-		return out
+		return out, nil
 	}
-	return v
+	return v, nil
 }
 
-func mapEntries(m map[string]any, fn func(any) (any, bool)) map[string]any {
-	if m == nil {
-		return nil
-	}
+func mapEntries(m map[string]any, fn func(any) (any, bool, error)) (any, error) {
 	out := make(map[string]any, len(m))
 	for k, e := range m {
-		out[k] = Map(e, fn)
+		v, err := MapErr(e, fn)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = v
 	}
-	return out
+	return out, nil
 }
 
 // ContainsSecret reports whether v holds a Secret anywhere.

@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"errors"
 	"reflect"
 	"sort"
 	"testing"
@@ -66,7 +67,7 @@ func TestMap(t *testing.T) {
 		return nil, false
 	}
 	got := Map(in, hide)
-	want := map[string]any{"a": "[secret]", "b": []any{"x", Computed{}}, "c": map[string]any(nil)}
+	want := map[string]any{"a": "[secret]", "b": []any{"x", Computed{}}, "c": map[string]any{}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Map = %#v, want %#v", got, want)
 	}
@@ -88,5 +89,18 @@ func TestCopyAndKnown(t *testing.T) {
 	}
 	if !m.Known("a") || m.Known("b") || !m.Known("missing") {
 		t.Fatalf("Known: a %v, b %v, missing %v; want true, false, true", m.Known("a"), m.Known("b"), m.Known("missing"))
+	}
+}
+
+func TestMapErrNamesWhere(t *testing.T) {
+	v := map[string]any{"a": []any{"ok", map[string]any{"b": "bad"}}}
+	_, err := MapErr(v, func(x any) (any, bool, error) {
+		if x == "bad" {
+			return nil, true, errors.New("refused")
+		}
+		return nil, false, nil
+	})
+	if err == nil || err.Error() != "a: [1]: b: refused" {
+		t.Fatalf("error %v, want a: [1]: b: refused", err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/runnerhq/runner/providers/local"
 )
 
-
 func provider(deps map[string][]string, order ...string) *providers.Provider {
 	p := &providers.Provider{Name: "t"}
 	for _, n := range order {

@@ -240,19 +240,11 @@ func skippedNote(skipped, cancelled []string) string {
 // values as "[unknown]". It never returns plaintext of a secret.
 func Display(v any) any {
 	return resource.Map(v, func(x any) (any, bool) {
-		switch y := x.(type) {
+		switch x.(type) {
 		case resource.Secret:
 			return "[secret]", true
 		case resource.Computed:
 			return "[unknown]", true
-		case resource.PropertyMap:
-			if y == nil {
-				return map[string]any{}, true
-			}
-		case map[string]any:
-			if y == nil {
-				return map[string]any{}, true
-			}
 		}
 		return nil, false
 	})

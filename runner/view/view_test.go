@@ -10,7 +10,6 @@ import (
 	"github.com/runnerhq/runner/runner/event"
 )
 
-
 // script is a recorded run: two projects side by side, one failing, one skipped.
 func script() []event.Event {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
