@@ -34,9 +34,15 @@ func (c valueCodec) encodeMap(ctx context.Context, m resource.PropertyMap) (map[
 	if len(m) == 0 {
 		return nil, nil
 	}
+	return eachProperty(m, func(v any) (any, error) { return c.encode(ctx, v) })
+}
+
+// eachProperty returns the map of fn applied to every property of m; an
+// error names the property.
+func eachProperty(m map[string]any, fn func(any) (any, error)) (map[string]any, error) {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		e, err := c.encode(ctx, v)
+		e, err := fn(v)
 		if err != nil {
 			return nil, fmt.Errorf("property %q: %w", k, err)
 		}
@@ -96,15 +102,7 @@ func (c valueCodec) encodeSecret(ctx context.Context, s resource.Secret) (any, e
 
 // decodeMap decodes a JSON object of property values; nil gives an empty map.
 func (c valueCodec) decodeMap(ctx context.Context, m map[string]any) (resource.PropertyMap, error) {
-	out := make(resource.PropertyMap, len(m))
-	for k, v := range m {
-		d, err := c.decode(ctx, v)
-		if err != nil {
-			return nil, fmt.Errorf("property %q: %w", k, err)
-		}
-		out[k] = d
-	}
-	return out, nil
+	return eachProperty(m, func(v any) (any, error) { return c.decode(ctx, v) })
 }
 
 // decode turns one JSON property value back into its in-memory form.

@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine"
-	"github.com/runnerhq/runner/engine/plugins/file"
 	"github.com/runnerhq/runner/engine/plugins/process"
 	"github.com/runnerhq/runner/projects/local/localenv"
 	"github.com/runnerhq/runner/projects/local/service"
@@ -51,11 +50,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			pass, _ := vals[1].(string)
 			return service.PasswordDigest(salt, pass) + "\n", nil
 		})
-		digestFile := ctx.Resource(file.Type, "admin-password-digest", engine.Inputs{
-			"path":    digestPath,
-			"content": digest,
-			"mode":    "0600",
-		})
+		digestFile := localenv.File(ctx, "admin-password-digest", digestPath, digest, "0600")
 		config := engine.All(
 			network.Output("host"), network.Output("port"),
 			ingress.Output("certFile"), ingress.Output("keyFile"),
@@ -82,11 +77,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			}
 			return string(b) + "\n", nil
 		})
-		file := ctx.Resource(file.Type, "service-config", engine.Inputs{
-			"path":    rt.Path("app", "service.json"),
-			"content": config,
-			"mode":    "0600",
-		})
+		file := localenv.File(ctx, "service-config", rt.Path("app", "service.json"), config, "0600")
 		listen := engine.All(network.Output("host"), network.Output("port")).Apply(func(v any) (any, error) {
 			vals := v.([]any)
 			return net.JoinHostPort(fmt.Sprint(vals[0]), fmt.Sprint(int(vals[1].(float64)))), nil

@@ -6,7 +6,6 @@ package ingress
 
 import (
 	"github.com/runnerhq/runner/engine"
-	"github.com/runnerhq/runner/engine/plugins/file"
 	"github.com/runnerhq/runner/engine/plugins/tls"
 	"github.com/runnerhq/runner/projects/local/localenv"
 )
@@ -17,10 +16,7 @@ func Program(rt localenv.Runtime) engine.Program {
 	return func(ctx *engine.Context) error {
 		ca := ctx.StackReference("ca")
 		network := ctx.StackReference("network")
-		key := ctx.Resource(tls.PrivateKeyType, "server-key", engine.Inputs{
-			"algorithm":  "ECDSA",
-			"ecdsaCurve": "P256",
-		})
+		key := localenv.ECDSAKey(ctx, "server-key")
 		csr := ctx.Resource(tls.CertRequestType, "server-csr", engine.Inputs{
 			"privateKeyPem": key.Output("privateKeyPem"),
 			"subject":       map[string]any{"commonName": "127.0.0.1", "organization": "runner"},
@@ -34,16 +30,8 @@ func Program(rt localenv.Runtime) engine.Program {
 			"validityPeriodHours": 24 * 90,
 			"allowedUses":         []any{"digital_signature", "key_encipherment", "server_auth"},
 		})
-		certFile := ctx.Resource(file.Type, "server-cert-file", engine.Inputs{
-			"path":    rt.Path("ingress", "tls.crt"),
-			"content": cert.Output("certPem"),
-			"mode":    "0644",
-		})
-		keyFile := ctx.Resource(file.Type, "server-key-file", engine.Inputs{
-			"path":    rt.Path("ingress", "tls.key"),
-			"content": key.Output("privateKeyPem"),
-			"mode":    "0600",
-		})
+		certFile := localenv.File(ctx, "server-cert-file", rt.Path("ingress", "tls.crt"), cert.Output("certPem"), "0644")
+		keyFile := localenv.File(ctx, "server-key-file", rt.Path("ingress", "tls.key"), key.Output("privateKeyPem"), "0600")
 		ctx.Export("certFile", certFile.Output("path"))
 		ctx.Export("keyFile", keyFile.Output("path"))
 		ctx.Export("certPem", cert.Output("certPem"))
