@@ -13,11 +13,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/runnerhq/runner/engine/atomicfile"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -174,14 +172,6 @@ func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 	return nil
 }
 
-// environ is the environment processes inherit from.
-func (p Plugin) environ() []string {
-	if p.Environ == nil {
-		return os.Environ()
-	}
-	return p.Environ
-}
-
 // start launches the process in its own session and waits for readiness.
 func start(ctx context.Context, parent []string, in resource.PropertyMap) (int, uint64, error) {
 	argv, _ := in.StringList("command")
@@ -253,29 +243,6 @@ func openLog(path string) (*os.File, error) {
 		return nil, fmt.Errorf("opening the log file: %w", err)
 	}
 	return f, nil
-}
-
-func writePidFile(path string, pid int) error {
-	if err := atomicfile.Write(path, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
-		return fmt.Errorf("writing the pid file: %w", err)
-	}
-	return nil
-}
-
-func fromPidFile(path string) (int, uint64, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, 0, false
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return 0, 0, false
-	}
-	ticks, err := startTicks(pid)
-	if err != nil || !alive(pid, ticks) {
-		return 0, 0, false
-	}
-	return pid, ticks, true
 }
 
 // waitReady waits until the process pid (or one of its session) listens
@@ -392,51 +359,4 @@ func stop(ctx context.Context, pid int, ticks uint64) error {
 		return fmt.Errorf("process %d did not stop after SIGKILL", pid)
 	}
 	return nil
-}
-
-// alive reports whether pid runs (not a zombie) and, when ticks is not 0,
-// started at ticks.
-func alive(pid int, ticks uint64) bool {
-	if pid <= 0 {
-		return false
-	}
-	fields, err := procStat(pid)
-	if err != nil || len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
-		return false
-	}
-	if ticks == 0 {
-		return true
-	}
-	got, err := strconv.ParseUint(fields[19], 10, 64)
-	return err == nil && got == ticks
-}
-
-// startTicks returns the start time of pid in clock ticks since boot.
-func startTicks(pid int) (uint64, error) {
-	fields, err := procStat(pid)
-	if err != nil {
-		return 0, err
-	}
-	if len(fields) < 20 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
-}
-
-// procStat returns the fields of /proc/<pid>/stat (see statFields).
-func procStat(pid int) ([]string, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil, err
-	}
-	return statFields(string(stat)), nil
-}
-
-// statFields splits /proc/pid/stat after the command name (which may hold
-// spaces), so that fields[0] is the state and fields[19] the start time.
-func statFields(stat string) []string {
-	if i := strings.LastIndex(stat, ")"); i >= 0 {
-		stat = stat[i+1:]
-	}
-	return strings.Fields(stat)
 }
