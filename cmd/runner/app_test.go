@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/term"
@@ -42,8 +44,17 @@ func TestExitCodeTable(t *testing.T) {
 func runTest(args ...string) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
 	io := &term.IO{In: strings.NewReader(""), Out: &out, Err: &errb, NoColor: true}
-	code = run(context.Background(), io, append([]string{"runner"}, args...))
+	code = run(context.Background(), io, append([]string{"runner"}, args...), fastKeys)
 	return out.String(), errb.String(), code
+}
+
+// fastKeys makes the app derive passphrase keys with a thousandth of the
+// default PBKDF2 iterations, for speed.
+func fastKeys(app *cli.App) {
+	if app.Metadata == nil {
+		app.Metadata = map[string]any{}
+	}
+	app.Metadata[keyIterationsKey] = 1000
 }
 
 func TestCommands(t *testing.T) {

@@ -254,7 +254,7 @@ func runInCopy(t *testing.T, template string, args func(ws string) []string) fla
 	argv := args(ws)
 	var out, errb bytes.Buffer
 	io := &term.IO{In: strings.NewReader(""), Out: &out, Err: &errb, NoColor: true}
-	code := run(context.Background(), io, append([]string{"runner"}, argv...))
+	code := run(context.Background(), io, append([]string{"runner"}, argv...), fastKeys)
 	return flagRun{code: code, rawOut: out.String(), out: mask(out.String(), ws), err: mask(errb.String(), ws), fs: files(t, ws), argv: argv}
 }
 
