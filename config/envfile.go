@@ -181,37 +181,44 @@ func (e *StackMismatchError) Error() string {
 var ErrNoStack = errors.New("no stack selected: pass --stack NAME (or -s NAME), set PULUMI_STACK, or run `runner stack select NAME`")
 
 // ResolveStack decides the stack from the command line (flagStack, may be
-// "") and the file, and records it in the file the way MARA does: a missing
-// file is created with PULUMI_STACK=<stack>, a file without PULUMI_STACK
-// gets the line. A file naming another stack than flagStack is a
-// *StackMismatchError.
-func (e *EnvFile) ResolveStack(flagStack string) (string, error) {
+// "") and the file, writing nothing. record says that the file does not
+// name the stack yet: RecordStack would add PULUMI_STACK=<stack> to it
+// (creating a missing file), as MARA does, which only the commands that
+// write (config, up, stack select, stack init) do. A file naming another
+// stack than flagStack is a *StackMismatchError.
+func (e *EnvFile) ResolveStack(flagStack string) (stack string, record bool, err error) {
 	fileStack := e.Values[StackVar]
 	switch {
 	case flagStack == "" && fileStack == "":
-		return "", ErrNoStack
+		return "", false, ErrNoStack
 	case flagStack != "" && fileStack != "" && flagStack != fileStack:
-		return "", &StackMismatchError{File: e.Path, FileStack: fileStack, FlagStack: flagStack}
+		return "", false, &StackMismatchError{File: e.Path, FileStack: fileStack, FlagStack: flagStack}
 	case fileStack != "":
-		return fileStack, nil
+		return fileStack, false, nil
 	}
 	if !validStackName(flagStack) {
-		return "", invalidStackName(flagStack)
+		return "", false, invalidStackName(flagStack)
 	}
-	// Another command may have written the file since it was read.
-	err := e.update(func(f *EnvFile) error {
+	return flagStack, true, nil
+}
+
+// RecordStack adds PULUMI_STACK=name to the file (creating it) when it names
+// no stack, under the file's lock and atomically. Another command may have
+// written the file since it was read: one that names another stack now is
+// a *StackMismatchError, and is left as it is.
+func (e *EnvFile) RecordStack(name string) error {
+	if !validStackName(name) {
+		return invalidStackName(name)
+	}
+	return e.update(func(f *EnvFile) error {
 		switch cur := f.Values[StackVar]; {
 		case cur == "":
-			f.setStack(flagStack)
-		case cur != flagStack:
-			return &StackMismatchError{File: f.Path, FileStack: cur, FlagStack: flagStack}
+			f.setStack(name)
+		case cur != name:
+			return &StackMismatchError{File: f.Path, FileStack: cur, FlagStack: name}
 		}
 		return nil
 	})
-	if err != nil {
-		return "", err
-	}
-	return flagStack, nil
 }
 
 // SetStack writes PULUMI_STACK=name into the file (replacing the line that
@@ -280,17 +287,6 @@ func validStackName(s string) bool { return stackName.MatchString(s) && len(s) <
 
 // ValidStackName reports whether s may name a stack.
 func ValidStackName(s string) bool { return validStackName(s) }
-
-// Apply sets every value of the file in the process environment, so that
-// everything runner starts (plugins, commands, hooks) sees them.
-func (e *EnvFile) Apply() error {
-	for k, v := range e.Values {
-		if err := os.Setenv(k, v); err != nil {
-			return fmt.Errorf("setting %s from %s: %w", k, e.Path, err)
-		}
-	}
-	return nil
-}
 
 // Changed reports whether the file was changed since it was read or written.
 func (e *EnvFile) Changed() bool { return e.changed }

@@ -10,16 +10,20 @@ import (
 
 func TestResolveStack(t *testing.T) {
 	tests := []struct {
-		name     string
-		file     *string // nil: no file
-		flag     string
-		want     string
-		wantErr  string
-		wantFile string
+		name    string
+		file    *string // nil: no file
+		flag    string
+		want    string
+		wantErr string
+		record  bool
+		// wantFile is the file after ResolveStack, then after RecordStack
+		// when record ("": no file).
+		wantFile, wantRecorded string
 	}{
-		{name: "missing file is created", flag: "dev", want: "dev", wantFile: "PULUMI_STACK=dev\n"},
+		{name: "missing file would be created", flag: "dev", want: "dev", record: true, wantRecorded: "PULUMI_STACK=dev\n"},
 		{name: "missing file, no stack", wantErr: "no stack selected"},
-		{name: "file without the line gets it", file: ptr("# mine\nFOO=bar"), flag: "dev", want: "dev", wantFile: "# mine\nFOO=bar\nPULUMI_STACK=dev\n"},
+		{name: "file without the line would get it", file: ptr("# mine\nFOO=bar"), flag: "dev", want: "dev", record: true,
+			wantFile: "# mine\nFOO=bar", wantRecorded: "# mine\nFOO=bar\nPULUMI_STACK=dev\n"},
 		{name: "file names the stack", file: ptr("PULUMI_STACK=prod\n"), want: "prod", wantFile: "PULUMI_STACK=prod\n"},
 		{name: "same stack both ways", file: ptr("PULUMI_STACK=prod\n"), flag: "prod", want: "prod", wantFile: "PULUMI_STACK=prod\n"},
 		{name: "other stack", file: ptr("PULUMI_STACK=prod\n"), flag: "dev", wantErr: `"dev" given on the command line differs from PULUMI_STACK=prod`, wantFile: "PULUMI_STACK=prod\n"},
@@ -35,19 +39,25 @@ func TestResolveStack(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := e.ResolveStack(tt.flag)
+			got, record, err := e.ResolveStack(tt.flag)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want %q", err, tt.wantErr)
 				}
-			} else if err != nil || got != tt.want {
-				t.Fatalf("got %q, %v", got, err)
+			} else if err != nil || got != tt.want || record != tt.record {
+				t.Fatalf("got %q, record %v, %v; want %q, record %v", got, record, err, tt.want, tt.record)
 			}
-			if tt.wantFile != "" {
-				b, _ := os.ReadFile(p)
-				if string(b) != tt.wantFile {
-					t.Fatalf("file %q, want %q", b, tt.wantFile)
-				}
+			if b, _ := os.ReadFile(p); string(b) != tt.wantFile {
+				t.Fatalf("after ResolveStack the file holds %q, want %q", b, tt.wantFile)
+			}
+			if !record {
+				return
+			}
+			if err := e.RecordStack(got); err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := os.ReadFile(p); string(b) != tt.wantRecorded {
+				t.Fatalf("after RecordStack the file holds %q, want %q", b, tt.wantRecorded)
 			}
 		})
 	}

@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runnerhq/runner/engine/atomicfile"
 )
 
 // LockTimeout bounds how long a command waits for another runner command
@@ -38,25 +39,10 @@ func withLock(path string, fn func() error) error {
 		return err
 	}
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
-	removeTemps(path)
+	// Every write of path holds its lock: no other writer is using a
+	// temporary file of it now.
+	atomicfile.SweepFor(path)
 	return fn()
-}
-
-// removeTemps removes the temporary files of path that a killed write left
-// behind (see writeAtomic). Every write of path holds its lock, so while
-// the lock is held no other writer is using one. Failures are ignored: the
-// files are only litter.
-func removeTemps(path string) {
-	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+"."
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if n := e.Name(); !e.IsDir() && strings.HasPrefix(n, prefix) && strings.HasSuffix(n, ".tmp") {
-			_ = os.Remove(filepath.Join(dir, n))
-		}
-	}
 }
 
 // flockWait takes an exclusive flock on f, waiting up to LockTimeout.

@@ -15,9 +15,33 @@ import (
 	"sync"
 )
 
-// Iterations is the PBKDF2 iteration count of Pulumi's passphrase provider.
-// Only tests lower it.
-var Iterations = 1_000_000
+// DefaultIterations is the PBKDF2 iteration count of Pulumi's passphrase
+// provider.
+const DefaultIterations = 1_000_000
+
+// CrypterOption changes how NewCrypter and OpenCrypter derive their key.
+type CrypterOption func(*crypterOptions)
+
+type crypterOptions struct{ iterations int }
+
+// WithIterations derives the key with n PBKDF2 iterations instead of
+// DefaultIterations (n <= 0 keeps the default). A stack's secrets open only
+// with the count they were made with: only tests lower it, for speed.
+func WithIterations(n int) CrypterOption {
+	return func(o *crypterOptions) {
+		if n > 0 {
+			o.iterations = n
+		}
+	}
+}
+
+func crypterOpts(opts []CrypterOption) crypterOptions {
+	o := crypterOptions{iterations: DefaultIterations}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
 
 // ErrIncorrectPassphrase is returned when the passphrase does not open the
 // stack config's encryptionsalt.
@@ -36,13 +60,13 @@ type Crypter struct {
 // derivation costs about a second.
 var keyCache sync.Map // string -> []byte
 
-func deriveKey(passphrase string, salt []byte) ([]byte, error) {
+func deriveKey(passphrase string, salt []byte, iterations int) ([]byte, error) {
 	id := sha256.Sum256(append(append([]byte(passphrase), 0), salt...))
-	cacheKey := fmt.Sprintf("%x/%d", id, Iterations)
+	cacheKey := fmt.Sprintf("%x/%d", id, iterations)
 	if k, ok := keyCache.Load(cacheKey); ok {
 		return k.([]byte), nil
 	}
-	key, err := pbkdf2.Key(sha256.New, passphrase, salt, Iterations, 32)
+	key, err := pbkdf2.Key(sha256.New, passphrase, salt, iterations, 32)
 	if err != nil {
 		return nil, fmt.Errorf("deriving the key from the passphrase: %w", err)
 	}
@@ -58,14 +82,10 @@ func newAEAD(key []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-// NewCrypter makes a fresh salt for passphrase and returns the crypter and
-// the encryptionsalt value to store in the stack config.
-func NewCrypter(passphrase string) (*Crypter, error) {
-	salt := make([]byte, 8)
-	if _, err := rand.Read(salt); err != nil {
-		return nil, err
-	}
-	key, err := deriveKey(passphrase, salt)
+// keyed returns a crypter under the key of passphrase and salt; its
+// encryptionsalt value is for the caller to set.
+func keyed(passphrase string, salt []byte, opts []CrypterOption) (*Crypter, error) {
+	key, err := deriveKey(passphrase, salt, crypterOpts(opts).iterations)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +93,20 @@ func NewCrypter(passphrase string) (*Crypter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Crypter{aead: aead}
+	return &Crypter{aead: aead}, nil
+}
+
+// NewCrypter makes a fresh salt for passphrase and returns the crypter and
+// the encryptionsalt value to store in the stack config.
+func NewCrypter(passphrase string, opts ...CrypterOption) (*Crypter, error) {
+	salt := make([]byte, 8)
+	if _, err := rand.Read(salt); err != nil {
+		return nil, err
+	}
+	c, err := keyed(passphrase, salt, opts)
+	if err != nil {
+		return nil, err
+	}
 	check, err := c.EncryptValue(context.Background(), "pulumi")
 	if err != nil {
 		return nil, err
@@ -84,7 +117,7 @@ func NewCrypter(passphrase string) (*Crypter, error) {
 
 // OpenCrypter checks passphrase against an encryptionsalt value and returns
 // the crypter; a wrong passphrase gives ErrIncorrectPassphrase.
-func OpenCrypter(passphrase, encryptionSalt string) (*Crypter, error) {
+func OpenCrypter(passphrase, encryptionSalt string, opts ...CrypterOption) (*Crypter, error) {
 	parts := strings.SplitN(encryptionSalt, ":", 3)
 	if len(parts) != 3 || parts[0] != "v1" {
 		return nil, fmt.Errorf("the encryptionsalt %q is not of the form v1:<salt>:v1:<nonce>:<ciphertext>", encryptionSalt)
@@ -93,15 +126,11 @@ func OpenCrypter(passphrase, encryptionSalt string) (*Crypter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the encryptionsalt's salt is not base64: %w", err)
 	}
-	key, err := deriveKey(passphrase, salt)
+	c, err := keyed(passphrase, salt, opts)
 	if err != nil {
 		return nil, err
 	}
-	aead, err := newAEAD(key)
-	if err != nil {
-		return nil, err
-	}
-	c := &Crypter{aead: aead, state: encryptionSalt}
+	c.state = encryptionSalt
 	word, err := c.DecryptValue(context.Background(), parts[2])
 	if err != nil || word != "pulumi" {
 		return nil, ErrIncorrectPassphrase
@@ -172,8 +201,9 @@ func PromptedPassphrase(v string) Passphrase {
 
 // PassphraseFromEnv returns the passphrase from PULUMI_CONFIG_PASSPHRASE,
 // then from the file named by PULUMI_CONFIG_PASSPHRASE_FILE; ok is false
-// when neither is set (the caller may then prompt). env is the environment
-// file applied to the process environment (nil when none): a value that
+// when neither is set (the caller may then prompt). getenv reads the
+// environment runner runs with (nil: the process's own); env is the
+// environment file whose values it holds (nil when none): a value that
 // came from it is named as such.
 func PassphraseFromEnv(getenv func(string) string, env *EnvFile) (p Passphrase, ok bool, err error) {
 	if getenv == nil {

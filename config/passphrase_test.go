@@ -36,7 +36,7 @@ func TestPulumiTestVector(t *testing.T) {
 func independentKey(t *testing.T, passphrase, state string) cipher.AEAD {
 	parts := strings.SplitN(state, ":", 3)
 	salt, _ := base64.StdEncoding.DecodeString(parts[1])
-	key, err := pbkdf2.Key(sha256.New, passphrase, salt, Iterations, 32)
+	key, err := pbkdf2.Key(sha256.New, passphrase, salt, testIterations, 32)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +46,8 @@ func independentKey(t *testing.T, passphrase, state string) cipher.AEAD {
 }
 
 func TestRoundTripWithIndependentImplementation(t *testing.T) {
-	old := Iterations
-	Iterations = 1000
-	defer func() { Iterations = old }()
 	ctx := context.Background()
-	c, err := NewCrypter("s3cret")
+	c, err := NewCrypter("s3cret", WithIterations(testIterations))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +73,10 @@ func TestRoundTripWithIndependentImplementation(t *testing.T) {
 		t.Fatalf("decrypt of an independent ciphertext: %q %v", got, err)
 	}
 	// The salt state reopens, and a wrong passphrase is refused.
-	if _, err := OpenCrypter("s3cret", c.EncryptionSalt()); err != nil {
+	if _, err := OpenCrypter("s3cret", c.EncryptionSalt(), WithIterations(testIterations)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenCrypter("nope", c.EncryptionSalt()); !errors.Is(err, ErrIncorrectPassphrase) {
+	if _, err := OpenCrypter("nope", c.EncryptionSalt(), WithIterations(testIterations)); !errors.Is(err, ErrIncorrectPassphrase) {
 		t.Fatalf("wrong passphrase: %v", err)
 	}
 	for _, bad := range []string{"v2:x:y", "v1:!!:x", "v1:AAAA:AAAA", "plain"} {
@@ -141,5 +138,17 @@ func TestPassphraseSourceIsNamed(t *testing.T) {
 	}, nil)
 	if err == nil || !strings.Contains(err.Error(), dir+"/missing") {
 		t.Fatalf("a missing passphrase file: %v", err)
+	}
+}
+
+// TestIterationsMustMatch checks that a crypter made with one iteration
+// count does not open with another: the count is part of the key.
+func TestIterationsMustMatch(t *testing.T) {
+	c, err := NewCrypter("s3cret", WithIterations(testIterations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenCrypter("s3cret", c.EncryptionSalt(), WithIterations(testIterations+1)); !errors.Is(err, ErrIncorrectPassphrase) {
+		t.Fatalf("opening with another iteration count gave %v, want ErrIncorrectPassphrase", err)
 	}
 }

@@ -12,12 +12,13 @@ import (
 
 var ctx = context.Background()
 
+// testIterations is the PBKDF2 iteration count of the tests' crypters: a
+// thousandth of the default, for speed.
+const testIterations = 1000
+
 func fastCrypter(t *testing.T) *Crypter {
 	t.Helper()
-	old := Iterations
-	Iterations = 1000
-	t.Cleanup(func() { Iterations = old })
-	c, err := NewCrypter("pass")
+	c, err := NewCrypter("pass", WithIterations(testIterations))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 // TestConfigTempFilesOfAKilledWriteAreCleaned: a `config set` killed
 // between writing its temporary file and renaming it leaves
-// .Pulumi.<stack>.yaml.*.tmp or .environment.*.tmp beside the file (with
+// .Pulumi.<stack>.yaml.tmp-* or .environment.tmp-* beside the file (with
 // the file's content, secrets of the environment file included); the next
 // command that changes the file removes them.
 func TestConfigTempFilesOfAKilledWriteAreCleaned(t *testing.T) {
@@ -16,8 +16,8 @@ func TestConfigTempFilesOfAKilledWriteAreCleaned(t *testing.T) {
 	ok(t, dir, "-s", "dev", "config", "set", "app:port", "8443")
 	cfg := filepath.Join(dir, "config", "pulumi")
 	litter := []string{
-		filepath.Join(cfg, ".Pulumi.dev.yaml.123456.tmp"),
-		filepath.Join(cfg, ".environment.654321.tmp"),
+		filepath.Join(cfg, ".Pulumi.dev.yaml.tmp-123456"),
+		filepath.Join(cfg, ".environment.tmp-654321"),
 	}
 	for _, f := range litter {
 		if err := os.WriteFile(f, []byte("PULUMI_CONFIG_PASSPHRASE=left-behind\n"), 0o600); err != nil {

@@ -3,16 +3,15 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"os/user"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+	"github.com/runnerhq/runner/internal/golden"
+)
 
 // normalize removes what changes from run to run: the workspace path,
 // times, durations, ports, pids, random hex, line counts of PEMs, user and host.
@@ -45,25 +44,6 @@ func normalize(dir, s string) string {
 	return s
 }
 
-func golden(t *testing.T, dir, name, got string) {
-	t.Helper()
-	got = normalize(dir, got)
-	path := filepath.Join("testdata", "stack", name)
-	if *update {
-		_ = os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./e2e -update to create the golden files)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs; run go test ./e2e -run TestStackCommands -update if intended\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 func TestStackCommands(t *testing.T) {
 	dir := deployable(t)
 	ok(t, dir, "--non-interactive", "up", "--yes", "--parallel", "1")
@@ -80,7 +60,7 @@ func TestStackCommands(t *testing.T) {
 			{"history.golden", []string{"stack", "history"}},
 			{"history.json.golden", []string{"--json", "stack", "history"}},
 		} {
-			golden(t, dir, c.name, ok(t, dir, c.args...).Stdout)
+			golden.Check(t, filepath.Join("stack", c.name), []byte(normalize(dir, ok(t, dir, c.args...).Stdout)))
 		}
 	})
 

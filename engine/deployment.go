@@ -104,13 +104,6 @@ func (d *deployment) snapshot() *state.Snapshot {
 	}
 }
 
-// Version is the engine version recorded in snapshot manifests when
-// Options.EngineVersion is empty.
-//
-// Deprecated: set Options.EngineVersion; Version goes once runner passes
-// the build version through Options.
-var Version = "dev"
-
 // count records a step in the changes and the step list.
 func (d *deployment) count(op Op, rec *state.Resource, keys []string) {
 	if isProvider(rec.Type) {

@@ -43,168 +43,91 @@ func collectDeps(v any, deps []*Resource) []*Resource {
 }
 
 func walkDeps(v any, s *depSet) {
-	switch x := v.(type) {
-	case Output:
-		s.add(x.resources()...)
-	case Inputs:
-		for _, e := range x {
-			walkDeps(e, s)
+	resource.Walk(v, func(x any, _ bool) bool {
+		switch y := x.(type) {
+		case Output:
+			s.add(y.resources()...)
+		case Inputs:
+			walkDeps(map[string]any(y), s)
+		case []Output:
+			for _, e := range y {
+				s.add(e.resources()...)
+			}
+		case map[string]Output:
+			for _, e := range y {
+				s.add(e.resources()...)
+			}
 		}
-	case map[string]any:
-		for _, e := range x {
-			walkDeps(e, s)
-		}
-	case resource.PropertyMap:
-		for _, e := range x {
-			walkDeps(e, s)
-		}
-	case []any:
-		for _, e := range x {
-			walkDeps(e, s)
-		}
-	case []Output:
-		for _, e := range x {
-			s.add(e.resources()...)
-		}
-	case map[string]Output:
-		for _, e := range x {
-			s.add(e.resources()...)
-		}
-	case resource.Secret:
-		walkDeps(x.Element, s)
-	}
+		return true
+	})
 }
 
 // resolveValue turns v into a normalized property value: Outputs become
 // their values (resource.Secret when secret, resource.Computed when
 // unknown), Go values are normalized.
-func resolveValue(v any) (any, error) {
+func resolveValue(v any) (any, error) { return resource.MapErr(v, resolveOne) }
+
+// resolveOne is the resource.MapErr function of resolveValue: it resolves
+// what a program may put in its inputs beyond property values, and
+// normalizes plain values.
+func resolveOne(v any) (any, bool, error) {
 	switch x := v.(type) {
 	case Output:
 		out, err := x.get()
-		if err != nil {
-			return nil, err
-		}
-		if !out.known {
-			return resource.Computed{}, nil
+		if err != nil || !out.known {
+			return resource.Computed{}, true, err
 		}
 		pv, err := resolveValue(out.value)
-		if err != nil {
-			return nil, err
+		if out.secret && err == nil {
+			pv = resource.Secret{Element: pv}
 		}
-		if out.secret {
-			return resource.Secret{Element: pv}, nil
-		}
-		return pv, nil
+		return pv, true, err
 	case *Resource:
-		return nil, fmt.Errorf("a resource (%s) cannot be a value; use its Output or ID", x.urn)
+		return nil, true, fmt.Errorf("a resource (%s) cannot be a value; use its Output or ID", x.urn)
 	case Inputs:
-		return resolveMap(x)
-	case map[string]any:
-		return resolveMap(x)
-	case resource.PropertyMap:
-		return resolveMap(x)
+		pv, err := resolveValue(map[string]any(x))
+		return pv, true, err
 	case map[string]Output:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
 			m[k] = e
 		}
-		return resolveMap(m)
-	case []any:
-		return resolveSlice(x)
+		pv, err := resolveValue(m)
+		return pv, true, err
 	case []Output:
-		s := make([]any, len(x))
+		l := make([]any, len(x))
 		for i, e := range x {
-			s[i] = e
+			l[i] = e
 		}
-		return resolveSlice(s)
+		pv, err := resolveValue(l)
+		return pv, true, err
 	case resource.Secret:
 		e, err := resolveValue(x.Element)
-		if err != nil {
-			return nil, err
+		if s, ok := e.(resource.Secret); ok || err != nil {
+			return s, true, err
 		}
-		if s, ok := e.(resource.Secret); ok {
-			return s, nil
-		}
-		return resource.Secret{Element: e}, nil
+		return resource.Secret{Element: e}, true, nil
+	case map[string]any, resource.PropertyMap, []any:
+		return nil, false, nil
 	}
-	return resource.Normalize(v)
-}
-
-func resolveMap(m map[string]any) (map[string]any, error) {
-	out := make(map[string]any, len(m))
-	for k, e := range m {
-		pv, err := resolveValue(e)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
-		out[k] = pv
-	}
-	return out, nil
-}
-
-func resolveSlice(s []any) ([]any, error) {
-	out := make([]any, len(s))
-	for i, e := range s {
-		pv, err := resolveValue(e)
-		if err != nil {
-			return nil, fmt.Errorf("[%d]: %w", i, err)
-		}
-		out[i] = pv
-	}
-	return out, nil
+	pv, err := resource.Normalize(v)
+	return pv, true, err
 }
 
 // unsecretDeep returns v with every resource.Secret wrapper removed, and
-// whether it had any.
+// whether it had any. A value without secrets is returned as it is.
 func unsecretDeep(v any) (any, bool) {
-	switch x := v.(type) {
-	case resource.Secret:
-		e, _ := unsecretDeep(x.Element)
-		return e, true
-	case map[string]any:
-		if !containsSecret(x) {
-			return x, false
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k], _ = unsecretDeep(e)
-		}
-		return out, true
-	case resource.PropertyMap:
-		return unsecretDeep(map[string]any(x))
-	case []any:
-		if !containsSecret(x) {
-			return x, false
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i], _ = unsecretDeep(e)
-		}
-		return out, true
+	if !resource.ContainsSecret(v) {
+		return v, false
 	}
-	return v, false
+	return resource.Map(v, func(x any) (any, bool) {
+		if s, ok := x.(resource.Secret); ok {
+			plain, _ := unsecretDeep(s.Element)
+			return plain, true
+		}
+		return nil, false
+	}), true
 }
 
 // containsSecret reports whether v holds a resource.Secret anywhere.
-func containsSecret(v any) bool {
-	switch x := v.(type) {
-	case resource.Secret:
-		return true
-	case map[string]any:
-		for _, e := range x {
-			if containsSecret(e) {
-				return true
-			}
-		}
-	case resource.PropertyMap:
-		return containsSecret(map[string]any(x))
-	case []any:
-		for _, e := range x {
-			if containsSecret(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
+func containsSecret(v any) bool { return resource.ContainsSecret(v) }

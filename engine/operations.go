@@ -67,11 +67,8 @@ func (o *Options) parallel() int {
 
 // engineVersion returns the version recorded in snapshot manifests.
 func (o *Options) engineVersion() string {
-	switch {
-	case o.EngineVersion != "":
+	if o.EngineVersion != "" {
 		return o.EngineVersion
-	case Version != "":
-		return Version // deprecated fallback, until runner sets EngineVersion
 	}
 	return "dev"
 }

@@ -24,7 +24,7 @@ func redact(msg string, maps ...resource.PropertyMap) string {
 	var plains []string
 	for _, m := range maps {
 		for _, v := range m {
-			plains = secretPlaintexts(v, false, plains)
+			plains = secretPlaintexts(v, plains)
 		}
 	}
 	sort.Slice(plains, func(i, j int) bool { return len(plains[i]) > len(plains[j]) })
@@ -37,30 +37,17 @@ func redact(msg string, maps ...resource.PropertyMap) string {
 }
 
 // secretPlaintexts appends the text forms of the secret values inside v.
-func secretPlaintexts(v any, inSecret bool, out []string) []string {
-	switch x := v.(type) {
-	case resource.Secret:
-		return secretPlaintexts(x.Element, true, out)
-	case map[string]any:
-		for _, e := range x {
-			out = secretPlaintexts(e, inSecret, out)
+func secretPlaintexts(v any, out []string) []string {
+	resource.Walk(v, func(x any, secret bool) bool {
+		if secret {
+			switch y := x.(type) {
+			case string:
+				out = append(out, y)
+			case float64, bool:
+				out = append(out, fmt.Sprint(y))
+			}
 		}
-	case resource.PropertyMap:
-		for _, e := range x {
-			out = secretPlaintexts(e, inSecret, out)
-		}
-	case []any:
-		for _, e := range x {
-			out = secretPlaintexts(e, inSecret, out)
-		}
-	case string:
-		if inSecret {
-			out = append(out, x)
-		}
-	case float64, bool:
-		if inSecret {
-			out = append(out, fmt.Sprint(x))
-		}
-	}
+		return true
+	})
 	return out
 }

@@ -7,9 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
-	"sync"
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/resource"
@@ -123,53 +121,6 @@ func (p *Provider) Project(name string) (*Project, bool) {
 		}
 	}
 	return nil, false
-}
-
-var (
-	mu       sync.RWMutex
-	registry = map[string]*Provider{}
-)
-
-// Register adds a provider to the registry; a second provider with the
-// same name panics (a programming error).
-func Register(p *Provider) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := registry[p.Name]; dup {
-		panic("providers: " + p.Name + " registered twice")
-	}
-	registry[p.Name] = p
-}
-
-// Get returns the provider named name, or an *UnknownError listing the
-// known ones.
-func Get(name string) (*Provider, error) {
-	mu.RLock()
-	defer mu.RUnlock()
-	if p, ok := registry[name]; ok {
-		return p, nil
-	}
-	return nil, &UnknownError{Name: name, Known: names()}
-}
-
-// All returns every registered provider, sorted by name.
-func All() []*Provider {
-	mu.RLock()
-	defer mu.RUnlock()
-	out := make([]*Provider, 0, len(registry))
-	for _, n := range names() {
-		out = append(out, registry[n])
-	}
-	return out
-}
-
-func names() []string {
-	ns := make([]string, 0, len(registry))
-	for n := range registry {
-		ns = append(ns, n)
-	}
-	sort.Strings(ns)
-	return ns
 }
 
 // UnknownError is a provider name that is not registered.

@@ -6,50 +6,46 @@ import (
 	"testing"
 )
 
-// reset empties the registry for one test and restores it after.
-func reset(t *testing.T) {
-	t.Helper()
-	mu.Lock()
-	saved := registry
-	registry = map[string]*Provider{}
-	mu.Unlock()
-	t.Cleanup(func() {
-		mu.Lock()
-		registry = saved
-		mu.Unlock()
-	})
-}
-
 func TestRegistry(t *testing.T) {
-	reset(t)
-	Register(&Provider{Name: "zeta"})
-	Register(&Provider{Name: "alpha"})
+	r, err := NewRegistry("alpha", &Provider{Name: "zeta"}, &Provider{Name: "alpha"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var names []string
-	for _, p := range All() {
+	for _, p := range r.All() {
 		names = append(names, p.Name)
 	}
 	if got := strings.Join(names, ","); got != "alpha,zeta" {
 		t.Fatalf("All() = %s, want alpha,zeta", got)
 	}
-	if p, err := Get("zeta"); err != nil || p.Name != "zeta" {
-		t.Fatalf("Get(zeta) = %v, %v", p, err)
+	for name, want := range map[string]string{"zeta": "zeta", "": "alpha"} {
+		if p, err := r.Get(name); err != nil || p.Name != want {
+			t.Fatalf("Get(%q) = %v, %v; want %s", name, p, err, want)
+		}
 	}
-	_, err := Get("nope")
+	_, err = r.Get("nope")
 	var unknown *UnknownError
 	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), `"nope"`) || !strings.Contains(err.Error(), "alpha, zeta") {
 		t.Fatalf("Get(nope) error %v, want one naming nope and listing alpha, zeta", err)
 	}
 }
 
-func TestRegisterTwicePanics(t *testing.T) {
-	reset(t)
-	Register(&Provider{Name: "a"})
-	defer func() {
-		if recover() == nil {
-			t.Fatal("a second provider named a was accepted")
-		}
-	}()
-	Register(&Provider{Name: "a"})
+func TestNewRegistryRefuses(t *testing.T) {
+	tests := []struct {
+		name, defaultName string
+		providers         []*Provider
+		want              string
+	}{
+		{"a name twice", "a", []*Provider{{Name: "a"}, {Name: "a"}}, `two providers are named "a"`},
+		{"an unknown default", "b", []*Provider{{Name: "a"}}, `the default provider "b" is not among`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := NewRegistry(tt.defaultName, tt.providers...); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one saying %s", err, tt.want)
+			}
+		})
+	}
 }
 
 func TestProjectLookup(t *testing.T) {

@@ -25,8 +25,9 @@ func ListProviders(opts Options) error {
 		Default     bool   `json:"default"`
 	}
 	var rows []row
-	for _, p := range allProviders(opts) {
-		rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.NotDeployable == "", p.Name == DefaultProvider})
+	reg := registry(opts)
+	for _, p := range reg.All() {
+		rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.NotDeployable == "", p.Name == reg.Default()})
 	}
 	return OutputOf(opts).Listing(rows, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -50,7 +51,7 @@ type ShowOptions struct {
 
 // ShowOrder prints the execution order of the provider's projects (`runner show`).
 func ShowOrder(opts Options, o ShowOptions) error {
-	p, err := provider(opts, providerName(opts))
+	p, err := provider(opts, opts.Provider)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ func commandOptions(t *testing.T, asJSON bool, provider string) (Options, *bytes
 	out := &bytes.Buffer{}
 	local := &providers.Provider{Name: DefaultProvider, Description: "the default", Projects: []providers.Project{{Name: "one"}}}
 	aws := &providers.Provider{Name: "aws", Description: "not yet", NotDeployable: "no plugin", Projects: []providers.Project{{Name: "vpc"}, {Name: "eks", DependsOn: []string{"vpc"}}}}
-	return Options{Root: t.TempDir(), Provider: provider, JSON: asJSON, Providers: []*providers.Provider{local, aws},
+	return Options{Root: t.TempDir(), Provider: provider, JSON: asJSON, Providers: mustRegistry(t, local, aws),
 		IO: &term.IO{In: strings.NewReader(""), Out: out, Err: &bytes.Buffer{}, NoColor: true}}, out
 }
 
@@ -84,7 +84,7 @@ func TestValidateConfigPrintsTheReport(t *testing.T) {
 	for _, asJSON := range []bool{false, true} {
 		opts, out := configWorkspace(t, true)
 		opts.JSON = asJSON
-		opts.Providers = []*providers.Provider{graphProvider()}
+		opts.Providers = mustRegistry(t, graphProvider())
 		opts.Provider = "fake"
 		if err := ValidateConfig(context.Background(), opts); err != nil {
 			t.Fatal(err)
@@ -97,4 +97,14 @@ func TestValidateConfigPrintsTheReport(t *testing.T) {
 			t.Errorf("json=%v: output %s, want %q", asJSON, out, want)
 		}
 	}
+}
+
+// mustRegistry builds a provider registry whose default is the first.
+func mustRegistry(t *testing.T, ps ...*providers.Provider) *providers.Registry {
+	t.Helper()
+	r, err := providers.NewRegistry(ps[0].Name, ps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

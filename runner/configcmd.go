@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/resource"
 )
 
 // Secrets says what a config command does with secret values. Each command
@@ -126,48 +127,25 @@ func (s *Session) configValue(ctx context.Context, key string, path bool, secret
 	if v, ok, err = s.Config.Typed(ctx, key, path, cr); err != nil {
 		return nil, false, Invalid(err)
 	}
-	return reveal(v), ok, nil
+	return revealConfig(v), ok, nil
 }
 
 // holdsSecret reports whether v is or contains a config.Secret.
 func holdsSecret(v any) bool {
-	found := false
-	mapLeaves(v, func(x any) any {
+	return !resource.Walk(v, func(x any, _ bool) bool {
 		_, isSecret := x.(config.Secret)
-		found = found || isSecret
-		return x
+		return !isSecret
 	})
-	return found
 }
 
-// reveal turns Secret values into their plaintext.
-func reveal(v any) any {
-	return mapLeaves(v, func(x any) any {
+// revealConfig turns config.Secret values into their plaintext.
+func revealConfig(v any) any {
+	return resource.Map(v, func(x any) (any, bool) {
 		if s, ok := x.(config.Secret); ok {
-			return s.Reveal()
+			return s.Reveal(), true
 		}
-		return x
+		return nil, false
 	})
-}
-
-// mapLeaves returns a copy of the config value v (maps and lists as
-// config returns them) with each other value x replaced by f(x).
-func mapLeaves(v any, f func(any) any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = mapLeaves(e, f)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = mapLeaves(e, f)
-		}
-		return l
-	}
-	return f(v)
 }
 
 // ConfigSetOptions are the arguments and flags of `config set`.

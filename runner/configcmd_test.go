@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -17,13 +16,10 @@ import (
 // in the environment when withPassphrase is set.
 func configWorkspace(t *testing.T, withPassphrase bool) (Options, *bytes.Buffer) {
 	t.Helper()
-	old := config.Iterations
-	config.Iterations = 1000
-	t.Cleanup(func() { config.Iterations = old })
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "test")
 	t.Setenv("PULUMI_STACK", "")
 	out := &bytes.Buffer{}
-	opts := Options{Root: t.TempDir(), Stack: "dev", Provider: "t", NonInteractive: true,
+	opts := Options{Root: t.TempDir(), Stack: "dev", Provider: "t", NonInteractive: true, KeyIterations: testIterations,
 		IO: &term.IO{In: strings.NewReader(""), Out: out, Err: &bytes.Buffer{}, NoColor: true}}
 	ctx := context.Background()
 	for _, set := range []ConfigSetOptions{

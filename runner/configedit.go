@@ -18,8 +18,9 @@ func (e *editError) Unwrap() error { return e.err }
 
 // UpdateConfig changes the stack config: under the file's lock, from the
 // file as it is now (so concurrent commands' changes are kept), written
-// atomically. The session's config becomes what was written. A file that
-// does not parse (or has a key twice) is refused and left unchanged.
+// atomically. The session's config becomes what was written, and the stack
+// is recorded in the environment file (RecordStack). A file that does not
+// parse (or has a key twice) is refused and left unchanged.
 func (s *Session) UpdateConfig(edit func(*config.Stack) error) error {
 	st, err := config.UpdateStack(s.ConfigPath, func(st *config.Stack) error {
 		if err := s.sameSalt(st); err != nil {
@@ -38,7 +39,7 @@ func (s *Session) UpdateConfig(edit func(*config.Stack) error) error {
 		return fileError(err)
 	}
 	s.Config = st
-	return nil
+	return s.RecordStack()
 }
 
 // sameSalt makes sure values encrypted by the session's crypter go into a

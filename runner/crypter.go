@@ -193,7 +193,7 @@ func (s *Session) openWith(salt, what string) (*config.Crypter, error) {
 }
 
 func (s *Session) openWithPassphrase(pass config.Passphrase, salt, what string) (*config.Crypter, error) {
-	c, err := config.OpenCrypter(pass.Value, salt)
+	c, err := config.OpenCrypter(pass.Value, salt, config.WithIterations(s.Opts.KeyIterations))
 	if errors.Is(err, config.ErrIncorrectPassphrase) {
 		return nil, Invalid(fmt.Errorf("%w for stack %s: the passphrase from %s does not open %s; %s", err, s.StackName, pass.Source, what, pass.Fix))
 	}
@@ -225,7 +225,7 @@ func (s *Session) freshCrypter() (*config.Crypter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := config.NewCrypter(pass.Value)
+	c, err := config.NewCrypter(pass.Value, config.WithIterations(s.Opts.KeyIterations))
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +272,7 @@ func fileError(err error) error {
 
 // passphrase returns the stack's passphrase and where it came from.
 func (s *Session) passphrase(isNew bool) (config.Passphrase, error) {
-	p, ok, err := config.PassphraseFromEnv(nil, s.Env)
+	p, ok, err := config.PassphraseFromEnv(s.getenv, s.Env)
 	if err != nil {
 		return p, Invalid(err)
 	}

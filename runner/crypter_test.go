@@ -46,11 +46,11 @@ func TestCrypterChoosesTheSaltTheStateRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	salt := c.EncryptionSalt()
-	other, err := config.NewCrypter("test")
+	other, err := config.NewCrypter("test", config.WithIterations(testIterations))
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign, err := config.NewCrypter("another passphrase")
+	foreign, err := config.NewCrypter("another passphrase", config.WithIterations(testIterations))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/runnerhq/runner/engine/atomicfile"
 )
 
 // ExportFile writes the export of project (see Export) to path, mode 0600
@@ -22,7 +24,7 @@ func (s *Stacks) ExportFile(ctx context.Context, stack, project string, show boo
 	if err != nil {
 		return err
 	}
-	if err := writeExport(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("writing the export of project %s to %s: %w", project, path, err)
 	}
 	return nil
@@ -51,43 +53,6 @@ func checkWritable(path string) error {
 	}
 	if syscall.Access(dir, 2|1 /* W_OK|X_OK */) != nil {
 		return fail(fmt.Sprintf("the folder %s is not writable; give a --file in a folder you can write to", dir))
-	}
-	return nil
-}
-
-// writeExport replaces path with data atomically.
-func writeExport(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(0o600); err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	done = true
-	if d, err := os.Open(dir); err == nil {
-		defer d.Close()
-		return d.Sync()
 	}
 	return nil
 }

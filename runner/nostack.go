@@ -34,13 +34,13 @@ func (e *NoStackSelectedError) Error() string {
 func (e *NoStackSelectedError) Unwrap() error { return config.ErrNoStack }
 
 // chooseStack names the stack of a deploying command when none is
-// selected: on a terminal it asks (as MARA's runner does) and records the
-// answer in the environment file; without one it fails with a
+// selected: on a terminal it asks (as MARA's runner does), and says the
+// answer is to be recorded in the environment file; without one it fails with a
 // *NoStackSelectedError listing everything a new stack needs.
-func chooseStack(opts Options, ws string, env *config.EnvFile) (string, error) {
+func chooseStack(opts Options, ws string, env *config.EnvFile) (string, bool, error) {
 	probe := &Session{Opts: opts, Workspace: ws, Env: env, StackName: placeholderStack, dryRun: true}
 	if !probe.IO().CanPrompt() {
-		return "", newStackListing(probe)
+		return "", false, newStackListing(probe)
 	}
 	name, err := probe.asker().Input("Stack name (dev, staging, prod, ...)", "", "the environment's name; every project gets a stack of this name", func(v string) error {
 		if !config.ValidStackName(v) {
@@ -49,7 +49,7 @@ func chooseStack(opts Options, ws string, env *config.EnvFile) (string, error) {
 		return nil
 	})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	return env.ResolveStack(name)
 }

@@ -18,7 +18,7 @@ func openWithoutStack(t *testing.T, interactive bool, a *scripted, create bool) 
 	t.Setenv("PULUMI_STACK", "")
 	dir := t.TempDir()
 	io := &term.IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, StdinTTY: interactive, StdoutTTY: interactive, NoColor: true}
-	opts := Options{Root: dir, Provider: "t", IO: io}
+	opts := Options{Root: dir, Provider: "t", IO: io, Providers: testProviders(t), KeyIterations: testIterations}
 	if a != nil {
 		opts.Asker = a
 	}
@@ -77,7 +77,14 @@ func TestNoStackSelectedAsksForTheName(t *testing.T) {
 	if len(a.asked) != 2 || !strings.HasPrefix(a.asked[0], "Stack name") {
 		t.Errorf("asked %q, want the stack name twice (once after a bad answer)", a.asked)
 	}
-	env, err := os.ReadFile(filepath.Join(dir, ConfigDir, "environment"))
+	envPath := filepath.Join(dir, ConfigDir, "environment")
+	if _, err := os.Stat(envPath); !os.IsNotExist(err) {
+		t.Errorf("opening wrote the environment file (%v); only RecordStack may", err)
+	}
+	if err := s.RecordStack(); err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.ReadFile(envPath)
 	if err != nil || !strings.Contains(string(env), "PULUMI_STACK=staging") {
 		t.Errorf("the environment file does not record the stack: %q, %v", env, err)
 	}

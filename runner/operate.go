@@ -91,6 +91,11 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	if err := s.confirm(o); err != nil {
 		return nil, err
 	}
+	if o.Operation == orchestrate.Up {
+		if err := s.RecordStack(); err != nil {
+			return nil, err
+		}
+	}
 	held := &summaryHold{sink: sink}
 	req.Events = held
 	sum, err = orchestrate.Run(ctx, req)
@@ -140,6 +145,8 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 	if err != nil {
 		return orchestrate.Request{}, err
 	}
+	env := s.Environ()
+	environ := environList(env)
 	plugs := s.Opts.Plugins
 	if plugs == nil {
 		plugs = plugins.Builtin
@@ -147,8 +154,8 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 	return orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
-		Backend: b, Plugins: plugs, Crypter: c, SecretsProvider: s.SecretsProvider(),
-		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation), Events: sink,
+		Backend: b, Plugins: func() []resource.Plugin { return plugs(environ) }, Crypter: c, SecretsProvider: s.SecretsProvider(),
+		Config: cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation), EngineVersion: s.Opts.Version, Events: sink,
 	}, nil
 }
 
@@ -248,33 +255,12 @@ func (s *Session) engineConfig(ctx context.Context, c *config.Crypter) (map[stri
 }
 
 func toEngine(v any) any {
-	switch x := v.(type) {
-	case config.Secret:
-		return resource.Secret{Element: x.Reveal()}
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = toEngine(e)
+	return resource.Map(v, func(x any) (any, bool) {
+		if s, ok := x.(config.Secret); ok {
+			return resource.Secret{Element: s.Reveal()}, true
 		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = toEngine(e)
-		}
-		return l
-	}
-	return v
-}
-
-func environ() map[string]string {
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	return env
+		return nil, false
+	})
 }
 
 // report emits what validation defaulted or warns about.

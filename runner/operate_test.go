@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/plugintest"
 	"github.com/runnerhq/runner/engine/resource"
@@ -71,17 +70,14 @@ type fixture struct {
 
 func newFixture(t *testing.T, p *providers.Provider) *fixture {
 	t.Helper()
-	old := config.Iterations
-	config.Iterations = 1000
-	t.Cleanup(func() { config.Iterations = old })
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "test")
 	t.Setenv("PULUMI_STACK", "") // the environment file's value is applied to the process
 	f := &fixture{backend: plugintest.NewBackend(), out: &bytes.Buffer{}}
 	plug := failOnInput{&plugintest.Plugin{}}
-	f.opts = Options{Root: t.TempDir(), Stack: "dev", Provider: p.Name, NonInteractive: true,
+	f.opts = Options{Root: t.TempDir(), Stack: "dev", Provider: p.Name, NonInteractive: true, KeyIterations: testIterations,
 		IO:        &term.IO{In: strings.NewReader(""), Out: f.out, Err: &bytes.Buffer{}, NoColor: true},
-		Providers: []*providers.Provider{p}, StateBackend: f.backend,
-		Plugins: func() []resource.Plugin { return []resource.Plugin{plug} }}
+		Providers: mustRegistry(t, p), StateBackend: f.backend,
+		Plugins: func([]string) []resource.Plugin { return []resource.Plugin{plug} }}
 	return f
 }
 

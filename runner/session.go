@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/providers/builtin"
 	"github.com/runnerhq/runner/runner/graph"
 	"github.com/runnerhq/runner/runner/orchestrate"
 	"github.com/runnerhq/runner/runner/prompt"
@@ -37,13 +37,27 @@ type Options struct {
 	Asker prompt.Asker
 	// Executable is the runner binary (nil: os.Executable).
 	Executable string
-	// Providers are the providers to choose from (nil: the registered ones).
-	Providers []*providers.Provider
+	// Providers are the providers to choose from (nil: the built-in ones).
+	Providers *providers.Registry
+	// Version is runner's version, recorded in the snapshots it writes.
+	Version string
+	// KeyIterations is the PBKDF2 iteration count of the passphrase key
+	// (0: config.DefaultIterations, as Pulumi). Only tests lower it.
+	KeyIterations int
 	// StateBackend is the backend operations run on, already opened (nil:
 	// the one Backend names); tests give an in-memory one.
 	StateBackend backend.Backend
-	// Plugins returns the resource plugins of a run (nil: plugins.Builtin).
-	Plugins func() []resource.Plugin
+	// Plugins returns the resource plugins of a run, given the environment
+	// what runner starts runs with (nil: plugins.Builtin).
+	Plugins func(environ []string) []resource.Plugin
+}
+
+// registry returns the providers of opts.
+func registry(opts Options) *providers.Registry {
+	if opts.Providers != nil {
+		return opts.Providers
+	}
+	return builtin.Registry()
 }
 
 // Session is an opened workspace for one stack and provider.
@@ -66,6 +80,9 @@ type Session struct {
 	// dryRun makes validation check without saving (listing what a stack
 	// that is not selected yet would need).
 	dryRun bool
+	// recordStack says that the environment file does not name the stack
+	// yet: the commands that write (config, up) record it (RecordStack).
+	recordStack bool
 }
 
 // ConfigDir is where a workspace keeps its config, as in a MARA checkout.
@@ -104,17 +121,16 @@ func StackConfigPath(workspace, stack string) string {
 }
 
 // Open opens the workspace for a command that needs a stack: it reads the
-// environment file (creating it or adding PULUMI_STACK as MARA does),
-// applies it to the process environment, resolves the stack, the provider
-// and its graph, and reads the stack config. A stack that does not exist
-// yet is created by the first save (up, validate, config set).
+// environment file, resolves the stack, the provider and its graph, and
+// reads the stack config. It writes nothing: a stack that does not exist
+// yet is created by the first save (up, validate, config set), which also
+// records it in the environment file (RecordStack).
 func Open(opts Options) (*Session, error) { return open(opts, true) }
 
 // OpenExisting opens the workspace as Open does, for a command that works
 // on a stack that must already exist (preview, refresh, destroy): a stack
-// with neither a config file nor state is a *NoStackError (exit 3), and
-// then nothing is written: no environment file, no PULUMI_STACK line, no
-// backend folder.
+// with neither a config file nor state is a *NoStackError (exit 3); no
+// environment file, PULUMI_STACK line or backend folder is written.
 func OpenExisting(opts Options) (*Session, error) { return open(opts, false) }
 
 // OpenFor opens the workspace for an operation: up may create its stack
@@ -134,31 +150,33 @@ func (e *NoStackError) Error() string {
 		e.Stack, e.ConfigPath, e.Backend, e.Stack, e.Stack)
 }
 
-func open(opts Options, create bool) (*Session, error) {
+// openEnv returns the workspace of opts and its environment file, read
+// (and its warnings printed) but not applied anywhere: its values reach what
+// runner starts through Session.Environ.
+func openEnv(opts Options) (string, *config.EnvFile, error) {
 	ws, err := Workspace(opts)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	env, err := config.LoadEnv(EnvFilePath(opts, ws))
 	if err != nil {
-		return nil, Usage(err)
+		return "", nil, Usage(err)
 	}
 	warnFile(opts, env.Warnings)
-	checked := false
-	if !create && opts.Stack != "" && env.Values[config.StackVar] == "" {
-		// ResolveStack would record the stack in the environment file.
-		if err := mustExist(opts, ws, opts.Stack); err != nil {
-			return nil, err
-		}
-		checked = true
+	return ws, env, nil
+}
+
+func open(opts Options, create bool) (*Session, error) {
+	ws, env, err := openEnv(opts)
+	if err != nil {
+		return nil, err
 	}
-	stack, err := env.ResolveStack(opts.Stack)
+	stack, record, err := env.ResolveStack(opts.Stack)
 	if errors.Is(err, config.ErrNoStack) {
 		if !create {
 			return nil, Invalid(err)
 		}
-		stack, err = chooseStack(opts, ws, env)
-		if err != nil {
+		if stack, record, err = chooseStack(opts, ws, env); err != nil {
 			return nil, err
 		}
 	}
@@ -168,15 +186,12 @@ func open(opts Options, create bool) (*Session, error) {
 	if !config.ValidStackName(stack) {
 		return nil, Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
 	}
-	if !create && !checked {
+	if !create {
 		if err := mustExist(opts, ws, stack); err != nil {
 			return nil, err
 		}
 	}
-	if err := env.Apply(); err != nil {
-		return nil, err
-	}
-	s := &Session{Opts: opts, Workspace: ws, Env: env, StackName: stack}
+	s := &Session{Opts: opts, Workspace: ws, Env: env, StackName: stack, recordStack: record}
 	if err := s.openProvider(); err != nil {
 		return nil, err
 	}
@@ -185,6 +200,20 @@ func open(opts Options, create bool) (*Session, error) {
 		return nil, Invalid(err)
 	}
 	return s, nil
+}
+
+// RecordStack writes the session's stack into the environment file when
+// the file names none yet, as MARA does. Only the commands that write call
+// it (up and the config edits); read-only ones leave the file as it is.
+func (s *Session) RecordStack() error {
+	if !s.recordStack {
+		return nil
+	}
+	if err := s.Env.RecordStack(s.StackName); err != nil {
+		return Usage(err)
+	}
+	s.recordStack = false
+	return nil
 }
 
 // mustExist fails with a *NoStackError (a validation error) unless stack
@@ -231,7 +260,7 @@ func stateFolderMissing(opts Options, ws string) bool {
 }
 
 func (s *Session) openProvider() error {
-	p, err := provider(s.Opts, providerName(s.Opts))
+	p, err := registry(s.Opts).Get(s.Opts.Provider)
 	if err != nil {
 		return err
 	}
@@ -245,44 +274,16 @@ func (s *Session) openProvider() error {
 
 // DefaultProvider is the provider of a command without --provider (the
 // --provider flag's default).
-const DefaultProvider = "local"
-
-// providerName returns the provider opts name (the default when none).
-func providerName(opts Options) string {
-	if opts.Provider == "" {
-		return DefaultProvider
-	}
-	return opts.Provider
-}
+const DefaultProvider = builtin.Default
 
 // provider returns the provider named name among those of opts, or a
 // usage error listing them.
 func provider(opts Options, name string) (*providers.Provider, error) {
-	if opts.Providers == nil {
-		p, err := providers.Get(name)
-		if err != nil {
-			return nil, Usage(err)
-		}
-		return p, nil
+	p, err := registry(opts).Get(name)
+	if err != nil {
+		return nil, Usage(err)
 	}
-	var known []string
-	for _, p := range allProviders(opts) {
-		if p.Name == name {
-			return p, nil
-		}
-		known = append(known, p.Name)
-	}
-	return nil, Usage(&providers.UnknownError{Name: name, Known: known})
-}
-
-// allProviders returns the providers of opts, sorted by name.
-func allProviders(opts Options) []*providers.Provider {
-	if opts.Providers == nil {
-		return providers.All()
-	}
-	all := slices.Clone(opts.Providers)
-	slices.SortFunc(all, func(a, b *providers.Provider) int { return strings.Compare(a.Name, b.Name) })
-	return all
+	return p, nil
 }
 
 // BackendURL returns the backend URL of opts for the workspace.

@@ -16,6 +16,7 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/runner/orchestrate"
 )
 
 // Workspace-level access for the stack commands, which may work on a stack
@@ -32,27 +33,15 @@ type Stacks struct {
 
 // OpenStacks opens the workspace for the stack commands.
 func OpenStacks(opts Options) (*Stacks, error) {
-	ws, err := Workspace(opts)
+	ws, env, err := openEnv(opts)
 	if err != nil {
-		return nil, err
-	}
-	env, err := config.LoadEnv(EnvFilePath(opts, ws))
-	if err != nil {
-		return nil, Usage(err)
-	}
-	warnFile(opts, env.Warnings)
-	if err := env.Apply(); err != nil {
 		return nil, err
 	}
 	b, err := OpenBackend(opts, ws)
 	if err != nil {
 		return nil, err
 	}
-	name := opts.Provider
-	if name == "" {
-		name = "local"
-	}
-	p, err := providers.Get(name)
+	p, err := registry(opts).Get(opts.Provider)
 	if err != nil {
 		return nil, Usage(err)
 	}
@@ -261,35 +250,22 @@ func (s *Stacks) Outputs(ctx context.Context, stack, project string, show bool) 
 	return out, nil
 }
 
+// plainOutputs returns outputs for showing: unknown values as "[unknown]",
+// secrets as "[secret]", or with show as their plaintext.
 func plainOutputs(m resource.PropertyMap, show bool) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = plainValue(v, show)
+	v := any(map[string]any(m))
+	if show {
+		v = resource.Map(v, reveal)
 	}
-	return out
+	return orchestrate.Display(v).(map[string]any)
 }
 
-func plainValue(v any, show bool) any {
-	switch x := v.(type) {
-	case resource.Secret:
-		if show {
-			return plainValue(x.Element, show)
-		}
-		return "[secret]"
-	case resource.Computed:
-		return "[unknown]"
-	case map[string]any:
-		return plainOutputs(x, show)
-	case resource.PropertyMap:
-		return plainOutputs(x, show)
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = plainValue(e, show)
-		}
-		return l
+// reveal is a resource.Map function that replaces secrets by their values.
+func reveal(x any) (any, bool) {
+	if s, ok := x.(resource.Secret); ok {
+		return resource.Map(s.Element, reveal), true
 	}
-	return v
+	return nil, false
 }
 
 func contains(list []string, s string) bool {

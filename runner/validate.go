@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/runnerhq/runner/config"
@@ -257,7 +256,7 @@ func (s *Session) defaultFor(ctx context.Context, q providers.Question) string {
 		}
 	}
 	if q.Default != nil {
-		return q.Default(os.Getenv)
+		return q.Default(s.getenv)
 	}
 	return ""
 }

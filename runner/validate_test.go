@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/runner/prompt"
 	"github.com/runnerhq/runner/runner/term"
@@ -57,16 +56,22 @@ func testProvider() *providers.Provider {
 	}
 }
 
-var registerOnce = func() bool {
-	providers.Register(testProvider())
-	return true
-}()
+// testIterations is the PBKDF2 iteration count of the tests' passphrase
+// keys: a thousandth of the default, for speed.
+const testIterations = 1000
+
+// testProviders is a registry of testProvider only.
+func testProviders(t *testing.T) *providers.Registry {
+	t.Helper()
+	r, err := providers.NewRegistry("t", testProvider())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
 
 func session(t *testing.T, interactive bool, asker prompt.Asker, configBody string) *Session {
 	t.Helper()
-	old := config.Iterations
-	config.Iterations = 1000
-	t.Cleanup(func() { config.Iterations = old })
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "test")
 	dir := t.TempDir()
 	if configBody != "" {
@@ -77,7 +82,7 @@ func session(t *testing.T, interactive bool, asker prompt.Asker, configBody stri
 		}
 	}
 	io := &term.IO{In: strings.NewReader(""), Out: &bytes.Buffer{}, Err: &bytes.Buffer{}, StdinTTY: interactive, StdoutTTY: interactive, NoColor: true}
-	s, err := Open(Options{Root: dir, Stack: "dev", Provider: "t", IO: io, Asker: asker})
+	s, err := Open(Options{Root: dir, Stack: "dev", Provider: "t", IO: io, Asker: asker, Providers: testProviders(t), KeyIterations: testIterations})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +177,7 @@ func TestWrongPassphraseIsAValidationError(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "other")
-	s2, err := Open(Options{Root: s.Workspace, Stack: "dev", Provider: "t", IO: s.Opts.IO})
+	s2, err := Open(Options{Root: s.Workspace, Stack: "dev", Provider: "t", IO: s.Opts.IO, Providers: s.Opts.Providers, KeyIterations: testIterations})
 	if err != nil {
 		t.Fatal(err)
 	}

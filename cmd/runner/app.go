@@ -48,10 +48,14 @@ func usageError(format string, args ...any) error {
 	return runner.Usage(fmt.Errorf(format, args...))
 }
 
-// run builds the app, runs it and returns the exit code. Flags may stand
-// anywhere on the command line (see normalize).
-func run(ctx context.Context, io *term.IO, args []string) int {
+// run builds the app, lets each configure change it (tests do), runs it
+// and returns the exit code. Flags may stand anywhere on the command line
+// (see normalize).
+func run(ctx context.Context, io *term.IO, args []string, configure ...func(*cli.App)) int {
 	app := newApp(io)
+	for _, c := range configure {
+		c(app)
+	}
 	cl := normalize(app, args)
 	var err error
 	if cl.missing != "" && !cl.boolFlag("help") && !cl.boolFlag("h") {

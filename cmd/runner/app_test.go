@@ -10,19 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
+
 	"github.com/runnerhq/runner/engine/backend"
-	"github.com/runnerhq/runner/providers"
-	"github.com/runnerhq/runner/providers/aws"
-	"github.com/runnerhq/runner/providers/local"
 	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/term"
 )
-
-func TestMain(m *testing.M) {
-	providers.Register(local.New())
-	providers.Register(aws.New())
-	os.Exit(m.Run())
-}
 
 func TestExitCodeTable(t *testing.T) {
 	tests := []struct {
@@ -53,8 +46,17 @@ func TestExitCodeTable(t *testing.T) {
 func runTest(args ...string) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
 	io := &term.IO{In: strings.NewReader(""), Out: &out, Err: &errb, NoColor: true}
-	code = run(context.Background(), io, append([]string{"runner"}, args...))
+	code = run(context.Background(), io, append([]string{"runner"}, args...), fastKeys)
 	return out.String(), errb.String(), code
+}
+
+// fastKeys makes the app derive passphrase keys with a thousandth of the
+// default PBKDF2 iterations, for speed.
+func fastKeys(app *cli.App) {
+	if app.Metadata == nil {
+		app.Metadata = map[string]any{}
+	}
+	app.Metadata[keyIterationsKey] = 1000
 }
 
 func TestCommands(t *testing.T) {

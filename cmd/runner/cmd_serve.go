@@ -5,7 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/runnerhq/runner/providers/local/service"
+	"github.com/runnerhq/runner/projects/local/service"
 	"github.com/runnerhq/runner/runner/term"
 )
 

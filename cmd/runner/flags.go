@@ -29,7 +29,13 @@ func globalFlags(category string) []cli.Flag {
 }
 
 // options turns the global flags into runner.Options.
+// keyIterationsKey is the app.Metadata key of the PBKDF2 iteration count of
+// passphrase keys (an int; unset: config.DefaultIterations). Only tests set
+// it, to run faster.
+const keyIterationsKey = "keyIterations"
+
 func options(c *cli.Context, io *term.IO) runner.Options {
+	keyIterations, _ := c.App.Metadata[keyIterationsKey].(int)
 	if c.Bool("non-interactive") {
 		io.NonInteractive = true
 	}
@@ -45,6 +51,8 @@ func options(c *cli.Context, io *term.IO) runner.Options {
 		Debug:          c.Bool("debug"),
 		IO:             io,
 		Executable:     exe,
+		Version:        version,
+		KeyIterations:  keyIterations,
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -218,9 +217,6 @@ const flagState = `{"version": 3, "deployment": {"manifest": {"time": "2024-01-0
 func flagTemplate(t *testing.T) string {
 	t.Helper()
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "flags-test-passphrase")
-	old := config.Iterations
-	config.Iterations = 1000 // stack init derives a key from a new salt
-	t.Cleanup(func() { config.Iterations = old })
 	for _, k := range []string{"PULUMI_STACK", "RUNNER_BACKEND_URL", "PULUMI_CONFIG_PASSPHRASE_FILE", "CI"} {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
@@ -252,14 +248,13 @@ func runInCopy(t *testing.T, template string, args func(ws string) []string) fla
 		t.Fatal(err)
 	}
 	// Each run starts in an empty folder (the default --root) and without
-	// PULUMI_STACK: opening a workspace applies its environment file to
-	// this process's environment.
+	// PULUMI_STACK.
 	t.Chdir(t.TempDir())
 	os.Unsetenv("PULUMI_STACK")
 	argv := args(ws)
 	var out, errb bytes.Buffer
 	io := &term.IO{In: strings.NewReader(""), Out: &out, Err: &errb, NoColor: true}
-	code := run(context.Background(), io, append([]string{"runner"}, argv...))
+	code := run(context.Background(), io, append([]string{"runner"}, argv...), fastKeys)
 	return flagRun{code: code, rawOut: out.String(), out: mask(out.String(), ws), err: mask(errb.String(), ws), fs: files(t, ws), argv: argv}
 }
 

@@ -9,10 +9,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/runnerhq/runner/engine"
-	"github.com/runnerhq/runner/providers"
-	"github.com/runnerhq/runner/providers/aws"
-	"github.com/runnerhq/runner/providers/local"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -23,10 +19,6 @@ var (
 )
 
 func main() {
-	providers.Register(local.New())
-	providers.Register(aws.New())
-	engine.Version = version
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	io := term.System()

@@ -8,55 +8,19 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
+
+	"github.com/runnerhq/runner/engine/atomicfile"
 )
 
-// writeFileAtomic replaces path with data: a temporary file in the same
-// folder is written and fsynced, renamed over path, and the folder fsynced.
-// A reader sees either the old or the new content, never a mix.
+// writeFileAtomic replaces path with data (see atomicfile.Write): a reader
+// sees either the old or the new content, never a mix.
 func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating the folder %s: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return syncDir(dir)
+	return atomicfile.Write(path, data, 0o600)
 }
 
 // syncDir fsyncs a folder so that renames and removals in it are durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("syncing the folder %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("syncing the folder %s: %w", dir, err)
-	}
-	return nil
-}
+func syncDir(dir string) error { return atomicfile.SyncDir(dir) }
 
 // readOptional reads path; a missing file gives nil and no error.
 func readOptional(path string) ([]byte, error) {
@@ -103,29 +67,8 @@ func appendSynced(path string, data []byte) error {
 // excluded by a lock may still be using counts as left by a killed write.
 const staleTempAge = 10 * time.Second
 
-// isTemp reports whether name is a temporary file of writeFileAtomic or
-// writeTemp (".<name>.tmp-<random>").
-func isTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
-}
-
 // removeTemps removes the temporary files in dir that killed writes left
 // behind, those for which stale (given the name and the age) is true.
-// Failures are ignored: the files are only litter.
 func removeTemps(dir string, stale func(name string, age time.Duration) bool) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	now := time.Now()
-	for _, e := range entries {
-		if e.IsDir() || !isTemp(e.Name()) {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil || !stale(e.Name(), now.Sub(info.ModTime())) {
-			continue
-		}
-		_ = os.Remove(filepath.Join(dir, e.Name()))
-	}
+	atomicfile.Sweep(dir, stale)
 }

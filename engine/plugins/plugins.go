@@ -11,7 +11,10 @@ import (
 )
 
 // Builtin returns one of each built-in resource plugin: random, tls,
-// command, file and process. Each is safe for concurrent use.
-func Builtin() []resource.Plugin {
-	return []resource.Plugin{random.Plugin{}, tls.Plugin{}, command.Plugin{}, file.Plugin{}, process.Plugin{}}
+// command, file and process. Commands and processes start from environ
+// (KEY=VALUE; nil: runner's own environment). Each is safe for concurrent
+// use.
+func Builtin(environ []string) []resource.Plugin {
+	return []resource.Plugin{random.Plugin{}, tls.Plugin{}, command.Plugin{Environ: environ},
+		file.Plugin{}, process.Plugin{Environ: environ}}
 }

@@ -12,7 +12,7 @@ import (
 
 func TestBuiltinServesEachPackageOnce(t *testing.T) {
 	seen := map[string]bool{}
-	for _, p := range Builtin() {
+	for _, p := range Builtin(nil) {
 		if seen[p.Package()] {
 			t.Errorf("package %q served twice", p.Package())
 		}
@@ -30,7 +30,7 @@ func TestBuiltinServesEachPackageOnce(t *testing.T) {
 func TestConcurrentLifecycles(t *testing.T) {
 	dir := t.TempDir()
 	byPkg := map[string]resource.Plugin{}
-	for _, p := range Builtin() {
+	for _, p := range Builtin(nil) {
 		byPkg[p.Package()] = p
 	}
 	cases := []struct {

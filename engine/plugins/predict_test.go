@@ -79,7 +79,7 @@ func predictions(t *testing.T, dir string) []prediction {
 }
 
 func plugin(t *testing.T, typ string) resource.Plugin {
-	for _, p := range Builtin() {
+	for _, p := range Builtin(nil) {
 		if p.Package() == resource.Package(typ) {
 			return p
 		}

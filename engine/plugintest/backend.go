@@ -297,27 +297,10 @@ func copyResource(r *state.Resource) *state.Resource {
 	return &c
 }
 
+// copyValue returns a deep copy of a property value; a nil map stays nil.
 func copyValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if x == nil {
-			return map[string]any(nil)
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyValue(e)
-		}
-		return out
-	case resource.PropertyMap:
-		return copyValue(map[string]any(x))
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyValue(e)
-		}
-		return out
-	case resource.Secret:
-		return resource.Secret{Element: copyValue(x.Element)}
-	}
-	return v
+	return resource.Map(v, func(x any) (any, bool) {
+		m, isMap := x.(map[string]any)
+		return m, isMap && m == nil
+	})
 }

@@ -136,7 +136,7 @@ func (p *Plugin) SetOutput(urn resource.URN, key string, v any) {
 	defer p.mu.Unlock()
 	if id, ok := p.byURN[urn]; ok {
 		s := p.store[id]
-		outs := copyMap(s.outputs)
+		outs := s.outputs.Copy(2)
 		outs[key] = v
 		s.outputs = outs
 		p.store[id] = s
@@ -222,13 +222,13 @@ func (p *Plugin) Create(ctx context.Context, req resource.CreateRequest) (resour
 		return resp, err
 	}
 	if req.Preview {
-		outs := copyMap(req.Inputs)
+		outs := req.Inputs.Copy(2)
 		outs["result"] = resource.Computed{}
 		outs["id"] = resource.Computed{}
 		return resource.CreateResponse{Outputs: outs}, nil
 	}
 	id := fmt.Sprintf("%s-%d", req.URN.Name(), p.nextID.Add(1))
-	outs := copyMap(req.Inputs)
+	outs := req.Inputs.Copy(2)
 	outs["result"] = id
 	outs["id"] = id
 	p.keep(id, req.URN, req.Inputs, outs)
@@ -285,7 +285,7 @@ func (p *Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resour
 		}
 		return resp, err
 	}
-	outs := copyMap(req.NewInputs)
+	outs := req.NewInputs.Copy(2)
 	outs["result"] = req.OldOutputs["result"]
 	outs["id"] = req.ID
 	if !req.Preview {
@@ -323,13 +323,5 @@ func (p *Plugin) URNs() []resource.URN {
 		out = append(out, u)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
-func copyMap(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
 	return out
 }

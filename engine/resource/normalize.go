@@ -11,88 +11,57 @@ import (
 // maps with string keys become map[string]any. Secret and Computed are kept
 // (a Secret's element is normalized too). It fails on values that have no
 // property-value form, such as channels or functions.
-func Normalize(v any) (any, error) {
+func Normalize(v any) (any, error) { return MapErr(v, normalizeOne) }
+
+// normalizeOne is the MapErr function of Normalize: it converts the Go
+// values that are not property values yet and lets MapErr descend into
+// those that are.
+func normalizeOne(v any) (any, bool, error) {
 	switch x := v.(type) {
 	case nil, bool, float64, string, Computed:
-		return x, nil
-	case Secret:
-		e, err := Normalize(x.Element)
-		if err != nil {
-			return nil, err
-		}
-		return Secret{Element: e}, nil
-	case PropertyMap:
-		return normalizeMap(map[string]any(x))
-	case map[string]any:
-		return normalizeMap(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			n, err := Normalize(e)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			out[i] = n
-		}
-		return out, nil
+		return x, true, nil
+	case Secret, PropertyMap, map[string]any, []any:
+		return nil, false, nil
 	case int:
-		return float64(x), nil
+		return float64(x), true, nil
 	case int64:
-		return float64(x), nil
+		return float64(x), true, nil
 	case int32:
-		return float64(x), nil
+		return float64(x), true, nil
 	case float32:
-		return float64(x), nil
+		return float64(x), true, nil
 	case uint:
-		return float64(x), nil
+		return float64(x), true, nil
 	case uint32:
-		return float64(x), nil
+		return float64(x), true, nil
 	case uint64:
-		return float64(x), nil
+		return float64(x), true, nil
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
-		out := make([]any, rv.Len())
-		for i := range out {
-			n, err := Normalize(rv.Index(i).Interface())
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			out[i] = n
+		l := make([]any, rv.Len())
+		for i := range l {
+			l[i] = rv.Index(i).Interface()
 		}
-		return out, nil
+		n, err := Normalize(l)
+		return n, true, err
 	case reflect.Map:
 		if rv.Type().Key().Kind() != reflect.String {
-			return nil, fmt.Errorf("a map with %s keys has no property value form; use string keys", rv.Type().Key())
+			return nil, true, fmt.Errorf("a map with %s keys has no property value form; use string keys", rv.Type().Key())
 		}
-		out := make(map[string]any, rv.Len())
+		m := make(map[string]any, rv.Len())
 		for _, k := range rv.MapKeys() {
-			n, err := Normalize(rv.MapIndex(k).Interface())
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", k.String(), err)
-			}
-			out[k.String()] = n
+			m[k.String()] = rv.MapIndex(k).Interface()
 		}
-		return out, nil
+		n, err := Normalize(m)
+		return n, true, err
 	case reflect.String:
-		return rv.String(), nil
+		return rv.String(), true, nil
 	case reflect.Bool:
-		return rv.Bool(), nil
+		return rv.Bool(), true, nil
 	}
-	return nil, fmt.Errorf("a value of type %T has no property value form", v)
-}
-
-func normalizeMap(m map[string]any) (map[string]any, error) {
-	out := make(map[string]any, len(m))
-	for k, e := range m {
-		n, err := Normalize(e)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
-		out[k] = n
-	}
-	return out, nil
+	return nil, true, fmt.Errorf("a value of type %T has no property value form", v)
 }
 
 // DeepEqual reports whether two normalized property values are equal. A
@@ -144,27 +113,10 @@ func DeepEqual(a, b any) bool {
 
 // ContainsComputed reports whether v holds a Computed value anywhere.
 func ContainsComputed(v any) bool {
-	switch x := v.(type) {
-	case Computed:
-		return true
-	case Secret:
-		return ContainsComputed(x.Element)
-	case map[string]any:
-		for _, e := range x {
-			if ContainsComputed(e) {
-				return true
-			}
-		}
-	case PropertyMap:
-		return ContainsComputed(map[string]any(x))
-	case []any:
-		for _, e := range x {
-			if ContainsComputed(e) {
-				return true
-			}
-		}
-	}
-	return false
+	return !Walk(v, func(x any, _ bool) bool {
+		_, computed := x.(Computed)
+		return !computed
+	})
 }
 
 // DiffKeys returns, sorted, the top-level keys whose values differ between

@@ -34,9 +34,15 @@ func (c valueCodec) encodeMap(ctx context.Context, m resource.PropertyMap) (map[
 	if len(m) == 0 {
 		return nil, nil
 	}
+	return eachProperty(m, func(v any) (any, error) { return c.encode(ctx, v) })
+}
+
+// eachProperty returns the map of fn applied to every property of m; an
+// error names the property.
+func eachProperty(m map[string]any, fn func(any) (any, error)) (map[string]any, error) {
 	out := make(map[string]any, len(m))
 	for k, v := range m {
-		e, err := c.encode(ctx, v)
+		e, err := fn(v)
 		if err != nil {
 			return nil, fmt.Errorf("property %q: %w", k, err)
 		}
@@ -47,41 +53,31 @@ func (c valueCodec) encodeMap(ctx context.Context, m resource.PropertyMap) (map[
 
 // encode returns the JSON form of one property value.
 func (c valueCodec) encode(ctx context.Context, v any) (any, error) {
+	return resource.MapErr(v, func(x any) (any, bool, error) { return c.encodeOne(ctx, x) })
+}
+
+// encodeOne is the resource.MapErr function of encode.
+func (c valueCodec) encodeOne(ctx context.Context, v any) (any, bool, error) {
 	switch x := v.(type) {
 	case nil, bool, float64, string:
-		return x, nil
+		return x, true, nil
 	case resource.Computed:
-		return resource.UnknownStringValue, nil
+		return resource.UnknownStringValue, true, nil
 	case resource.Secret:
-		return c.encodeSecret(ctx, x)
+		enc, err := c.encodeSecret(ctx, x)
+		return enc, true, err
 	case resource.PropertyMap:
-		return c.encodeMap(ctx, x)
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			enc, err := c.encode(ctx, e)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", k, err)
-			}
-			out[k] = enc
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			enc, err := c.encode(ctx, e)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			out[i] = enc
-		}
-		return out, nil
+		enc, err := c.encodeMap(ctx, x)
+		return enc, true, err
+	case map[string]any, []any:
+		return nil, false, nil
 	}
 	n, err := resource.Normalize(v)
 	if err != nil {
-		return nil, err
+		return nil, true, err
 	}
-	return c.encode(ctx, n)
+	enc, err := c.encode(ctx, n)
+	return enc, true, err
 }
 
 // encodeSecret encrypts the JSON encoding of the secret's element.
@@ -106,53 +102,36 @@ func (c valueCodec) encodeSecret(ctx context.Context, s resource.Secret) (any, e
 
 // decodeMap decodes a JSON object of property values; nil gives an empty map.
 func (c valueCodec) decodeMap(ctx context.Context, m map[string]any) (resource.PropertyMap, error) {
-	out := make(resource.PropertyMap, len(m))
-	for k, v := range m {
-		d, err := c.decode(ctx, v)
-		if err != nil {
-			return nil, fmt.Errorf("property %q: %w", k, err)
-		}
-		out[k] = d
-	}
-	return out, nil
+	return eachProperty(m, func(v any) (any, error) { return c.decode(ctx, v) })
 }
 
 // decode turns one JSON property value back into its in-memory form.
 func (c valueCodec) decode(ctx context.Context, v any) (any, error) {
+	return resource.MapErr(v, func(x any) (any, bool, error) { return c.decodeOne(ctx, x) })
+}
+
+// decodeOne is the resource.MapErr function of decode.
+func (c valueCodec) decodeOne(ctx context.Context, v any) (any, bool, error) {
 	switch x := v.(type) {
 	case string:
 		if x == resource.UnknownStringValue {
-			return resource.Computed{}, nil
+			return resource.Computed{}, true, nil
 		}
-		return x, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			d, err := c.decode(ctx, e)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			out[i] = d
-		}
-		return out, nil
+		return x, true, nil
 	case map[string]any:
-		if sig, ok := x[SigKey]; ok {
-			if sig == SecretSig {
-				return c.decodeSecret(ctx, x)
-			}
-			return x, nil // assets, archives, resource references: kept as they are
+		sig, ok := x[SigKey]
+		switch {
+		case !ok:
+			return nil, false, nil
+		case sig == SecretSig:
+			d, err := c.decodeSecret(ctx, x)
+			return d, true, err
 		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			d, err := c.decode(ctx, e)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", k, err)
-			}
-			out[k] = d
-		}
-		return out, nil
+		return x, true, nil // assets, archives, resource references: kept as they are
+	case []any:
+		return nil, false, nil
 	}
-	return v, nil
+	return v, true, nil
 }
 
 // decodeSecret decrypts a secret object (or reads its plaintext form).

@@ -2,18 +2,14 @@ package graph
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/runnerhq/runner/internal/golden"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/providers/aws"
 	"github.com/runnerhq/runner/providers/local"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func provider(deps map[string][]string, order ...string) *providers.Provider {
 	p := &providers.Provider{Name: "t"}
@@ -104,23 +100,30 @@ func TestShowGolden(t *testing.T) {
 			if !bytes.Equal(out, again) {
 				t.Fatalf("%s %s is not deterministic", p.Name, f)
 			}
-			path := filepath.Join("testdata", p.Name+"."+f+".golden")
-			if *update {
-				_ = os.MkdirAll("testdata", 0o755)
-				if err := os.WriteFile(path, out, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create the golden files)", err)
-			}
-			if !bytes.Equal(out, want) {
-				t.Errorf("%s differs; run go test -update if intended\n--- got\n%s\n--- want\n%s", path, out, want)
-			}
+			golden.Check(t, p.Name+"."+f+".golden", out)
 		}
 	}
 	if _, err := Render(&Graph{}, "svg"); err == nil || !strings.Contains(err.Error(), "tree, dot, mermaid, json") {
 		t.Fatalf("unknown format error %v", err)
+	}
+}
+
+// TestBuiltinProviderGraphs checks the built-in providers' edges: MARA's
+// order survives in aws (sirius last, after the ingress controller and the
+// secrets), and local starts with independent projects side by side.
+func TestBuiltinProviderGraphs(t *testing.T) {
+	g, err := Build(aws.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if order := g.Order(); len(order) != 15 || order[len(order)-1] != "sirius" {
+		t.Errorf("aws order %v, want 15 projects ending with sirius", order)
+	}
+	g, err = Build(local.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first := g.Levels()[0]; len(first) < 2 {
+		t.Errorf("local's first step %v: want independent projects running side by side", first)
 	}
 }

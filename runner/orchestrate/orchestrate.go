@@ -83,7 +83,9 @@ type Request struct {
 	Config          map[string]any
 	Env             map[string]string
 	Lock            backend.LockInfo
-	Events          event.Sink
+	// EngineVersion is recorded in the snapshots written ("": "dev").
+	EngineVersion string
+	Events        event.Sink
 }
 
 // Summary is how the operation ended.

@@ -67,7 +67,8 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		Project: name, Stack: o.req.Stack, Backend: o.req.Backend, Crypter: o.req.Crypter,
 		SecretsProvider: o.req.SecretsProvider, Config: o.req.Config, Parallel: o.req.StepParallel,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
-		References: o.references,
+		EngineVersion: o.req.EngineVersion,
+		References:    o.references,
 	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
@@ -255,29 +256,15 @@ func skippedNote(skipped, cancelled []string) string {
 // Display returns v for showing to people: secrets as "[secret]", unknown
 // values as "[unknown]". It never returns plaintext of a secret.
 func Display(v any) any {
-	switch x := v.(type) {
-	case resource.Secret:
-		return "[secret]"
-	case resource.Computed:
-		return "[unknown]"
-	case resource.PropertyMap:
-		return Display(map[string]any(x))
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = Display(e)
+	return resource.Map(v, func(x any) (any, bool) {
+		switch x.(type) {
+		case resource.Secret:
+			return "[secret]", true
+		case resource.Computed:
+			return "[unknown]", true
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = Display(e)
-		}
-		return out
-	case nil:
-		return nil
-	}
-	return v
+		return nil, false
+	})
 }
 
 // logWriter turns written bytes into one log event per line.

@@ -19,9 +19,9 @@ import (
 	"github.com/runnerhq/runner/engine/plugins"
 	"github.com/runnerhq/runner/engine/plugintest"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/projects/local/service"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/providers/local"
-	"github.com/runnerhq/runner/providers/local/service"
 	"github.com/runnerhq/runner/runner/event"
 )
 
@@ -120,7 +120,7 @@ func TestPreviewEqualsUp(t *testing.T) {
 	ws := t.TempDir()
 	preview, up := &event.Recorder{}, &event.Recorder{}
 	req := Request{Operation: Preview, Stack: "dev", Projects: localGraph(t, ws), Backend: plugintest.NewBackend(),
-		Plugins: plugins.Builtin, Config: map[string]any{"app:adminPassword": resource.Secret{Element: "first-password"}},
+		Plugins: func() []resource.Plugin { return plugins.Builtin(nil) }, Config: map[string]any{"app:adminPassword": resource.Secret{Element: "first-password"}},
 		Events: preview}
 	if _, err := Run(ctx, req); err != nil {
 		t.Fatalf("preview of a new stack: %v", err)

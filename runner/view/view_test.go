@@ -3,17 +3,14 @@ package view
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/runnerhq/runner/internal/golden"
 	"github.com/runnerhq/runner/runner/event"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // script is a recorded run: two projects side by side, one failing, one skipped.
 func script() []event.Event {
@@ -40,26 +37,6 @@ func script() []event.Event {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("reading the golden file (run go test -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output; run go test -update if the change is intended.\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 func TestPlainGolden(t *testing.T) {
 	for _, color := range []bool{false, true} {
 		var buf bytes.Buffer
@@ -71,7 +48,7 @@ func TestPlainGolden(t *testing.T) {
 		if color {
 			name = "plain-color.golden"
 		}
-		golden(t, name, buf.Bytes())
+		golden.Check(t, name, buf.Bytes())
 	}
 }
 
@@ -108,7 +85,7 @@ func TestJSONGolden(t *testing.T) {
 	for _, e := range script() {
 		j.Emit(e)
 	}
-	golden(t, "events.golden", buf.Bytes())
+	golden.Check(t, "events.golden", buf.Bytes())
 }
 
 func TestLiveDrawsAndClears(t *testing.T) {

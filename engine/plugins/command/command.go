@@ -35,7 +35,11 @@ const Type = "command:local:Command"
 
 // Plugin runs command:local:Command resources. It holds no state and is
 // safe for concurrent use.
-type Plugin struct{}
+type Plugin struct {
+	// Environ is the environment (KEY=VALUE) commands start with, before
+	// their declared environment input; nil means runner's own.
+	Environ []string
+}
 
 var _ resource.Plugin = Plugin{}
 
@@ -49,18 +53,18 @@ func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.Prop
 	}
 	news := req.News
 	for _, k := range []string{"create", "update", "delete", "dir", "stdin"} {
-		if known(news, k) {
+		if news.Known(k) {
 			if _, err := news.String(k, ""); err != nil {
 				return nil, checkErr(err)
 			}
 		}
 	}
-	if known(news, "environment") {
+	if news.Known("environment") {
 		if _, err := news.StringMap("environment"); err != nil {
 			return nil, checkErr(err)
 		}
 	}
-	if known(news, "interpreter") {
+	if news.Known("interpreter") {
 		in, err := news.StringList("interpreter")
 		if err != nil {
 			return nil, checkErr(err)
@@ -89,7 +93,7 @@ var replacedWithoutUpdate = map[string]bool{
 // rest updates; without one, what shapes the create command replaces.
 func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
 	changed := resource.DiffKeys(req.OldInputs, req.NewInputs, req.IgnoreChanges)
-	hasUpdate := !known(req.NewInputs, "update")
+	hasUpdate := !req.NewInputs.Known("update")
 	if !hasUpdate {
 		u, _ := req.NewInputs.String("update", "")
 		hasUpdate = u != ""
@@ -105,12 +109,12 @@ func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffRe
 
 // Create runs the create command (if any). With Preview set nothing runs
 // and stdout and stderr are unknown (empty without a create command).
-func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.CreateResponse, error) {
+func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.CreateResponse, error) {
 	if req.Type != Type {
 		return resource.CreateResponse{}, errUnknownType(req.Type)
 	}
-	outs := copyMap(req.Inputs)
-	secret := containsSecret(req.Inputs)
+	outs := req.Inputs.Copy(2)
+	secret := resource.ContainsSecret(req.Inputs)
 	if req.Preview {
 		var printed any = resource.Computed{}
 		if line, err := req.Inputs.String("create", ""); err == nil && line == "" {
@@ -120,7 +124,7 @@ func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.
 		outs["stderr"] = wrap(printed, secret)
 		return resource.CreateResponse{Outputs: outs}, nil
 	}
-	res, err := run(ctx, "create", req.Inputs, nil)
+	res, err := p.run(ctx, "create", req.Inputs, nil)
 	if err != nil {
 		return resource.CreateResponse{}, fmt.Errorf("creating %s %s: %w", Type, req.URN, err)
 	}
@@ -143,20 +147,20 @@ func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadRe
 
 // Update runs the update command when one is given; otherwise it records
 // the new inputs and keeps the previous stdout and stderr.
-func (Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.UpdateResponse, error) {
+func (p Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.UpdateResponse, error) {
 	if req.Type != Type {
 		return resource.UpdateResponse{}, errUnknownType(req.Type)
 	}
-	outs := copyMap(req.NewInputs)
-	secret := containsSecret(req.NewInputs) || containsSecret(req.OldOutputs)
+	outs := req.NewInputs.Copy(2)
+	secret := resource.ContainsSecret(req.NewInputs) || resource.ContainsSecret(req.OldOutputs)
 	update, _ := req.NewInputs.String("update", "")
-	if !known(req.NewInputs, "update") || update != "" {
+	if !req.NewInputs.Known("update") || update != "" {
 		if req.Preview {
 			outs["stdout"] = wrap(resource.Computed{}, secret)
 			outs["stderr"] = wrap(resource.Computed{}, secret)
 			return resource.UpdateResponse{Outputs: outs}, nil
 		}
-		res, err := run(ctx, "update", req.NewInputs, req.OldOutputs)
+		res, err := p.run(ctx, "update", req.NewInputs, req.OldOutputs)
 		if err != nil {
 			return resource.UpdateResponse{}, fmt.Errorf("updating %s %s: %w", Type, req.URN, err)
 		}
@@ -172,8 +176,8 @@ func (Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.
 }
 
 // Delete runs the delete command (if any) with the recorded inputs.
-func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
-	if _, err := run(ctx, "delete", req.Inputs, req.Outputs); err != nil {
+func (p Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
+	if _, err := p.run(ctx, "delete", req.Inputs, req.Outputs); err != nil {
 		return fmt.Errorf("deleting %s %s: %w", Type, req.URN, err)
 	}
 	return nil
@@ -191,44 +195,9 @@ func errUnknownType(t string) error {
 	return fmt.Errorf("the command plugin has no resource type %q; it has %s", t, Type)
 }
 
-func copyMap(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func known(m resource.PropertyMap, key string) bool {
-	return !resource.ContainsComputed(m[key])
-}
-
 func wrap(v any, secret bool) any {
 	if secret {
 		return resource.Secret{Element: v}
 	}
 	return v
-}
-
-// containsSecret reports whether v holds a Secret anywhere.
-func containsSecret(v any) bool {
-	switch x := v.(type) {
-	case resource.Secret:
-		return true
-	case resource.PropertyMap:
-		return containsSecret(map[string]any(x))
-	case map[string]any:
-		for _, e := range x {
-			if containsSecret(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if containsSecret(e) {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -249,3 +249,35 @@ func TestRead(t *testing.T) {
 		t.Errorf("Read = %+v, %v", rr, err)
 	}
 }
+
+// TestEnviron checks that a command starts from the plugin's Environ, not
+// from runner's own process environment, then its declared variables.
+func TestEnviron(t *testing.T) {
+	t.Setenv("RUNNER_TEST_PROCESS_ONLY", "leaked")
+	tests := []struct {
+		name    string
+		environ []string
+		declare map[string]any
+		want    string
+	}{
+		{"runner's own when unset", nil, nil, "leaked||"},
+		{"the given environment only", []string{"PATH=" + os.Getenv("PATH"), "RUNNER_TEST_FILE=from-file"}, nil, "|from-file|"},
+		{"declared over given", []string{"PATH=" + os.Getenv("PATH"), "RUNNER_TEST_FILE=from-file"},
+			map[string]any{"RUNNER_TEST_DECLARED": "declared"}, "|from-file|declared"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := resource.PropertyMap{"create": `printf '%s|%s|%s' "$RUNNER_TEST_PROCESS_ONLY" "$RUNNER_TEST_FILE" "$RUNNER_TEST_DECLARED"`}
+			if tt.declare != nil {
+				in["environment"] = tt.declare
+			}
+			cr, err := Plugin{Environ: tt.environ}.Create(ctx, resource.CreateRequest{Type: Type, Inputs: in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cr.Outputs["stdout"] != tt.want {
+				t.Errorf("stdout = %q, want %q", cr.Outputs["stdout"], tt.want)
+			}
+		})
+	}
+}

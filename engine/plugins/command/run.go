@@ -26,12 +26,12 @@ type result struct{ stdout, stderr string }
 // run runs the command named by which ("create", "update" or "delete") from
 // inputs; a missing or empty command runs nothing. prev holds the previous
 // outputs, exposed as PULUMI_COMMAND_STDOUT and PULUMI_COMMAND_STDERR.
-func run(ctx context.Context, which string, in, prev resource.PropertyMap) (result, error) {
+func (p Plugin) run(ctx context.Context, which string, in, prev resource.PropertyMap) (result, error) {
 	line, err := in.String(which, "")
 	if err != nil || line == "" {
 		return result{}, err
 	}
-	cmd, err := build(ctx, line, in, prev)
+	cmd, err := build(ctx, p.environ(), line, in, prev)
 	if err != nil {
 		return result{}, err
 	}
@@ -48,13 +48,22 @@ func run(ctx context.Context, which string, in, prev resource.PropertyMap) (resu
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return result{}, fmt.Errorf("the %s command was stopped: %w", which, ctxErr)
 	}
-	secret := containsSecret(in) || containsSecret(prev)
+	secret := resource.ContainsSecret(in) || resource.ContainsSecret(prev)
 	return result{}, failure(which, err, res.stderr, secret)
 }
 
-// build prepares the process: interpreter, folder, environment, stdin and
-// its own process group, killed whole when ctx is cancelled.
-func build(ctx context.Context, line string, in, prev resource.PropertyMap) (*exec.Cmd, error) {
+// environ is the environment commands start with.
+func (p Plugin) environ() []string {
+	if p.Environ == nil {
+		return os.Environ()
+	}
+	return p.Environ
+}
+
+// build prepares the process: interpreter, folder, environment (parent,
+// then the declared variables), stdin and its own process group, killed
+// whole when ctx is cancelled.
+func build(ctx context.Context, parent []string, line string, in, prev resource.PropertyMap) (*exec.Cmd, error) {
 	interp, err := in.StringList("interpreter")
 	if err != nil {
 		return nil, err
@@ -77,7 +86,7 @@ func build(ctx context.Context, line string, in, prev resource.PropertyMap) (*ex
 	args := append(append([]string{}, interp[1:]...), line)
 	cmd := exec.CommandContext(ctx, interp[0], args...)
 	cmd.Dir = dir
-	cmd.Env = os.Environ()
+	cmd.Env = append([]string(nil), parent...)
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}

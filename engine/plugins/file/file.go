@@ -47,7 +47,7 @@ func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.Prop
 	if req.Type != Type {
 		return nil, errUnknownType(req.Type)
 	}
-	news := copyMap(req.News)
+	news := req.News.Copy(4)
 	if err := checkInputs(news); err != nil {
 		return nil, fmt.Errorf("checking %s: %w", Type, err)
 	}
@@ -58,7 +58,7 @@ func checkInputs(m resource.PropertyMap) error {
 	if v, ok := m["path"]; !ok || v == nil {
 		return errors.New(`property "path" is required: where to write the file`)
 	}
-	if known(m, "path") {
+	if m.Known("path") {
 		p, err := m.String("path", "")
 		if err != nil {
 			return err
@@ -67,12 +67,12 @@ func checkInputs(m resource.PropertyMap) error {
 			return errors.New(`property "path" must not be empty`)
 		}
 	}
-	if known(m, "content") {
+	if m.Known("content") {
 		if _, err := m.String("content", ""); err != nil {
 			return err
 		}
 	}
-	if !known(m, "mode") {
+	if !m.Known("mode") {
 		return nil
 	}
 	s, err := m.String("mode", DefaultMode)
@@ -107,7 +107,7 @@ func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffRe
 			resp.Replaces = append(resp.Replaces, k)
 		}
 	}
-	if len(resp.Replaces) == 0 && req.ID != "" && known(req.NewInputs, "path") {
+	if len(resp.Replaces) == 0 && req.ID != "" && req.NewInputs.Known("path") {
 		if p, err := absPath(req.NewInputs); err == nil && p != req.ID {
 			resp.Changed = appendMissing(resp.Changed, "path")
 			resp.Replaces = []string{"path"}
@@ -129,18 +129,6 @@ func appendMissing(keys []string, k string) []string {
 
 func errUnknownType(t string) error {
 	return fmt.Errorf("the file plugin has no resource type %q; it has %s", t, Type)
-}
-
-func copyMap(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m)+4)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func known(m resource.PropertyMap, key string) bool {
-	return !resource.ContainsComputed(m[key])
 }
 
 // absPath resolves the input path against the working directory.

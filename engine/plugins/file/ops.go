@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 
+	"github.com/runnerhq/runner/engine/atomicfile"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -41,7 +40,7 @@ func (Plugin) Update(ctx context.Context, req resource.UpdateRequest) (resource.
 // apply computes the outputs for inputs and, unless previewing, writes the
 // file. During preview, outputs that depend on unknown inputs are Computed.
 func apply(ctx context.Context, in resource.PropertyMap, preview bool) (resource.PropertyMap, string, error) {
-	outs := copyMap(in)
+	outs := in.Copy(4)
 	if _, ok := outs["mode"]; !ok {
 		outs["mode"] = DefaultMode
 	}
@@ -49,12 +48,12 @@ func apply(ctx context.Context, in resource.PropertyMap, preview bool) (resource
 		outs["content"] = ""
 	}
 	secret := in.IsSecret("content")
-	if !known(in, "path") || !known(in, "content") || !known(in, "mode") {
+	if !in.Known("path") || !in.Known("content") || !in.Known("mode") {
 		if !preview {
 			return nil, "", errors.New("the inputs still hold unknown values")
 		}
 		outs["sha256"] = wrap(resource.Computed{}, secret)
-		if !known(in, "path") {
+		if !in.Known("path") {
 			return outs, "", nil
 		}
 	}
@@ -63,7 +62,7 @@ func apply(ctx context.Context, in resource.PropertyMap, preview bool) (resource
 		return nil, "", err
 	}
 	outs["path"] = path
-	if !known(in, "content") || !known(in, "mode") {
+	if !in.Known("content") || !in.Known("mode") {
 		return outs, "", nil
 	}
 	content, _ := in.String("content", "")
@@ -78,42 +77,11 @@ func apply(ctx context.Context, in resource.PropertyMap, preview bool) (resource
 	if err := ctx.Err(); err != nil {
 		return nil, "", err
 	}
-	if err := writeAtomic(path, []byte(content), fs.FileMode(mode)); err != nil {
+	atomicfile.SweepFor(path) // litter of a killed write
+	if err := atomicfile.Write(path, []byte(content), fs.FileMode(mode)); err != nil {
 		return nil, "", err
 	}
 	return outs, path, nil
-}
-
-// writeAtomic writes data to a temporary file beside path and renames it
-// over path, so that readers see the old or the new file, never a part.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating the folder %s: %w", dir, err)
-	}
-	removeTemps(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
 
 // Read reads the file back: its actual content, mode and digest, or no ID
@@ -125,7 +93,7 @@ func (Plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.Read
 	}
 	path := req.ID
 	if path == "" {
-		if !known(req.Inputs, "path") {
+		if !req.Inputs.Known("path") {
 			return resource.ReadResponse{}, resource.ErrNotRecognizable
 		}
 		p, err := absPath(req.Inputs)
@@ -150,14 +118,14 @@ func (Plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.Read
 	}
 	secret := req.Inputs.IsSecret("content") || req.Outputs.IsSecret("content")
 	mode := formatMode(uint32(info.Mode().Perm()))
-	inputs := copyMap(req.Inputs)
+	inputs := req.Inputs.Copy(4)
 	if c, _ := req.Inputs.String("content", ""); c != string(data) {
 		inputs["content"] = wrap(string(data), secret)
 	}
 	if m, _ := req.Inputs.String("mode", DefaultMode); m != mode {
 		inputs["mode"] = mode
 	}
-	outs := copyMap(inputs)
+	outs := inputs.Copy(4)
 	outs["content"] = wrap(string(data), secret)
 	outs["mode"] = mode
 	outs["path"] = path
@@ -176,26 +144,8 @@ func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 	if err := os.Remove(req.ID); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("deleting %s %s: %w", Type, req.ID, err)
 	}
-	removeTemps(req.ID)
+	atomicfile.SweepFor(req.ID)
 	return nil
-}
-
-// removeTemps removes the temporary files of path that a killed
-// writeAtomic left behind (they may hold a secret, such as a private key).
-// The engine runs one step per resource at a time, under the project's
-// lock, so no other write of path is using one. Failures are ignored: the
-// files are only litter.
-func removeTemps(path string) {
-	dir, prefix := filepath.Dir(path), "."+filepath.Base(path)+".tmp-"
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if !e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
-			_ = os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }
 
 func digest(b []byte) string {

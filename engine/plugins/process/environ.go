@@ -1,6 +1,7 @@
 package process
 
 import (
+	"os"
 	"sort"
 	"strings"
 )
@@ -46,4 +47,12 @@ func inherited(key string) bool {
 		}
 	}
 	return false
+}
+
+// environ is the environment processes inherit from.
+func (p Plugin) environ() []string {
+	if p.Environ == nil {
+		return os.Environ()
+	}
+	return p.Environ
 }

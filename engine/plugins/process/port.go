@@ -36,7 +36,7 @@ func checkPort(news resource.PropertyMap) (resource.PropertyMap, error) {
 // binding port 0. The choice is kept in state, so it stays the same on
 // every later run.
 func createPort(in resource.PropertyMap, preview bool) (resource.CreateResponse, error) {
-	outs := copyMap(in)
+	outs := in.Copy(2)
 	if preview && (resource.ContainsComputed(in["host"]) || resource.ContainsComputed(in["port"])) {
 		// What the inputs will name is unknown until up.
 		if !resource.ContainsComputed(in["host"]) {

@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -34,7 +33,11 @@ const Type = "process:index:Process"
 // start time in clock ticks since boot, which tells a live process from a
 // reused pid). Every input change replaces the process, stopping the old one
 // first (the new one usually needs the same port).
-type Plugin struct{}
+type Plugin struct {
+	// Environ is the environment (KEY=VALUE) whose inherited variables a
+	// process keeps (see Environment); nil means runner's own.
+	Environ []string
+}
 
 var _ resource.Plugin = Plugin{}
 
@@ -90,13 +93,13 @@ func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resourc
 	if req.Type == PortType {
 		return createPort(req.Inputs, req.Preview)
 	}
-	outs := copyMap(req.Inputs)
+	outs := req.Inputs.Copy(2)
 	if req.Preview {
 		outs["pid"] = resource.Computed{}
 		outs["startTicks"] = resource.Computed{}
 		return resource.CreateResponse{Outputs: outs}, nil
 	}
-	pid, ticks, err := start(ctx, req.Inputs)
+	pid, ticks, err := start(ctx, p.environ(), req.Inputs)
 	if err != nil {
 		return resource.CreateResponse{}, err
 	}
@@ -122,7 +125,7 @@ func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadRe
 		if !ok {
 			return resource.ReadResponse{}, nil
 		}
-		outs = copyMap(req.Inputs)
+		outs = req.Inputs.Copy(2)
 		outs["pid"] = float64(pid)
 		outs["startTicks"] = float64(ticks)
 		return resource.ReadResponse{ID: strconv.Itoa(pid), Inputs: req.Inputs, Outputs: outs}, nil
@@ -170,7 +173,7 @@ func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 }
 
 // start launches the process in its own session and waits for readiness.
-func start(ctx context.Context, in resource.PropertyMap) (int, uint64, error) {
+func start(ctx context.Context, parent []string, in resource.PropertyMap) (int, uint64, error) {
 	argv, _ := in.StringList("command")
 	env, _ := in.StringMap("environment")
 	dir, _ := in.String("dir", "")
@@ -189,7 +192,7 @@ func start(ctx context.Context, in resource.PropertyMap) (int, uint64, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = Environment(os.Environ(), env)
+	cmd.Env = Environment(parent, env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	out, err := openLog(logFile)
 	if err != nil {
@@ -240,36 +243,6 @@ func openLog(path string) (*os.File, error) {
 		return nil, fmt.Errorf("opening the log file: %w", err)
 	}
 	return f, nil
-}
-
-func writePidFile(path string, pid int) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("creating the folder of the pid file %s: %w", path, err)
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.Itoa(pid)+"\n"), 0o644); err != nil {
-		return fmt.Errorf("writing the pid file: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("writing the pid file: %w", err)
-	}
-	return nil
-}
-
-func fromPidFile(path string) (int, uint64, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, 0, false
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return 0, 0, false
-	}
-	ticks, err := startTicks(pid)
-	if err != nil || !alive(pid, ticks) {
-		return 0, 0, false
-	}
-	return pid, ticks, true
 }
 
 // waitReady waits until the process pid (or one of its session) listens
@@ -386,59 +359,4 @@ func stop(ctx context.Context, pid int, ticks uint64) error {
 		return fmt.Errorf("process %d did not stop after SIGKILL", pid)
 	}
 	return nil
-}
-
-// alive reports whether pid runs (not a zombie) and, when ticks is not 0,
-// started at ticks.
-func alive(pid int, ticks uint64) bool {
-	if pid <= 0 {
-		return false
-	}
-	fields, err := procStat(pid)
-	if err != nil || len(fields) < 20 || fields[0] == "Z" || fields[0] == "X" {
-		return false
-	}
-	if ticks == 0 {
-		return true
-	}
-	got, err := strconv.ParseUint(fields[19], 10, 64)
-	return err == nil && got == ticks
-}
-
-// startTicks returns the start time of pid in clock ticks since boot.
-func startTicks(pid int) (uint64, error) {
-	fields, err := procStat(pid)
-	if err != nil {
-		return 0, err
-	}
-	if len(fields) < 20 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat", pid)
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
-}
-
-// procStat returns the fields of /proc/<pid>/stat (see statFields).
-func procStat(pid int) ([]string, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil, err
-	}
-	return statFields(string(stat)), nil
-}
-
-// statFields splits /proc/pid/stat after the command name (which may hold
-// spaces), so that fields[0] is the state and fields[19] the start time.
-func statFields(stat string) []string {
-	if i := strings.LastIndex(stat, ")"); i >= 0 {
-		stat = stat[i+1:]
-	}
-	return strings.Fields(stat)
-}
-
-func copyMap(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

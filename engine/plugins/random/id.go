@@ -16,7 +16,7 @@ func checkID(m resource.PropertyMap) error {
 	if v, ok := m["byteLength"]; !ok || v == nil {
 		return errors.New(`property "byteLength" is required: the number of random bytes to generate`)
 	}
-	if known(m, "byteLength") {
+	if m.Known("byteLength") {
 		n, err := m.Int("byteLength", 0)
 		if err != nil {
 			return err
@@ -26,7 +26,7 @@ func checkID(m resource.PropertyMap) error {
 		}
 		m["byteLength"] = float64(n)
 	}
-	if known(m, "prefix") {
+	if m.Known("prefix") {
 		if _, err := m.String("prefix", ""); err != nil {
 			return err
 		}
@@ -38,7 +38,7 @@ func checkID(m resource.PropertyMap) error {
 // and dec, each with the prefix in front. The ID is the unprefixed b64Url,
 // as in Pulumi.
 func createID(in resource.PropertyMap, preview bool) (string, resource.PropertyMap, error) {
-	outs := copyMap(in)
+	outs := in.Copy(4)
 	if preview {
 		for _, k := range []string{"hex", "b64Std", "b64Url", "dec"} {
 			outs[k] = resource.Computed{}

@@ -17,12 +17,12 @@ func checkInteger(m resource.PropertyMap) error {
 			return fmt.Errorf("property %q is required: the range is from min to max, both included", k)
 		}
 	}
-	if known(m, "seed") {
+	if m.Known("seed") {
 		if _, err := m.String("seed", ""); err != nil {
 			return err
 		}
 	}
-	if !known(m, "min") || !known(m, "max") {
+	if !m.Known("min") || !m.Known("max") {
 		return nil
 	}
 	lo, err := m.Int("min", 0)
@@ -43,10 +43,10 @@ func checkInteger(m resource.PropertyMap) error {
 // reproducibly from the seed when one is given. The ID is the number. A
 // preview predicts the result when the seed or the range fixes it.
 func createInteger(in resource.PropertyMap, preview bool) (string, resource.PropertyMap, error) {
-	outs := copyMap(in)
+	outs := in.Copy(4)
 	if preview {
 		outs["result"] = resource.Computed{}
-		if !known(in, "min") || !known(in, "max") || !known(in, "seed") {
+		if !in.Known("min") || !in.Known("max") || !in.Known("seed") {
 			return "", outs, nil
 		}
 		// A seed, or a range of one number, makes the result known.

@@ -36,7 +36,7 @@ func (Plugin) Package() string { return "random" }
 
 // Check validates inputs and fills Pulumi's defaults.
 func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.PropertyMap, error) {
-	news := copyMap(req.News)
+	news := req.News.Copy(4)
 	var err error
 	switch req.Type {
 	case StringType, PasswordType:
@@ -117,19 +117,6 @@ func (Plugin) Delete(context.Context, resource.DeleteRequest) error { return nil
 func errUnknownType(t string) error {
 	return fmt.Errorf("the random plugin has no resource type %q; it has %s, %s, %s and %s",
 		t, StringType, PasswordType, IDType, IntegerType)
-}
-
-func copyMap(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m)+4)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-// known reports whether the property key holds no unknown value.
-func known(m resource.PropertyMap, key string) bool {
-	return !resource.ContainsComputed(m[key])
 }
 
 func checkKeepers(m resource.PropertyMap) error {

@@ -35,7 +35,7 @@ func checkString(m resource.PropertyMap) error {
 	}
 	allKnown := true
 	for _, k := range stringBools {
-		if !known(m, k) {
+		if !m.Known(k) {
 			allKnown = false
 			continue
 		}
@@ -45,12 +45,12 @@ func checkString(m resource.PropertyMap) error {
 		}
 		m[k] = b
 	}
-	if known(m, "numeric") {
+	if m.Known("numeric") {
 		m["number"] = m["numeric"]
 	}
 	sum := 0
 	for _, k := range append([]string{"length"}, stringMins...) {
-		if !known(m, k) {
+		if !m.Known(k) {
 			allKnown = false
 			continue
 		}
@@ -70,7 +70,7 @@ func checkString(m resource.PropertyMap) error {
 			sum += n
 		}
 	}
-	if known(m, "overrideSpecial") {
+	if m.Known("overrideSpecial") {
 		if _, err := m.String("overrideSpecial", ""); err != nil {
 			return err
 		}
@@ -96,7 +96,7 @@ func checkNumberAlias(m resource.PropertyMap) error {
 	if !hasNum || num == nil {
 		return nil
 	}
-	if !known(m, "number") {
+	if !m.Known("number") {
 		m["numeric"] = num // unknown as well until up
 		return nil
 	}
@@ -104,7 +104,7 @@ func checkNumberAlias(m resource.PropertyMap) error {
 	if err != nil {
 		return err
 	}
-	if v, ok := m["numeric"]; ok && v != nil && known(m, "numeric") {
+	if v, ok := m["numeric"]; ok && v != nil && m.Known("numeric") {
 		n, err := m.Bool("numeric", true)
 		if err != nil {
 			return err
@@ -141,7 +141,7 @@ func special(m resource.PropertyMap) string {
 // from the allowed pool, then shuffled. A password's result is a Secret and
 // it gets a bcryptHash (secret too).
 func createString(in resource.PropertyMap, password, preview bool) (string, resource.PropertyMap, error) {
-	outs := copyMap(in)
+	outs := in.Copy(4)
 	if preview {
 		outs["result"] = wrap(resource.Computed{}, password)
 		if password {

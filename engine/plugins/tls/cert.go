@@ -18,7 +18,7 @@ import (
 // allowedUses, isCaCertificate and setSubjectKeyId.
 func checkCertCommon(m resource.PropertyMap) error {
 	for _, k := range []string{"validityPeriodHours", "earlyRenewalHours"} {
-		if !known(m, k) {
+		if !m.Known(k) {
 			continue
 		}
 		n, err := m.Int(k, 0)
@@ -33,7 +33,7 @@ func checkCertCommon(m resource.PropertyMap) error {
 		}
 	}
 	for _, k := range []string{"isCaCertificate", "setSubjectKeyId", "setAuthorityKeyId"} {
-		if known(m, k) {
+		if m.Known(k) {
 			if _, err := m.Bool(k, false); err != nil {
 				return err
 			}
@@ -137,7 +137,7 @@ func keyID(pub crypto.PublicKey) ([]byte, error) {
 
 // certOutputs adds certPem and the validity outputs. The ID is the serial.
 func certOutputs(in resource.PropertyMap, der []byte, t *x509.Certificate) (string, resource.PropertyMap) {
-	outs := copyMap(in)
+	outs := in.Copy(8)
 	outs["certPem"] = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 	outs["validityStartTime"] = t.NotBefore.Format(time.RFC3339)
 	outs["validityEndTime"] = t.NotAfter.Format(time.RFC3339)
@@ -194,7 +194,7 @@ func createCertRequest(in resource.PropertyMap) (string, resource.PropertyMap, e
 		return "", nil, fmt.Errorf("signing the certificate request: %w", err)
 	}
 	p := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
-	outs := copyMap(in)
+	outs := in.Copy(8)
 	outs["certRequestPem"] = string(p)
 	outs["keyAlgorithm"] = algorithmName(key.Public())
 	sum := sha1.Sum(p)

@@ -165,7 +165,7 @@ func names(m resource.PropertyMap) ([]string, []net.IP, []*url.URL, error) {
 // checkKnown runs check unless one of keys holds an unknown value.
 func checkKnown(m resource.PropertyMap, check func() error, keys ...string) error {
 	for _, k := range keys {
-		if !known(m, k) {
+		if !m.Known(k) {
 			return nil
 		}
 	}

@@ -29,7 +29,7 @@ func checkPrivateKey(m resource.PropertyMap) error {
 	if err := required(m, "algorithm"); err != nil {
 		return err
 	}
-	if known(m, "algorithm") {
+	if m.Known("algorithm") {
 		a, err := m.String("algorithm", "")
 		if err != nil {
 			return err
@@ -38,7 +38,7 @@ func checkPrivateKey(m resource.PropertyMap) error {
 			return fmt.Errorf(`property "algorithm" must be RSA, ECDSA or ED25519, not %q`, a)
 		}
 	}
-	if known(m, "rsaBits") {
+	if m.Known("rsaBits") {
 		bits, err := m.Int("rsaBits", 2048)
 		if err != nil {
 			return err
@@ -48,7 +48,7 @@ func checkPrivateKey(m resource.PropertyMap) error {
 		}
 		m["rsaBits"] = float64(bits)
 	}
-	if known(m, "ecdsaCurve") {
+	if m.Known("ecdsaCurve") {
 		c, err := m.String("ecdsaCurve", "P224")
 		if err != nil {
 			return err
@@ -86,7 +86,7 @@ func createPrivateKey(in resource.PropertyMap) (string, resource.PropertyMap, er
 		return "", nil, fmt.Errorf("encoding the public key: %w", err)
 	}
 	pubPem := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}))
-	outs := copyMap(in)
+	outs := in.Copy(8)
 	outs["privateKeyPem"] = resource.Secret{Element: keyPem}
 	outs["privateKeyPemPkcs8"] = resource.Secret{Element: string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}))}
 	outs["publicKeyPem"] = pubPem

@@ -8,7 +8,7 @@ import "github.com/runnerhq/runner/engine/resource"
 // What stays unknown (keys, PEM, times) is new at every create.
 func predict(typ string, in, outs resource.PropertyMap) {
 	algorithm := func(out, key string) {
-		if !known(in, key) {
+		if !in.Known(key) {
 			return
 		}
 		if k, err := parsePrivateKey(in, key); err == nil {
@@ -24,7 +24,7 @@ func predict(typ string, in, outs resource.PropertyMap) {
 		algorithm("caKeyAlgorithm", "caPrivateKeyPem")
 	}
 	if typ == SelfSignedCertType || typ == LocallySignedCertType {
-		if known(in, "validityPeriodHours") && known(in, "earlyRenewalHours") {
+		if in.Known("validityPeriodHours") && in.Known("earlyRenewalHours") {
 			hours, err1 := in.Int("validityPeriodHours", 0)
 			early, err2 := in.Int("earlyRenewalHours", 0)
 			if err1 == nil && err2 == nil {

@@ -71,7 +71,7 @@ func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.Prop
 	if err != nil {
 		return nil, err
 	}
-	news := copyMap(req.News)
+	news := req.News.Copy(8)
 	if err := k.check(news); err != nil {
 		return nil, fmt.Errorf("checking %s: %w", req.Type, err)
 	}
@@ -92,7 +92,7 @@ func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.
 		return resource.CreateResponse{}, err
 	}
 	if req.Preview {
-		outs := copyMap(req.Inputs)
+		outs := req.Inputs.Copy(8)
 		for _, key := range k.unknown {
 			outs[key] = resource.Computed{}
 		}
@@ -124,7 +124,7 @@ func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadRe
 	}
 	outs := req.Outputs
 	if end, err := outs.String("validityEndTime", ""); err == nil && end != "" {
-		outs = copyMap(outs)
+		outs = outs.Copy(8)
 		outs["readyForRenewal"] = readyForRenewal(end, req.Inputs, time.Now())
 	}
 	return resource.ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: outs}, nil
@@ -148,18 +148,6 @@ func (Plugin) Update(_ context.Context, req resource.UpdateRequest) (resource.Up
 
 // Delete forgets the resource; nothing outside the state holds it.
 func (Plugin) Delete(context.Context, resource.DeleteRequest) error { return nil }
-
-func copyMap(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m)+8)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func known(m resource.PropertyMap, key string) bool {
-	return !resource.ContainsComputed(m[key])
-}
 
 func required(m resource.PropertyMap, keys ...string) error {
 	for _, k := range keys {

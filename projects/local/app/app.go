@@ -19,8 +19,9 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/plugins/process"
 	"github.com/runnerhq/runner/projects/local/localenv"
-	"github.com/runnerhq/runner/providers/local/service"
+	"github.com/runnerhq/runner/projects/local/service"
 )
 
 // AdminUser is the user name of the admin path.
@@ -49,11 +50,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			pass, _ := vals[1].(string)
 			return service.PasswordDigest(salt, pass) + "\n", nil
 		})
-		digestFile := ctx.Resource(localenv.File, "admin-password-digest", engine.Inputs{
-			"path":    digestPath,
-			"content": digest,
-			"mode":    "0600",
-		})
+		digestFile := localenv.File(ctx, "admin-password-digest", digestPath, digest, "0600")
 		config := engine.All(
 			network.Output("host"), network.Output("port"),
 			ingress.Output("certFile"), ingress.Output("keyFile"),
@@ -80,16 +77,12 @@ func Program(rt localenv.Runtime) engine.Program {
 			}
 			return string(b) + "\n", nil
 		})
-		file := ctx.Resource(localenv.File, "service-config", engine.Inputs{
-			"path":    rt.Path("app", "service.json"),
-			"content": config,
-			"mode":    "0600",
-		})
+		file := localenv.File(ctx, "service-config", rt.Path("app", "service.json"), config, "0600")
 		listen := engine.All(network.Output("host"), network.Output("port")).Apply(func(v any) (any, error) {
 			vals := v.([]any)
 			return net.JoinHostPort(fmt.Sprint(vals[0]), fmt.Sprint(int(vals[1].(float64)))), nil
 		})
-		proc := ctx.Resource(localenv.Process, "service", engine.Inputs{
+		proc := ctx.Resource(process.Type, "service", engine.Inputs{
 			"command": []any{rt.Executable, "serve-local", "--workspace", rt.Workspace, "--config", file.Output("path")},
 			// A new configuration restarts the service.
 			"environment": map[string]any{"RUNNER_SERVICE_CONFIG_SHA256": file.Output("sha256")},

@@ -5,6 +5,7 @@ package ca
 
 import (
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/plugins/tls"
 	"github.com/runnerhq/runner/projects/local/localenv"
 )
 
@@ -12,11 +13,8 @@ import (
 // caCertFile.
 func Program(rt localenv.Runtime) engine.Program {
 	return func(ctx *engine.Context) error {
-		key := ctx.Resource(localenv.PrivateKey, "ca-key", engine.Inputs{
-			"algorithm":  "ECDSA",
-			"ecdsaCurve": "P256",
-		})
-		cert := ctx.Resource(localenv.SelfSignedCert, "ca-cert", engine.Inputs{
+		key := localenv.ECDSAKey(ctx, "ca-key")
+		cert := ctx.Resource(tls.SelfSignedCertType, "ca-cert", engine.Inputs{
 			"privateKeyPem": key.Output("privateKeyPem"),
 			"subject": map[string]any{
 				"commonName":   "runner local CA (" + ctx.Stack() + ")",
@@ -26,11 +24,7 @@ func Program(rt localenv.Runtime) engine.Program {
 			"validityPeriodHours": 24 * 365,
 			"allowedUses":         []any{"cert_signing", "crl_signing", "digital_signature"},
 		})
-		file := ctx.Resource(localenv.File, "ca-cert-file", engine.Inputs{
-			"path":    rt.Path("ca", "ca.crt"),
-			"content": cert.Output("certPem"),
-			"mode":    "0644",
-		})
+		file := localenv.File(ctx, "ca-cert-file", rt.Path("ca", "ca.crt"), cert.Output("certPem"), "0644")
 		ctx.Export("caCertPem", cert.Output("certPem"))
 		ctx.Export("caPrivateKeyPem", key.Output("privateKeyPem"))
 		ctx.Export("caCertFile", file.Output("path"))

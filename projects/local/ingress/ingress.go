@@ -6,6 +6,7 @@ package ingress
 
 import (
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/plugins/tls"
 	"github.com/runnerhq/runner/projects/local/localenv"
 )
 
@@ -15,33 +16,22 @@ func Program(rt localenv.Runtime) engine.Program {
 	return func(ctx *engine.Context) error {
 		ca := ctx.StackReference("ca")
 		network := ctx.StackReference("network")
-		key := ctx.Resource(localenv.PrivateKey, "server-key", engine.Inputs{
-			"algorithm":  "ECDSA",
-			"ecdsaCurve": "P256",
-		})
-		csr := ctx.Resource(localenv.CertRequest, "server-csr", engine.Inputs{
+		key := localenv.ECDSAKey(ctx, "server-key")
+		csr := ctx.Resource(tls.CertRequestType, "server-csr", engine.Inputs{
 			"privateKeyPem": key.Output("privateKeyPem"),
 			"subject":       map[string]any{"commonName": "127.0.0.1", "organization": "runner"},
 			"dnsNames":      []any{"localhost"},
 			"ipAddresses":   []any{network.Output("host")},
 		})
-		cert := ctx.Resource(localenv.LocallySignedCert, "server-cert", engine.Inputs{
+		cert := ctx.Resource(tls.LocallySignedCertType, "server-cert", engine.Inputs{
 			"certRequestPem":      csr.Output("certRequestPem"),
 			"caPrivateKeyPem":     ca.Output("caPrivateKeyPem"),
 			"caCertPem":           ca.Output("caCertPem"),
 			"validityPeriodHours": 24 * 90,
 			"allowedUses":         []any{"digital_signature", "key_encipherment", "server_auth"},
 		})
-		certFile := ctx.Resource(localenv.File, "server-cert-file", engine.Inputs{
-			"path":    rt.Path("ingress", "tls.crt"),
-			"content": cert.Output("certPem"),
-			"mode":    "0644",
-		})
-		keyFile := ctx.Resource(localenv.File, "server-key-file", engine.Inputs{
-			"path":    rt.Path("ingress", "tls.key"),
-			"content": key.Output("privateKeyPem"),
-			"mode":    "0600",
-		})
+		certFile := localenv.File(ctx, "server-cert-file", rt.Path("ingress", "tls.crt"), cert.Output("certPem"), "0644")
+		keyFile := localenv.File(ctx, "server-key-file", rt.Path("ingress", "tls.key"), key.Output("privateKeyPem"), "0600")
 		ctx.Export("certFile", certFile.Output("path"))
 		ctx.Export("keyFile", keyFile.Output("path"))
 		ctx.Export("certPem", cert.Output("certPem"))

@@ -3,7 +3,13 @@
 // the runner binary that serves the application.
 package localenv
 
-import "path/filepath"
+import (
+	"path/filepath"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/plugins/file"
+	"github.com/runnerhq/runner/engine/plugins/tls"
+)
 
 // Runtime describes one run of the local environment.
 type Runtime struct {
@@ -23,16 +29,13 @@ func (r Runtime) Path(project, name string) string {
 	return filepath.Join(r.DataDir, project, name)
 }
 
-// Resource types used by the local projects.
-const (
-	PrivateKey        = "tls:index/privateKey:PrivateKey"
-	SelfSignedCert    = "tls:index/selfSignedCert:SelfSignedCert"
-	CertRequest       = "tls:index/certRequest:CertRequest"
-	LocallySignedCert = "tls:index/locallySignedCert:LocallySignedCert"
-	RandomPassword    = "random:index/randomPassword:RandomPassword"
-	RandomID          = "random:index/randomId:RandomId"
-	File              = "file:index:File"
-	Process           = "process:index:Process"
-	Port              = "process:index:Port"
-	Command           = "command:local:Command"
-)
+// File declares a file:index:File resource named name: content (a string or
+// an Output) written to path with mode (octal, such as "0600").
+func File(ctx *engine.Context, name, path string, content any, mode string, opts ...engine.ResourceOption) *engine.Resource {
+	return ctx.Resource(file.Type, name, engine.Inputs{"path": path, "content": content, "mode": mode}, opts...)
+}
+
+// ECDSAKey declares a tls private key named name on the P-256 curve.
+func ECDSAKey(ctx *engine.Context, name string) *engine.Resource {
+	return ctx.Resource(tls.PrivateKeyType, name, engine.Inputs{"algorithm": "ECDSA", "ecdsaCurve": "P256"})
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/plugins/process"
 	"github.com/runnerhq/runner/projects/local/localenv"
 )
 
@@ -19,7 +20,7 @@ func Program(rt localenv.Runtime) engine.Program {
 				return toPort(v)
 			})
 		}
-		port := ctx.Resource(localenv.Port, "app-port", inputs)
+		port := ctx.Resource(process.PortType, "app-port", inputs)
 		ctx.Export("host", port.Output("host"))
 		ctx.Export("port", port.Output("assigned"))
 		ctx.Export("url", port.Output("assigned").Apply(func(v any) (any, error) {

@@ -5,14 +5,15 @@ package secrets
 
 import (
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/plugins/random"
 	"github.com/runnerhq/runner/projects/local/localenv"
 )
 
 // Program declares the secrets. Outputs: passwordSalt, sessionKey (secret).
 func Program(rt localenv.Runtime) engine.Program {
 	return func(ctx *engine.Context) error {
-		salt := ctx.Resource(localenv.RandomID, "password-salt", engine.Inputs{"byteLength": 16})
-		session := ctx.Resource(localenv.RandomPassword, "session-key", engine.Inputs{
+		salt := ctx.Resource(random.IDType, "password-salt", engine.Inputs{"byteLength": 16})
+		session := ctx.Resource(random.PasswordType, "session-key", engine.Inputs{
 			"length":  32,
 			"special": false,
 		})

@@ -1,0 +1,119 @@
+package resource
+
+import "fmt"
+
+// Walk calls visit for v and then for every value nested inside it, depth
+// first: the entries of a map[string]any or PropertyMap, the elements of a
+// []any, the element of a Secret. secret says that the value lies inside a
+// Secret. visit returns whether to go on; Walk returns false when a visit
+// ended the walk.
+func Walk(v any, visit func(v any, secret bool) bool) bool {
+	return walk(v, false, visit)
+}
+
+func walk(v any, secret bool, visit func(any, bool) bool) bool {
+	if !visit(v, secret) {
+		return false
+	}
+	switch x := v.(type) {
+	case Secret:
+		return walk(x.Element, true, visit)
+	case map[string]any:
+		for _, e := range x {
+			if !walk(e, secret, visit) {
+				return false
+			}
+		}
+	case PropertyMap:
+		for _, e := range x {
+			if !walk(e, secret, visit) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !walk(e, secret, visit) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Map returns v with values replaced by fn: fn is called for v first, and
+// when it reports done, what it returns stands for v. Otherwise a map (a
+// PropertyMap becomes a map[string]any, a nil one an empty one), a list or a
+// Secret is rebuilt from its mapped elements, and any other value is kept.
+// v is never changed.
+func Map(v any, fn func(v any) (out any, done bool)) any {
+	out, _ := MapErr(v, func(x any) (any, bool, error) {
+		o, done := fn(x)
+		return o, done, nil
+	})
+	return out
+}
+
+// MapErr is Map with a function that may fail: the first error ends the
+// walk, prefixed with where it happened ("key: ", "[index]: ").
+func MapErr(v any, fn func(v any) (out any, done bool, err error)) (any, error) {
+	out, done, err := fn(v)
+	if done || err != nil {
+		return out, err
+	}
+	switch x := v.(type) {
+	case Secret:
+		e, err := MapErr(x.Element, fn)
+		if err != nil {
+			return nil, err
+		}
+		return Secret{Element: e}, nil
+	case PropertyMap:
+		return mapEntries(x, fn)
+	case map[string]any:
+		return mapEntries(x, fn)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			m, err := MapErr(e, fn)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = m
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+func mapEntries(m map[string]any, fn func(any) (any, bool, error)) (any, error) {
+	out := make(map[string]any, len(m))
+	for k, e := range m {
+		v, err := MapErr(e, fn)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// ContainsSecret reports whether v holds a Secret anywhere.
+func ContainsSecret(v any) bool {
+	return !Walk(v, func(x any, _ bool) bool {
+		_, secret := x.(Secret)
+		return !secret
+	})
+}
+
+// Copy returns a copy of m (its values shared) with room for extra more
+// properties.
+func (m PropertyMap) Copy(extra int) PropertyMap {
+	out := make(PropertyMap, len(m)+extra)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Known reports whether the property key holds no unknown (Computed) value.
+func (m PropertyMap) Known(key string) bool { return !ContainsComputed(m[key]) }

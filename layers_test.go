@@ -1,0 +1,131 @@
+// Package layers_test checks that imports run one way through the module:
+// cmd/runner -> runner -> providers -> projects -> engine, with config
+// beside them (imported by runner and cmd only; it may use the engine's
+// value packages).
+package layers_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/runnerhq/runner"
+
+// layers are the module's layers from the top; a package may import its
+// own layer and those below it.
+var layers = []string{"cmd/runner", "runner", "providers", "projects", "engine"}
+
+// configMayImport are the engine packages config may use: values, secrets
+// and the atomic file writes.
+var configMayImport = []string{"engine/resource", "engine/state", "engine/atomicfile"}
+
+// layer returns the index in layers of the module package rel (a path
+// inside the module), -1 for config and -2 for a package of no layer.
+func layer(rel string) int {
+	if rel == "config" || strings.HasPrefix(rel, "config/") {
+		return -1
+	}
+	for i, l := range layers {
+		if rel == l || strings.HasPrefix(rel, l+"/") {
+			return i
+		}
+	}
+	return -2
+}
+
+// check returns why importer may not import imported (both paths inside
+// the module), or "" when it may.
+func check(importer, imported string) string {
+	from, to := layer(importer), layer(imported)
+	switch {
+	case from == -2 || to == -2:
+		return ""
+	case to == -1:
+		if from == 0 || from == 1 || from == -1 {
+			return ""
+		}
+		return fmt.Sprintf("%s imports %s: only cmd/runner and runner may import config", importer, imported)
+	case from == -1:
+		for _, ok := range configMayImport {
+			if imported == ok || strings.HasPrefix(imported, ok+"/") {
+				return ""
+			}
+		}
+		return fmt.Sprintf("%s imports %s: config may import only the engine's value packages (%s)", importer, imported, strings.Join(configMayImport, ", "))
+	case to < from:
+		return fmt.Sprintf("%s imports %s: %s may not import %s (the layers run %s)",
+			importer, imported, layers[from], layers[to], strings.Join(layers, " -> "))
+	}
+	return ""
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		importer, imported string
+		want               string // part of the message; "" when allowed
+	}{
+		{"cmd/runner", "runner", ""},
+		{"cmd/runner", "config", ""},
+		{"runner", "providers/builtin", ""},
+		{"runner", "engine/backend", ""},
+		{"runner/graph", "runner/schedule", ""},
+		{"providers/local", "projects/local/app", ""},
+		{"projects/local/app", "engine/plugins/file", ""},
+		{"config", "engine/resource", ""},
+		{"config", "engine/atomicfile", ""},
+		{"projects/local/app", "providers/local/service", "projects/local/app imports providers/local/service: projects may not import providers"},
+		{"engine", "runner/event", "engine imports runner/event: engine may not import runner"},
+		{"runner", "cmd/runner", "runner imports cmd/runner"},
+		{"providers/aws", "config", "only cmd/runner and runner may import config"},
+		{"engine/backend", "config", "only cmd/runner and runner may import config"},
+		{"config", "engine/backend", "config may import only the engine's value packages"},
+		{"config", "runner", "config may import only"},
+	}
+	for _, tt := range tests {
+		got := check(tt.importer, tt.imported)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("check(%s, %s) = %q, want %q", tt.importer, tt.imported, got, tt.want)
+		}
+	}
+}
+
+// TestImportsRunOneWay lists every package of the module with its imports
+// (of its code and of its tests) and fails on each one against the layers.
+func TestImportsRunOneWay(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	n := 0
+	for dec.More() {
+		var p struct {
+			ImportPath                         string
+			Imports, TestImports, XTestImports []string
+		}
+		if err := dec.Decode(&p); err != nil {
+			t.Fatalf("reading go list's output: %v", err)
+		}
+		n++
+		from, ok := strings.CutPrefix(p.ImportPath, module+"/")
+		if !ok {
+			continue
+		}
+		for _, imp := range append(append(p.Imports, p.TestImports...), p.XTestImports...) {
+			to, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			if why := check(from, to); why != "" {
+				t.Error(why)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("go list listed %d packages; expected the whole module", n)
+	}
+}

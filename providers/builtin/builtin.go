@@ -1,0 +1,21 @@
+// Package builtin builds the registry of the providers compiled into
+// runner: local (the default) and aws.
+package builtin
+
+import (
+	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/providers/aws"
+	"github.com/runnerhq/runner/providers/local"
+)
+
+// Default is the name of the provider chosen when none is named.
+const Default = local.Name
+
+// Registry returns a new registry of the built-in providers.
+func Registry() *providers.Registry {
+	r, err := providers.NewRegistry(Default, local.New(), aws.New())
+	if err != nil {
+		panic("builtin: " + err.Error()) // the list above is fixed: a programming error
+	}
+	return r
+}

@@ -1,0 +1,149 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/plugins"
+	"github.com/runnerhq/runner/engine/plugintest"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/state/statetest"
+	"github.com/runnerhq/runner/providers"
+)
+
+// edgeMismatches compares the dependencies project declares with the
+// projects its program read by stack reference, and says what differs.
+func edgeMismatches(project string, declared, read []string) []string {
+	var out []string
+	for _, r := range read {
+		if !slices.Contains(declared, r) {
+			out = append(out, fmt.Sprintf("project %s reads the outputs of %s by stack reference, but does not declare it in DependsOn", project, r))
+		}
+	}
+	for _, d := range declared {
+		if !slices.Contains(read, d) {
+			out = append(out, fmt.Sprintf("project %s declares a dependency on %s, but its program reads no output of it", project, d))
+		}
+	}
+	return out
+}
+
+func TestEdgeMismatches(t *testing.T) {
+	tests := []struct {
+		name           string
+		declared, read []string
+		want           []string
+	}{
+		{"agree", []string{"a", "b"}, []string{"b", "a"}, nil},
+		{"none", nil, nil, nil},
+		{"an undeclared reference", []string{"a"}, []string{"a", "c"}, []string{"reads the outputs of c by stack reference, but does not declare it"}},
+		{"a dependency nobody reads", []string{"a", "b"}, []string{"a"}, []string{"declares a dependency on b, but its program reads no output of it"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := edgeMismatches("p", tt.declared, tt.read)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %q, want %d mismatches like %q", got, len(tt.want), tt.want)
+			}
+			for i := range got {
+				if !strings.Contains(got[i], tt.want[i]) {
+					t.Errorf("got %q, want %q", got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+// readRecorder is an in-memory backend that records which other projects'
+// snapshots are loaded: what a program's stack references read.
+type readRecorder struct {
+	backend.Backend
+	project string
+
+	mu   sync.Mutex
+	read map[string]bool
+}
+
+func (r *readRecorder) Load(ctx context.Context, project, stack string, c resource.Crypter) (*state.Snapshot, error) {
+	if project != r.project {
+		r.mu.Lock()
+		r.read[project] = true
+		r.mu.Unlock()
+	}
+	return r.Backend.Load(ctx, project, stack, c)
+}
+
+func (r *readRecorder) projects() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for p := range r.read {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// answers gives every question of p a value its validation accepts.
+func answers(p *providers.Provider) map[string]any {
+	cfg := map[string]any{}
+	for _, q := range p.Questions {
+		var v any = "edges-test-value"
+		if q.Default != nil {
+			if d := q.Default(func(string) string { return "" }); d != "" {
+				v = d
+			}
+		}
+		if q.Optional {
+			continue
+		}
+		if q.Secret {
+			v = resource.Secret{Element: v}
+		}
+		cfg[q.Key] = v
+	}
+	return cfg
+}
+
+// TestProviderEdgesMatchStackReferences previews every project of every
+// built-in provider against an empty in-memory backend and checks that the
+// projects its program reads by stack reference are exactly the ones it
+// declares in DependsOn. A project without a program yet (aws) reads
+// nothing; its dependencies must still name projects of the provider.
+func TestProviderEdgesMatchStackReferences(t *testing.T) {
+	for _, p := range Registry().All() {
+		for _, proj := range p.Projects {
+			t.Run(p.Name+"/"+proj.Name, func(t *testing.T) {
+				for _, d := range proj.DependsOn {
+					if _, ok := p.Project(d); !ok {
+						t.Errorf("project %s depends on %s, which is no project of provider %s", proj.Name, d, p.Name)
+					}
+				}
+				if proj.Program == nil {
+					return
+				}
+				rec := &readRecorder{Backend: plugintest.NewBackend(), project: proj.Name, read: map[string]bool{}}
+				dir := t.TempDir()
+				rt := providers.Runtime{Workspace: dir, DataDir: dir, Executable: "/bin/true", Stack: "edges"}
+				_, err := engine.Preview(context.Background(), engine.Options{
+					Project: proj.Name, Stack: "edges", Backend: rec, Plugins: plugins.Builtin(nil),
+					Crypter: statetest.NewCrypter(1), Config: answers(p),
+				}, proj.Program(rt))
+				if err != nil {
+					t.Fatalf("previewing %s: %v", proj.Name, err)
+				}
+				for _, m := range edgeMismatches(proj.Name, proj.DependsOn, rec.projects()) {
+					t.Error(m)
+				}
+			})
+		}
+	}
+}
