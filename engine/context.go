@@ -214,9 +214,10 @@ func (r *Resource) finish(id string, idKnown bool, outputs resource.PropertyMap,
 	r.done.Store(true)
 }
 
-// Output returns the output property key of the resource. It is unknown
-// during preview when the plugin cannot predict it, and secret when the
-// resource records it as secret.
+// Output returns the output property key of the resource (null when the
+// resource has no such output). It is unknown during preview when the
+// plugin cannot predict it, and secret when the resource records it as
+// secret.
 func (r *Resource) Output(key string) Output {
 	return newOutput([]*Resource{r}, func() (outcome, error) {
 		if r.err != nil {
@@ -224,7 +225,9 @@ func (r *Resource) Output(key string) Output {
 		}
 		v, ok := r.outputs[key]
 		if !ok {
-			return outcome{known: !r.ctx.dryRun}, nil
+			// Absent, also in a preview: a plugin's prediction names every
+			// output, Computed for those it cannot know.
+			return outcome{known: true}, nil
 		}
 		plain, secret := unsecretDeep(v)
 		if resource.ContainsComputed(plain) {

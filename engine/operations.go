@@ -41,6 +41,11 @@ type Options struct {
 	// first step that differs from its planned step. Other operations
 	// ignore it.
 	Plan *Plan
+	// References, when set, gives the stack outputs of other projects that a
+	// StackReference reads instead of their stored snapshot: ok false means
+	// "not known here, load the snapshot". Unknown values are
+	// resource.Computed, secrets resource.Secret.
+	References func(project string) (resource.PropertyMap, bool)
 }
 
 // The operation kinds, as recorded in history.
@@ -205,7 +210,7 @@ func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Pro
 
 // runProgram runs prog and collects its declarations.
 func (d *deployment) runProgram(ctx context.Context, prog Program) (c *Context, err error) {
-	refs := &stackRefs{ctx: ctx, backend: d.opts.Backend, crypter: d.opts.Crypter, refs: map[string]*StackReference{}}
+	refs := newStackRefs(ctx, d.opts)
 	c = newContext(ctx, d.opts, d.dryRun, refs, func(msg string) { d.ev.diag(SeverityInfo, msg) })
 	defer func() {
 		if p := recover(); p != nil {

@@ -17,6 +17,7 @@ type StackReference struct {
 
 	once    sync.Once
 	outputs resource.PropertyMap // nil: never deployed
+	planned bool                 // outputs came from Options.References
 	err     error
 }
 
@@ -25,14 +26,22 @@ type stackRefs struct {
 	ctx     context.Context
 	backend backend.Backend
 	crypter resource.Crypter
+	given   func(project string) (resource.PropertyMap, bool) // Options.References
 
 	mu   sync.Mutex
 	refs map[string]*StackReference
 }
 
+// newStackRefs returns the stack references of one operation.
+func newStackRefs(ctx context.Context, opts *Options) *stackRefs {
+	return &stackRefs{ctx: ctx, backend: opts.Backend, crypter: opts.Crypter, given: opts.References,
+		refs: map[string]*StackReference{}}
+}
+
 // StackReference returns a reference to the outputs of project on this
-// stack. During preview its outputs are unknown when the project has never
-// been deployed; during up that is an error naming the project.
+// stack: those Options.References gives for it, or else those recorded in
+// its snapshot. During preview its outputs are unknown when the project has
+// never been deployed; during up that is an error naming the project.
 func (c *Context) StackReference(project string) *StackReference {
 	c.refs.mu.Lock()
 	defer c.refs.mu.Unlock()
@@ -50,6 +59,15 @@ func (s *StackReference) Name() string { return s.project }
 func (s *StackReference) load() {
 	s.once.Do(func() {
 		refs := s.ctx.refs
+		if refs.given != nil {
+			if outs, ok := refs.given(s.project); ok {
+				s.outputs, s.planned = outs, true
+				if s.outputs == nil {
+					s.outputs = resource.PropertyMap{}
+				}
+				return
+			}
+		}
 		if refs.backend == nil {
 			s.err = fmt.Errorf("reading the outputs of project %s: no backend is configured", s.project)
 			return
@@ -92,6 +110,10 @@ func (s *StackReference) Output(name string) Output {
 		}
 		v, ok := s.outputs[name]
 		if !ok {
+			if s.planned {
+				// The plan of the project is complete: up will fail too.
+				return outcome{}, fmt.Errorf("project %s does not export %q in this operation; export it from %s or stop reading it", s.project, name, s.project)
+			}
 			if dry {
 				return outcome{}, nil
 			}

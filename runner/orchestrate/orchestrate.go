@@ -85,7 +85,8 @@ type Request struct {
 // Summary is how the operation ended.
 type Summary struct {
 	Rows []event.Row
-	// Outputs holds each successful project's outputs.
+	// Outputs holds each successful project's outputs; for a preview, the
+	// planned ones, unknown values as resource.Computed.
 	Outputs map[string]resource.PropertyMap
 	// Failed is set when any project failed, was skipped or was cancelled.
 	Failed bool

@@ -45,7 +45,8 @@ func (o *run) runProject(ctx context.Context, name string) error {
 			row.Result = string(schedule.Cancelled)
 		}
 		row.Error = err.Error()
-	} else if res != nil && op != Destroy && op != Preview {
+	} else if res != nil && (op == Up || op == Preview) {
+		// Dependents read these through references(), not the snapshot.
 		o.mu.Lock()
 		o.outputs[name] = res.Outputs
 		o.mu.Unlock()
@@ -66,6 +67,7 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		Project: name, Stack: o.req.Stack, Backend: o.req.Backend, Crypter: o.req.Crypter,
 		SecretsProvider: o.req.SecretsProvider, Config: o.req.Config, Parallel: o.req.StepParallel,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
+		References: o.references,
 	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
@@ -100,6 +102,20 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		return res, "", err
 	}
 	return nil, "", fmt.Errorf("unknown operation %q", o.req.Operation)
+}
+
+// references gives a project's engine the outputs of the projects this
+// operation ran before it: for a preview the planned ones (unknown values
+// resource.Computed), for an up those it just produced. A project outside
+// the run (--target) is not known here, so its stored snapshot is read.
+func (o *run) references(project string) (resource.PropertyMap, bool) {
+	if !o.include[project] {
+		return nil, false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	outs, ok := o.outputs[project]
+	return outs, ok
 }
 
 // hook runs the project's on_success hook.

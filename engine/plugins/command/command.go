@@ -104,7 +104,7 @@ func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffRe
 }
 
 // Create runs the create command (if any). With Preview set nothing runs
-// and stdout and stderr are unknown.
+// and stdout and stderr are unknown (empty without a create command).
 func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.CreateResponse, error) {
 	if req.Type != Type {
 		return resource.CreateResponse{}, errUnknownType(req.Type)
@@ -112,8 +112,12 @@ func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.
 	outs := copyMap(req.Inputs)
 	secret := containsSecret(req.Inputs)
 	if req.Preview {
-		outs["stdout"] = wrap(resource.Computed{}, secret)
-		outs["stderr"] = wrap(resource.Computed{}, secret)
+		var printed any = resource.Computed{}
+		if line, err := req.Inputs.String("create", ""); err == nil && line == "" {
+			printed = "" // no create command: nothing runs, nothing is printed
+		}
+		outs["stdout"] = wrap(printed, secret)
+		outs["stderr"] = wrap(printed, secret)
 		return resource.CreateResponse{Outputs: outs}, nil
 	}
 	res, err := run(ctx, "create", req.Inputs, nil)

@@ -36,9 +36,17 @@ func checkPort(news resource.PropertyMap) (resource.PropertyMap, error) {
 // binding port 0. The choice is kept in state, so it stays the same on
 // every later run.
 func createPort(in resource.PropertyMap, preview bool) (resource.CreateResponse, error) {
+	outs := copyMap(in)
+	if preview && (resource.ContainsComputed(in["host"]) || resource.ContainsComputed(in["port"])) {
+		// What the inputs will name is unknown until up.
+		if !resource.ContainsComputed(in["host"]) {
+			outs["host"], _ = in.String("host", "127.0.0.1")
+		}
+		outs["assigned"] = resource.Computed{}
+		return resource.CreateResponse{Outputs: outs}, nil
+	}
 	host, _ := in.String("host", "127.0.0.1")
 	pinned, _ := in.Int("port", 0)
-	outs := copyMap(in)
 	outs["host"] = host
 	if pinned != 0 {
 		outs["assigned"] = float64(pinned)

@@ -40,12 +40,22 @@ func checkInteger(m resource.PropertyMap) error {
 }
 
 // createInteger draws an integer in [min, max]: from crypto/rand, or
-// reproducibly from the seed when one is given. The ID is the number.
+// reproducibly from the seed when one is given. The ID is the number. A
+// preview predicts the result when the seed or the range fixes it.
 func createInteger(in resource.PropertyMap, preview bool) (string, resource.PropertyMap, error) {
 	outs := copyMap(in)
 	if preview {
 		outs["result"] = resource.Computed{}
-		return "", outs, nil
+		if !known(in, "min") || !known(in, "max") || !known(in, "seed") {
+			return "", outs, nil
+		}
+		// A seed, or a range of one number, makes the result known.
+		seed, _ := in.String("seed", "")
+		lo, _ := in.Int("min", 0)
+		hi, _ := in.Int("max", 0)
+		if seed == "" && lo != hi {
+			return "", outs, nil
+		}
 	}
 	lo, err := in.Int("min", 0)
 	if err != nil {
@@ -63,7 +73,7 @@ func createInteger(in resource.PropertyMap, preview bool) (string, resource.Prop
 		return "", nil, errors.New(`property "min" must not be greater than "max"`)
 	}
 	var off int
-	if seed != "" {
+	if seed != "" || lo == hi {
 		off = int(mrand.New(mrand.NewChaCha8(sha256.Sum256([]byte(seed)))).Int64N(int64(hi - lo + 1)))
 	} else if off, err = randIndex(hi - lo + 1); err != nil {
 		return "", nil, err

@@ -93,7 +93,11 @@ func checkString(m resource.PropertyMap) error {
 // checkNumberAlias reconciles "number", Pulumi's deprecated name, with "numeric".
 func checkNumberAlias(m resource.PropertyMap) error {
 	num, hasNum := m["number"]
-	if !hasNum || num == nil || !known(m, "number") {
+	if !hasNum || num == nil {
+		return nil
+	}
+	if !known(m, "number") {
+		m["numeric"] = num // unknown as well until up
 		return nil
 	}
 	b, err := m.Bool("number", true)

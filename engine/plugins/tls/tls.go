@@ -85,7 +85,7 @@ func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffRe
 }
 
 // Create generates the key, request or certificate. With Preview set the
-// generated outputs are unknown.
+// generated outputs are unknown, those the inputs determine predicted.
 func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.CreateResponse, error) {
 	k, err := kindOf(req.Type)
 	if err != nil {
@@ -99,6 +99,7 @@ func (Plugin) Create(ctx context.Context, req resource.CreateRequest) (resource.
 		for _, key := range k.secret {
 			outs[key] = resource.Secret{Element: resource.Computed{}}
 		}
+		predict(req.Type, req.Inputs, outs)
 		return resource.CreateResponse{Outputs: outs}, nil
 	}
 	if err := ctx.Err(); err != nil {
