@@ -1,6 +1,15 @@
 package engine
 
-import "context"
+import (
+	"context"
+	"runtime"
+
+	"github.com/runnerhq/runner/engine/walk"
+)
+
+// DefaultParallel is how many steps of one operation run at once when
+// Options.Parallel is 0: four per CPU, as steps mostly wait on plugins.
+func DefaultParallel() int { return 4 * runtime.GOMAXPROCS(0) }
 
 // task is one node of a step graph. run does the work on a worker goroutine
 // and returns a commit function (possibly with an error) that the graph's
@@ -18,76 +27,46 @@ type dagRun struct {
 	ran      []bool // per task: started (and so finished)
 }
 
-type taskDone struct {
-	i      int
-	commit func()
-	err    error
-}
-
-// runDAG runs tasks in dependency order with at most parallel at once. The
-// first failure or the end of ctx stops new tasks from starting; tasks in
-// flight finish (their plugin calls see a context that is not canceled).
-// Work per task is proportional to its own edges only.
+// runDAG runs tasks in dependency order with at most parallel at once
+// (less than 1: DefaultParallel). The first failure or the end of ctx stops
+// new tasks from starting; tasks in flight finish (their plugin calls see a
+// context that is not canceled).
 func runDAG(ctx context.Context, tasks []task, parallel int) dagRun {
 	if parallel < 1 {
-		parallel = 1
+		parallel = DefaultParallel()
 	}
-	pending := make([]int32, len(tasks))
-	dependents := make([][]int, len(tasks))
-	var ready []int
+	deps := make([][]int, len(tasks))
 	for i, t := range tasks {
-		pending[i] = int32(len(t.deps))
-		for _, d := range t.deps {
-			dependents[d] = append(dependents[d], i)
-		}
-		if len(t.deps) == 0 {
-			ready = append(ready, i)
-		}
+		deps[i] = t.deps
 	}
-	res := dagRun{ran: make([]bool, len(tasks))}
+	// Written by the visit of task i, read by Done on the owner goroutine
+	// after the visit returned: no lock needed.
+	commits := make([]func(), len(tasks))
+	var res dagRun
 	workCtx := context.WithoutCancel(ctx)
-	done := make(chan taskDone, parallel)
-	running, stop := 0, false
-	for {
-		if !stop && ctx.Err() != nil {
-			stop, res.canceled = true, true
-		}
-		for !stop && running < parallel && len(ready) > 0 {
-			i := ready[0]
-			ready = ready[1:]
-			res.ran[i] = true
-			running++
-			go func(i int) {
-				commit, err := tasks[i].run(workCtx)
-				done <- taskDone{i: i, commit: commit, err: err}
-			}(i)
-		}
-		if running == 0 {
-			return res
-		}
-		var d taskDone
-		select {
-		case d = <-done:
-		case <-ctx.Done():
-			if !stop {
-				stop, res.canceled = true, true
+	w, err := walk.Walk(ctx, deps, walk.Options{
+		Parallel: parallel,
+		FailFast: true,
+		Done: func(i int, err error) {
+			if commits[i] != nil {
+				commits[i]()
 			}
-			d = <-done
-		}
-		running--
-		if d.commit != nil {
-			d.commit()
-		}
-		if d.err != nil {
-			res.errs = append(res.errs, d.err)
-			stop = true
-			continue
-		}
-		for _, j := range dependents[d.i] {
-			pending[j]--
-			if pending[j] == 0 {
-				ready = append(ready, j)
+			if err != nil {
+				res.errs = append(res.errs, err)
 			}
-		}
+		},
+	}, func(_ context.Context, i int) error {
+		commit, err := tasks[i].run(workCtx)
+		commits[i] = commit
+		return err
+	})
+	if err != nil { // the engine builds its tasks acyclic: a bug, reported as the run's error
+		return dagRun{errs: []error{err}, ran: make([]bool, len(tasks))}
 	}
+	res.canceled = w.Canceled
+	res.ran = make([]bool, len(tasks))
+	for i, o := range w.Outcomes {
+		res.ran[i] = o.Status == walk.Succeeded || o.Status == walk.Failed
+	}
+	return res
 }

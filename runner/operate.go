@@ -45,10 +45,10 @@ func (e *notDeployableError) Is(target error) bool { return target == ErrNotDepl
 // Operate runs an operation across the provider's projects, reporting
 // events to the terminal view, the plain view or the JSON stream.
 func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summary, error) {
-	for _, t := range o.Targets {
-		if _, ok := s.Provider.Project(t); !ok {
-			return nil, Usage(fmt.Errorf("--target %q names no project of provider %s; its projects are: %s", t, s.Provider.Name, strings.Join(s.Graph.Order(), ", ")))
-		}
+	// Before validation, which may ask for config, so that a mistyped
+	// target is the first thing a user learns.
+	if err := orchestrate.CheckTargets(s.Graph.Order(), o.Targets); err != nil {
+		return nil, Usage(fmt.Errorf("provider %s: %w", s.Provider.Name, err))
 	}
 	if o.Operation == orchestrate.Preview || o.Operation == orchestrate.Up {
 		rep, err := s.Validate(ctx)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/orchestrate"
 	"github.com/runnerhq/runner/runner/term"
@@ -13,8 +15,10 @@ import (
 // operationCommand builds preview, up, refresh and destroy.
 func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Command {
 	flags := []cli.Flag{
-		&cli.IntFlag{Name: "parallel", Usage: "how many projects run at once (0: every project that is ready)"},
-		&cli.IntFlag{Name: "step-parallel", Usage: "how many steps of one project run at once (0: 4 x the CPUs)"},
+		&cli.IntFlag{Name: "parallel", DefaultText: "0, every project that is ready",
+			Usage: "how many projects run at once"},
+		&cli.IntFlag{Name: "step-parallel", Value: engine.DefaultParallel(), DefaultText: fmt.Sprintf("%d, 4 x the CPUs", engine.DefaultParallel()),
+			Usage: "how many steps (plugin calls) of one project run at once; every project in flight has its own, so up to --parallel x this many run together"},
 		&cli.StringSliceFlag{Name: "target", Usage: "run only this `PROJECT` (repeatable)"},
 		&cli.BoolFlag{Name: "fail-fast", Usage: "stop starting projects after the first failure"},
 	}

@@ -1,6 +1,7 @@
-// Package graph builds a provider's project graph (with dominikbraun/graph,
-// which refuses cycles) and computes its execution order: levels of
-// projects that can run side by side, in a deterministic order.
+// Package graph builds a provider's project graph and checks it once:
+// dominikbraun/graph holds it, refuses cycles and orders it. It computes
+// the execution order, levels of projects that can run side by side, in a
+// deterministic order.
 package graph
 
 import (
@@ -17,16 +18,17 @@ import (
 // Graph is a provider's projects and the edges between them.
 type Graph struct {
 	Provider *providers.Provider
-	g        dgraph.Graph[string, string]
-	index    map[string]int // declaration order
-	level    map[string]int // 1 for projects with no upstream
+	index    map[string]int      // declaration order
+	level    map[string]int      // 1 for projects with no upstream
+	upstream map[string][]string // in declaration order
+	order    []string            // execution order
 }
 
 // Build checks the provider's graph: every dependency names a project, and
 // there is no cycle (reported with its path, "a -> b -> a").
 func Build(p *providers.Provider) (*Graph, error) {
 	g := dgraph.New(dgraph.StringHash, dgraph.Directed(), dgraph.PreventCycles())
-	gr := &Graph{Provider: p, g: g, index: map[string]int{}, level: map[string]int{}}
+	gr := &Graph{Provider: p, index: map[string]int{}, level: map[string]int{}, upstream: map[string][]string{}}
 	for i, proj := range p.Projects {
 		if err := g.AddVertex(proj.Name); err != nil {
 			if errors.Is(err, dgraph.ErrVertexAlreadyExists) {
@@ -53,14 +55,43 @@ func Build(p *providers.Provider) (*Graph, error) {
 			}
 		}
 	}
-	for _, name := range gr.topological() {
-		lvl := 1
-		for _, d := range gr.Upstream(name) {
-			lvl = max(lvl, gr.level[d]+1)
-		}
-		gr.level[name] = lvl
+	if err := gr.sort(g); err != nil {
+		return nil, fmt.Errorf("provider %s: ordering the projects: %w", p.Name, err)
 	}
 	return gr, nil
+}
+
+// sort records each project's upstream projects and level, and the
+// execution order: by level (a project comes after its upstream projects),
+// then by declaration order.
+func (gr *Graph) sort(g dgraph.Graph[string, string]) error {
+	declared := func(a, b string) bool { return gr.index[a] < gr.index[b] }
+	topo, err := dgraph.StableTopologicalSort(g, declared)
+	if err != nil {
+		return err
+	}
+	preds, err := g.PredecessorMap()
+	if err != nil {
+		return err
+	}
+	for _, name := range topo {
+		lvl := 1
+		for d := range preds[name] {
+			gr.upstream[name] = append(gr.upstream[name], d)
+			lvl = max(lvl, gr.level[d]+1)
+		}
+		sort.Slice(gr.upstream[name], func(i, j int) bool { return declared(gr.upstream[name][i], gr.upstream[name][j]) })
+		gr.level[name] = lvl
+	}
+	gr.order = topo
+	sort.SliceStable(gr.order, func(i, j int) bool {
+		a, b := gr.order[i], gr.order[j]
+		if gr.level[a] != gr.level[b] {
+			return gr.level[a] < gr.level[b]
+		}
+		return declared(a, b)
+	})
+	return nil
 }
 
 // CycleError is a dependency cycle between projects.
@@ -74,29 +105,7 @@ func (e *CycleError) Error() string {
 }
 
 // Upstream returns the projects name depends on, in declaration order.
-func (g *Graph) Upstream(name string) []string {
-	p, _ := g.Provider.Project(name)
-	if p == nil {
-		return nil
-	}
-	out := append([]string(nil), p.DependsOn...)
-	sort.Slice(out, func(i, j int) bool { return g.index[out[i]] < g.index[out[j]] })
-	return out
-}
-
-// Downstream returns the projects that depend on name, in declaration order.
-func (g *Graph) Downstream(name string) []string {
-	var out []string
-	for _, p := range g.Provider.Projects {
-		for _, d := range p.DependsOn {
-			if d == name {
-				out = append(out, p.Name)
-				break
-			}
-		}
-	}
-	return out
-}
+func (g *Graph) Upstream(name string) []string { return append([]string(nil), g.upstream[name]...) }
 
 // rotate closes a cycle's path and starts it at its first declared project.
 func (g *Graph) rotate(path []string) []string {
@@ -113,43 +122,7 @@ func (g *Graph) rotate(path []string) []string {
 // Order returns every project in execution order: by level (a project
 // comes after its upstream projects), then by declaration order. The same
 // graph always gives the same order.
-func (g *Graph) Order() []string {
-	out := g.topological()
-	sort.SliceStable(out, func(i, j int) bool {
-		if g.level[out[i]] != g.level[out[j]] {
-			return g.level[out[i]] < g.level[out[j]]
-		}
-		return g.index[out[i]] < g.index[out[j]]
-	})
-	return out
-}
-
-// topological returns a topological order, ties broken by declaration.
-func (g *Graph) topological() []string {
-	waiting := map[string]int{}
-	for _, p := range g.Provider.Projects {
-		waiting[p.Name] = len(uniq(p.DependsOn))
-	}
-	var ready, out []string
-	for _, p := range g.Provider.Projects {
-		if waiting[p.Name] == 0 {
-			ready = append(ready, p.Name)
-		}
-	}
-	for len(ready) > 0 {
-		sort.Slice(ready, func(i, j int) bool { return g.index[ready[i]] < g.index[ready[j]] })
-		next := ready[0]
-		ready = ready[1:]
-		out = append(out, next)
-		for _, d := range g.Downstream(next) {
-			waiting[d]--
-			if waiting[d] == 0 {
-				ready = append(ready, d)
-			}
-		}
-	}
-	return out
-}
+func (g *Graph) Order() []string { return append([]string(nil), g.order...) }
 
 // Level returns the project's step in the execution: 1 for projects with
 // no upstream, otherwise one more than its deepest upstream. Projects of the
@@ -165,27 +138,6 @@ func (g *Graph) Levels() [][]string {
 			out = append(out, nil)
 		}
 		out[l-1] = append(out[l-1], name)
-	}
-	return out
-}
-
-// Dependencies returns, for the scheduler, each project's upstream projects.
-func (g *Graph) Dependencies() map[string][]string {
-	deps := map[string][]string{}
-	for _, p := range g.Provider.Projects {
-		deps[p.Name] = uniq(p.DependsOn)
-	}
-	return deps
-}
-
-func uniq(s []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, x := range s {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
 	}
 	return out
 }

@@ -71,6 +71,24 @@ func TestOrderAndLevels(t *testing.T) {
 	}
 }
 
+func TestUpstream(t *testing.T) {
+	// c names a twice and is declared before b: upstream lists each project
+	// once, in declaration order, whatever order DependsOn names them in.
+	g, err := Build(provider(map[string][]string{"c": {"b", "a", "a"}, "b": {"a"}}, "a", "c", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, want string }{{"a", ""}, {"b", "a"}, {"c", "a,b"}}
+	for _, tt := range tests {
+		if got := strings.Join(g.Upstream(tt.name), ","); got != tt.want {
+			t.Errorf("Upstream(%s) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := strings.Join(g.Order(), ","); got != "a,b,c" {
+		t.Errorf("order %s, want a,b,c", got)
+	}
+}
+
 func TestShowGolden(t *testing.T) {
 	for _, p := range []*providers.Provider{local.New(), aws.New()} {
 		g, err := Build(p)

@@ -18,8 +18,8 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/walk"
 	"github.com/runnerhq/runner/runner/event"
-	"github.com/runnerhq/runner/runner/schedule"
 )
 
 // The operations.
@@ -59,13 +59,17 @@ type HookInput struct {
 type Request struct {
 	Operation string
 	Stack     string
-	// Projects in declaration order (ties in the schedule follow it).
+	// Projects in declaration order (of the projects ready at once, the
+	// first declared starts first). They form a graph validated where it
+	// was built: names unique, dependencies declared, no cycle.
 	Projects []Project
 	// Targets restricts the run to these projects (empty: all).
 	Targets []string
 	// Parallel bounds the projects in flight (0: all that are ready).
 	Parallel int
-	// StepParallel bounds each engine's steps (0: the engine's default).
+	// StepParallel bounds the steps in flight of each project in flight
+	// (0: engine.DefaultParallel), so up to Parallel x StepParallel plugin
+	// calls run at once.
 	StepParallel int
 	// FailFast stops starting projects after the first failure.
 	FailFast bool
@@ -108,20 +112,54 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 		return nil, err
 	}
 	defer unlock()
-	if err := o.checkTargets(ctx); err != nil {
+	if err := o.checkUpstreamDeployed(ctx); err != nil {
 		return nil, err
 	}
 	o.emit(event.Event{Type: event.OperationStart, Operation: req.Operation, Stack: req.Stack,
 		Message: o.startMessage()})
-	plan := schedule.Plan{Deps: o.deps(), Parallel: o.parallel(), FailFast: req.FailFast, Less: o.less}
-	if req.Operation == Destroy {
-		plan = plan.Reverse()
-	}
-	outcomes, err := schedule.Run(ctx, plan, o.runProject)
+	outcomes, err := o.walk(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return o.finish(ctx, outcomes)
+}
+
+// walk runs the included projects, each after its upstream projects (for
+// destroy: after its downstream ones), and returns each one's outcome.
+func (o *run) walk(ctx context.Context) (map[string]walk.Outcome, error) {
+	id := make(map[string]int, len(o.include))
+	for _, p := range o.req.Projects { // declaration order: the walk's tie order
+		if o.include[p.Name] {
+			id[p.Name] = len(o.walked)
+			o.walked = append(o.walked, p.Name)
+		}
+	}
+	deps := make([][]int, len(o.walked))
+	for i, name := range o.walked {
+		for _, d := range o.byName[name].DependsOn {
+			if j, ok := id[d]; ok {
+				deps[i] = append(deps[i], j)
+			}
+		}
+	}
+	res, err := walk.Walk(ctx, deps, walk.Options{Parallel: o.parallel(), FailFast: o.req.FailFast, Reverse: o.req.Operation == Destroy},
+		func(ctx context.Context, v int) error { return o.runProject(ctx, o.walked[v]) })
+	var cyc *walk.CycleError
+	if errors.As(err, &cyc) {
+		names := make([]string, len(cyc.Vertices))
+		for i, v := range cyc.Vertices {
+			names[i] = o.walked[v]
+		}
+		return nil, fmt.Errorf("%s: the projects %s can never start: they are in or behind a dependency cycle (build the graph with runner/graph, which refuses cycles)", o.req.Operation, strings.Join(names, ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.req.Operation, err)
+	}
+	outcomes := make(map[string]walk.Outcome, len(o.walked))
+	for i, out := range res.Outcomes {
+		outcomes[o.walked[i]] = out
+	}
+	return outcomes, nil
 }
 
 // lockStack takes the stack-wide lock for the operations that change the
@@ -153,6 +191,7 @@ type run struct {
 	byName  map[string]*Project
 	order   map[string]int
 	include map[string]bool
+	walked  []string // the included projects by walk vertex
 
 	mu      sync.Mutex
 	rows    map[string]*event.Row
@@ -170,34 +209,38 @@ func newRun(req Request) (*run, error) {
 	}
 	o := &run{req: req, byName: map[string]*Project{}, order: map[string]int{},
 		include: map[string]bool{}, rows: map[string]*event.Row{}, outputs: map[string]resource.PropertyMap{}}
+	names := make([]string, len(req.Projects))
 	for i := range req.Projects {
 		p := &req.Projects[i]
-		if _, dup := o.byName[p.Name]; dup {
-			return nil, fmt.Errorf("the project %q is declared twice", p.Name)
-		}
 		o.byName[p.Name] = p
 		o.order[p.Name] = i
+		names[i] = p.Name
 	}
-	for _, p := range req.Projects {
-		for _, d := range p.DependsOn {
-			if _, ok := o.byName[d]; !ok {
-				return nil, fmt.Errorf("project %q depends on %q, which the provider does not declare", p.Name, d)
-			}
-		}
+	if err := CheckTargets(names, req.Targets); err != nil {
+		return nil, err
 	}
-	if len(req.Targets) == 0 {
-		for name := range o.byName {
-			o.include[name] = true
-		}
-		return o, nil
+	for _, name := range names {
+		o.include[name] = len(req.Targets) == 0
 	}
 	for _, t := range req.Targets {
-		if _, ok := o.byName[t]; !ok {
-			return nil, &UnknownTargetError{Target: t, Known: o.names()}
-		}
 		o.include[t] = true
 	}
 	return o, nil
+}
+
+// CheckTargets returns an *UnknownTargetError for the first of targets that
+// is not one of projects.
+func CheckTargets(projects, targets []string) error {
+	for _, t := range targets {
+		found := false
+		for _, p := range projects {
+			found = found || p == t
+		}
+		if !found {
+			return &UnknownTargetError{Target: t, Known: projects}
+		}
+	}
+	return nil
 }
 
 // UnknownTargetError is a --target naming no project of the provider.
@@ -209,31 +252,6 @@ type UnknownTargetError struct {
 func (e *UnknownTargetError) Error() string {
 	return fmt.Sprintf("--target %q names no project of this provider; its projects are: %s", e.Target, strings.Join(e.Known, ", "))
 }
-
-func (o *run) names() []string {
-	names := make([]string, 0, len(o.req.Projects))
-	for _, p := range o.req.Projects {
-		names = append(names, p.Name)
-	}
-	return names
-}
-
-// deps returns the schedule's dependencies, restricted to the included projects.
-func (o *run) deps() map[string][]string {
-	deps := map[string][]string{}
-	for name := range o.include {
-		var ds []string
-		for _, d := range o.byName[name].DependsOn {
-			if o.include[d] {
-				ds = append(ds, d)
-			}
-		}
-		deps[name] = ds
-	}
-	return deps
-}
-
-func (o *run) less(a, b string) bool { return o.order[a] < o.order[b] }
 
 func (o *run) parallel() int {
 	if o.req.Parallel > 0 {
@@ -254,9 +272,9 @@ func (o *run) startMessage() string {
 	return fmt.Sprintf("%d %s", n, word)
 }
 
-// checkTargets refuses an up of targets whose upstream projects outside the
-// targets were never deployed: their outputs would be missing.
-func (o *run) checkTargets(ctx context.Context) error {
+// checkUpstreamDeployed refuses an up of targets whose upstream projects
+// outside the targets were never deployed: their outputs would be missing.
+func (o *run) checkUpstreamDeployed(ctx context.Context) error {
 	if len(o.req.Targets) == 0 || o.req.Operation != Up {
 		return nil
 	}

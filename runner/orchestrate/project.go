@@ -13,8 +13,8 @@ import (
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/walk"
 	"github.com/runnerhq/runner/runner/event"
-	"github.com/runnerhq/runner/runner/schedule"
 )
 
 // runProject runs the operation on one project and reports it.
@@ -37,12 +37,12 @@ func (o *run) runProject(ctx context.Context, name string) error {
 	if note != "" {
 		o.emit(event.Event{Type: event.Log, Project: name, Message: note})
 	}
-	row := event.Row{Project: name, Operation: op, Result: string(schedule.Succeeded), Counts: counts,
+	row := event.Row{Project: name, Operation: op, Result: walk.Succeeded.String(), Counts: counts,
 		DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
-		row.Result = string(schedule.Failed)
+		row.Result = walk.Failed.String()
 		if errors.Is(err, context.Canceled) {
-			row.Result = string(schedule.Cancelled)
+			row.Result = walk.Cancelled.String()
 		}
 		row.Error = err.Error()
 	} else if res != nil && (op == Up || op == Preview) {
@@ -157,7 +157,7 @@ func (o *run) engineEvents() func(engine.Event) {
 }
 
 // finish reports skipped and cancelled projects and the summary.
-func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) (*Summary, error) {
+func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Summary, error) {
 	names := make([]string, 0, len(outcomes))
 	for n := range outcomes {
 		names = append(names, n)
@@ -169,19 +169,19 @@ func (o *run) finish(ctx context.Context, outcomes map[string]schedule.Outcome) 
 	for _, n := range names {
 		out := outcomes[n]
 		switch out.Status {
-		case schedule.Skipped:
-			msg := out.Cause + " failed"
+		case walk.Skipped:
+			msg := o.walked[out.Cause] + " failed"
 			o.emit(event.Event{Type: event.ProjectSkipped, Operation: o.req.Operation, Stack: o.req.Stack, Project: n,
-				Result: string(schedule.Skipped), Message: msg})
-			o.rows[n] = &event.Row{Project: n, Operation: o.req.Operation, Result: string(schedule.Skipped), Error: "skipped: " + msg}
+				Result: walk.Skipped.String(), Message: msg})
+			o.rows[n] = &event.Row{Project: n, Operation: o.req.Operation, Result: walk.Skipped.String(), Error: "skipped: " + msg}
 			skipped = append(skipped, n)
-		case schedule.Cancelled:
+		case walk.Cancelled:
 			if _, ran := o.rows[n]; !ran {
-				o.rows[n] = &event.Row{Project: n, Operation: o.req.Operation, Result: string(schedule.Cancelled)}
+				o.rows[n] = &event.Row{Project: n, Operation: o.req.Operation, Result: walk.Cancelled.String()}
 			}
 			cancelled = append(cancelled, n)
-		case schedule.Failed:
-			if o.rows[n].Result == string(schedule.Cancelled) {
+		case walk.Failed:
+			if o.rows[n].Result == walk.Cancelled.String() {
 				cancelled = append(cancelled, n)
 			} else {
 				failed = append(failed, n)
