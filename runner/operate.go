@@ -29,6 +29,9 @@ type OpOptions struct {
 	Targets      []string
 	Refresh      bool
 	FailFast     bool
+	// PlanOut (preview) is the file to write the whole graph's plan to;
+	// PlanFile (up) the plan file to execute.
+	PlanOut, PlanFile string
 }
 
 // ErrNotDeployable matches (errors.Is) the error of an operation on a
@@ -49,6 +52,10 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 	// target is the first thing a user learns.
 	if err := orchestrate.CheckTargets(s.Graph.Order(), o.Targets); err != nil {
 		return nil, Usage(fmt.Errorf("provider %s: %w", s.Provider.Name, err))
+	}
+	pf, err := s.readPlan(&o) // before anything else reads or writes
+	if err != nil {
+		return nil, err
 	}
 	if o.Operation == orchestrate.Preview || o.Operation == orchestrate.Up {
 		rep, err := s.Validate(ctx)
@@ -79,17 +86,24 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 		Backend: b, Plugins: plugins.Builtin, Crypter: c, SecretsProvider: s.SecretsProvider(),
 		Config: cfg, Env: environ(), Lock: backend.CurrentLockInfo("runner " + o.Operation),
 	}
+	if pf != nil {
+		if req.Plans, err = s.decode(ctx, pf, c); err != nil {
+			return nil, err
+		}
+		o.Yes = true // the plan is the approval, as for `terraform apply PLANFILE`
+	}
 	if o.Operation == orchestrate.Up && !o.Yes && s.IO().CanPrompt() {
 		// As Pulumi does: show what up would do, then ask.
 		pre := req
 		pre.Operation = orchestrate.Preview
 		sink, closeView := s.view()
 		pre.Events = sink
-		_, err := orchestrate.Run(ctx, pre)
+		shown, err := orchestrate.Run(ctx, pre)
 		closeView()
 		if err != nil {
 			return nil, fmt.Errorf("the preview before up failed; nothing was changed: %w", err)
 		}
+		req.Plans = shown.Plans // up executes the plan it showed
 	}
 	if err := s.confirm(o); err != nil {
 		return nil, err
@@ -98,6 +112,10 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (*orchestrate.Summar
 	req.Events = sink
 	sum, err := orchestrate.Run(ctx, req)
 	closeView()
+	if err == nil && o.PlanOut != "" {
+		err = s.writePlan(ctx, o, sum, c)
+	}
+	err = planRefused(err, o)
 	if err == nil && o.Operation == orchestrate.Destroy && len(o.Targets) == 0 {
 		removeEmptyDirs(s.DataDir(), filepath.Join(s.Workspace, ".runner"))
 	}

@@ -73,7 +73,7 @@ func (o *run) staleBases(ctx context.Context) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("up: the backend cannot tell whether the state changed since the plan was made, so it cannot execute a plan; run up without a plan")
 	}
-	var reasons []string
+	var reasons, stale []string
 	for _, name := range o.plannedNames() {
 		p := o.req.Plans[name]
 		if p.Project != name || p.Stack != o.req.Stack {
@@ -85,8 +85,11 @@ func (o *run) staleBases(ctx context.Context) ([]string, error) {
 			return nil, fmt.Errorf("up: reading the state of project %s to compare it with the plan: %w", name, err)
 		}
 		if digest != p.Base {
-			reasons = append(reasons, fmt.Sprintf("the state of project %s changed since the plan was made (another operation ran on stack %s)", name, o.req.Stack))
+			stale = append(stale, name)
 		}
+	}
+	if len(stale) > 0 {
+		reasons = append(reasons, fmt.Sprintf("the state of %s changed since the plan was made (an operation ran on stack %s since, or the plan was executed already)", plural(stale), o.req.Stack))
 	}
 	return reasons, nil
 }

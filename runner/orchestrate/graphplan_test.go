@@ -115,7 +115,7 @@ func TestUpExecutesThePreviewsPlans(t *testing.T) {
 			req.Operation, req.Targets, req.Plans, req.Events = Up, tt.upTargets, sum.Plans, up
 			_, err = Run(ctx, req)
 			var refused *PlanRefusedError
-					switch {
+			switch {
 			case tt.refused != "":
 				if !errors.As(err, &refused) || !strings.Contains(err.Error(), tt.refused) {
 					t.Fatalf("up = %v, want a refusal saying %q", err, tt.refused)
