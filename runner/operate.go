@@ -34,6 +34,9 @@ type OpOptions struct {
 	// NoDurations leaves durations out of the plain and terminal views, for
 	// logs that compare equal across runs.
 	NoDurations bool
+	// PlanOut (preview) is the file to write the whole graph's plan to;
+	// PlanFile (up) the plan file to execute.
+	PlanOut, PlanFile string
 }
 
 // ErrNotDeployable matches (errors.Is) the error of an operation on a
@@ -54,6 +57,10 @@ func (e *notDeployableError) Is(target error) bool { return target == ErrNotDepl
 // an error too.
 func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Summary, err error) {
 	if err := s.checkOp(o); err != nil {
+		return nil, err
+	}
+	pf, err := s.readPlan(&o) // before anything else reads or writes
+	if err != nil {
 		return nil, err
 	}
 	sink, closeView := s.view(o)
@@ -80,13 +87,8 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	if err != nil {
 		return nil, err
 	}
-	if o.Operation == orchestrate.Up && !o.Yes && s.IO().CanPrompt() {
-		// As Pulumi does: show what up would do, then ask.
-		pre := req
-		pre.Operation = orchestrate.Preview
-		if _, err := orchestrate.Run(ctx, pre); err != nil {
-			return nil, fmt.Errorf("the preview before up failed; nothing was changed: %w", err)
-		}
+	if err := s.plan(ctx, &o, &req, pf); err != nil {
+		return nil, err
 	}
 	if err := s.confirm(o); err != nil {
 		return nil, err
@@ -103,10 +105,40 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 		held.urls = exportedURLs(sum)
 	}
 	held.release()
+	if err == nil && o.PlanOut != "" {
+		err = s.writePlan(ctx, o, sum, req.Crypter)
+	}
+	err = planRefused(err, o)
 	if err == nil && o.Operation == orchestrate.Destroy && len(o.Targets) == 0 {
 		removeEmptyDirs(s.DataDir(), filepath.Join(s.Workspace, ".runner"))
 	}
 	return sum, err
+}
+
+// plan gives an up the plans it executes: those of the plan file (the
+// file is the approval, as for `terraform apply PLANFILE`), or on a
+// terminal those of the preview it shows before asking, as Pulumi does.
+func (s *Session) plan(ctx context.Context, o *OpOptions, req *orchestrate.Request, pf *planFile) error {
+	if pf != nil {
+		plans, err := s.decode(ctx, pf, req.Crypter)
+		if err != nil {
+			return err
+		}
+		req.Plans = plans
+		o.Yes = true
+		return nil
+	}
+	if o.Operation != orchestrate.Up || o.Yes || !s.IO().CanPrompt() {
+		return nil
+	}
+	pre := *req
+	pre.Operation = orchestrate.Preview
+	shown, err := orchestrate.Run(ctx, pre)
+	if err != nil {
+		return fmt.Errorf("the preview before up failed; nothing was changed: %w", err)
+	}
+	req.Plans = shown.Plans // up executes the plan it showed
+	return nil
 }
 
 // check refuses a negative bound, before anything is opened.

@@ -28,6 +28,12 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 	if op == orchestrate.Up || op == orchestrate.Preview {
 		flags = append(flags, &cli.BoolFlag{Name: "refresh", Usage: "read every resource back before planning"})
 	}
+	switch op {
+	case orchestrate.Preview:
+		flags = append(flags, &cli.StringFlag{Name: "out", Usage: "write the whole graph's plan to `FILE` (for up --plan)"})
+	case orchestrate.Up:
+		flags = append(flags, &cli.StringFlag{Name: "plan", Usage: "execute the plan in `FILE` (written by preview --out), without asking; refused if the state or config changed since"})
+	}
 	return &cli.Command{
 		Name: op, Aliases: aliases, Usage: usage, Flags: flags,
 		Action: func(c *cli.Context) error {
@@ -38,6 +44,7 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 				Operation: op, Yes: c.Bool("yes"), Parallel: c.Int("parallel"), StepParallel: c.Int("step-parallel"),
 				Targets: c.StringSlice("target"), Refresh: c.Bool("refresh"), FailFast: c.Bool("fail-fast"),
 				NoDurations: c.Bool("no-durations"),
+				PlanOut: c.String("out"), PlanFile: c.String("plan"),
 			})
 		},
 	}

@@ -75,6 +75,9 @@ type Request struct {
 	FailFast bool
 	// RefreshFirst reads every resource back before a preview or an up plans.
 	RefreshFirst bool
+	// Plans, when not nil, makes an up execute these plans (a preview's
+	// Summary.Plans), one per project of the run: see checkPlans.
+	Plans map[string]*engine.Plan
 
 	Backend         backend.Backend
 	Plugins         func() []resource.Plugin
@@ -96,6 +99,9 @@ type Summary struct {
 	Outputs map[string]resource.PropertyMap
 	// Failed is set when any project failed, was skipped or was cancelled.
 	Failed bool
+	// Plans holds, for a preview, each successful project's plan: what an
+	// up given them in Request.Plans executes.
+	Plans map[string]*engine.Plan
 }
 
 // ErrFailed is returned (wrapped) when a project failed.
@@ -114,6 +120,9 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 		return nil, err
 	}
 	defer unlock()
+	if err := o.checkPlans(ctx); err != nil {
+		return nil, err
+	}
 	if err := o.checkUpstreamDeployed(ctx); err != nil {
 		return nil, err
 	}
@@ -198,6 +207,7 @@ type run struct {
 	mu      sync.Mutex
 	rows    map[string]*event.Row
 	outputs map[string]resource.PropertyMap
+	plans   map[string]*engine.Plan
 }
 
 func newRun(req Request) (*run, error) {
@@ -210,7 +220,8 @@ func newRun(req Request) (*run, error) {
 		return nil, errors.New("the orchestrator needs a backend")
 	}
 	o := &run{req: req, byName: map[string]*Project{}, order: map[string]int{},
-		include: map[string]bool{}, rows: map[string]*event.Row{}, outputs: map[string]resource.PropertyMap{}}
+		include: map[string]bool{}, rows: map[string]*event.Row{}, outputs: map[string]resource.PropertyMap{},
+		plans: map[string]*engine.Plan{}}
 	names := make([]string, len(req.Projects))
 	for i := range req.Projects {
 		p := &req.Projects[i]

@@ -49,6 +49,9 @@ func (o *run) runProject(ctx context.Context, name string) error {
 		// Dependents read these through references(), not the snapshot.
 		o.mu.Lock()
 		o.outputs[name] = res.Outputs
+		if res.Plan != nil {
+			o.plans[name] = res.Plan
+		}
 		o.mu.Unlock()
 	}
 	o.mu.Lock()
@@ -68,7 +71,7 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		SecretsProvider: o.req.SecretsProvider, Config: o.req.Config, Parallel: o.req.StepParallel,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
 		EngineVersion: o.req.EngineVersion,
-		References:    o.references,
+		References:    o.references, Plan: o.req.Plans[name],
 	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
@@ -164,7 +167,7 @@ func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Su
 		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool { return o.order[names[i]] < o.order[names[j]] })
-	sum := &Summary{Outputs: o.outputs}
+	sum := &Summary{Outputs: o.outputs, Plans: o.plans}
 	var failed, skipped, cancelled []string
 	var causes []error
 	for _, n := range names {
