@@ -19,7 +19,7 @@ func configWorkspace(t *testing.T, withPassphrase bool) (Options, *bytes.Buffer)
 	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "test")
 	t.Setenv("PULUMI_STACK", "")
 	out := &bytes.Buffer{}
-	opts := Options{Root: t.TempDir(), Stack: "dev", Provider: "t", NonInteractive: true, KeyIterations: testIterations,
+	opts := Options{Root: t.TempDir(), Stack: "dev", Provider: "t", NonInteractive: true, KeyIterations: testIterations, Providers: testProviders(t),
 		IO: &term.IO{In: strings.NewReader(""), Out: out, Err: &bytes.Buffer{}, NoColor: true}}
 	ctx := context.Background()
 	for _, set := range []ConfigSetOptions{
