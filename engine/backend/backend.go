@@ -35,13 +35,19 @@ type StackLocker interface {
 
 var _ StackLocker = (*Folder)(nil)
 
-// LockInfo names a lock's holder.
+// LockInfo names a lock's holder: a process (PID, ProcessStart) on a host.
+// Only a holder on this host can be judged to have gone (Stale).
 type LockInfo struct {
-	PID     int       `json:"pid"`
-	Host    string    `json:"host"`
-	User    string    `json:"user"`
-	Started time.Time `json:"started"`
-	Command string    `json:"command"`
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// ProcessStart is when the holder process started, as its host's
+	// kernel counts it (on Linux, clock ticks since boot), so that another
+	// process that got the same pid later is not taken for the holder; ""
+	// when unknown.
+	ProcessStart string    `json:"processStart,omitempty"`
+	User         string    `json:"user"`
+	Started      time.Time `json:"started"`
+	Command      string    `json:"command"`
 }
 
 // Lock is a held (project, stack) lock.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,11 +15,12 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// OpenJournal starts the journal of an operation that begins from base.
-// When base is not exactly the snapshot on disk (pending operations were
-// resolved, a leftover journal was folded in, the resources were refreshed),
-// base is first saved as the snapshot, so that the new journal applies to
-// it. It refuses to write over a snapshot that cannot be read.
+// OpenJournal starts the journal of an operation that begins from base,
+// the snapshot the journal's steps apply to. When base is not, value for
+// value, the snapshot on disk (pending operations were resolved, a leftover
+// journal was folded in, the resources were refreshed), base is first
+// saved as the snapshot. It refuses to write over a snapshot that cannot be
+// read.
 func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, crypter resource.Crypter) (Journal, error) {
 	p, err := f.paths(project, stack)
 	if err != nil {
@@ -27,7 +29,7 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	current, err := f.checkWritable(p)
+	current, err := f.checkWritable(p, "")
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +38,11 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	if err != nil {
 		return nil, err
 	}
-	if f.needsBaseWrite(project, stack, base, hash, leftover != nil) {
+	stored, err := isStored(ctx, p, current, base, crypter)
+	if err != nil {
+		return nil, err
+	}
+	if leftover != nil || !stored {
 		data, err := state.Marshal(ctx, baseOrEmpty(base), crypter)
 		if err != nil {
 			return nil, fmt.Errorf("saving the state of project %s on stack %s before the operation: %w", project, stack, err)
@@ -48,22 +54,23 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 			return nil, err
 		}
 		hash = hashOf(data)
-		f.remember(project, stack, loadMemo{snap: base, clean: true, hash: hash})
 	}
 	return startJournal(f, p, hash, crypter)
 }
 
-// needsBaseWrite reports whether base differs from snapshot.json (hash).
-func (f *Folder) needsBaseWrite(project, stack string, base *state.Snapshot, hash string, leftover bool) bool {
-	if leftover {
-		return true
-	}
+// isStored reports whether base is, value for value, the snapshot that
+// current (the contents of snapshot.json, nil when none) holds. No
+// snapshot and an empty base are the same.
+func isStored(ctx context.Context, p paths, current []byte, base *state.Snapshot, crypter resource.Crypter) (bool, error) {
 	empty := base == nil || (len(base.Resources) == 0 && len(base.PendingOperations) == 0)
-	if hash == "" && empty {
-		return false
+	if current == nil || empty {
+		return current == nil && empty, nil
 	}
-	m, ok := f.memo(project, stack)
-	return !ok || !m.clean || m.hash != hash || !(m.snap == base || (m.snap == nil && empty))
+	snap, err := state.Unmarshal(ctx, current, crypter)
+	if err != nil {
+		return false, fmt.Errorf("refusing to write over the state file %s, which cannot be read (%w); repair or move it first", p.snapshot, err)
+	}
+	return reflect.DeepEqual(snap, base), nil
 }
 
 func baseOrEmpty(s *state.Snapshot) *state.Snapshot {
@@ -77,6 +84,7 @@ func baseOrEmpty(s *state.Snapshot) *state.Snapshot {
 type folderJournal struct {
 	f       *Folder
 	p       paths
+	base    string // the SHA-256 of the snapshot begun from ("" when none)
 	crypter resource.Crypter
 	file    *os.File
 	broken  atomic.Bool // a write failed: the file may end with a cut line
@@ -122,7 +130,7 @@ func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJ
 		file.Close()
 		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
 	}
-	j := &folderJournal{f: f, p: p, crypter: c, file: file, queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
+	j := &folderJournal{f: f, p: p, base: hash, crypter: c, file: file, queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
 	go j.writer()
 	return j, nil
 }
@@ -251,7 +259,7 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
 	}
-	current, err := j.f.checkWritable(j.p)
+	current, err := j.f.checkWritable(j.p, j.base)
 	if err != nil {
 		return err
 	}
@@ -273,7 +281,6 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err := syncDir(j.p.dir); err != nil {
 		return err
 	}
-	j.f.remember(j.p.project, j.p.stack, loadMemo{snap: final, clean: true, hash: hashOf(data)})
 	return nil
 }
 

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -33,11 +34,11 @@ func (s StateSecrets) Salt() string { return s.Provider.PassphraseSalt() }
 // StackSecrets returns, for every project with state on stack (sorted by
 // project), what its state records of its secrets. It only reads files. A
 // snapshot that does not parse is marked Unreadable, not an error.
-func (f *Folder) StackSecrets(stack string) ([]StateSecrets, error) {
+func (f *Folder) StackSecrets(ctx context.Context, stack string) ([]StateSecrets, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}
-	projects, err := f.Projects(stack)
+	projects, err := f.Projects(ctx, stack)
 	if err != nil {
 		return nil, err
 	}
