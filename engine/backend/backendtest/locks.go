@@ -40,7 +40,10 @@ func testLockExclusive(t *testing.T, b backend.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	le := lockedErr(t, func() error { _, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner destroy")); return err }())
+	le := lockedErr(t, func() error {
+		_, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner destroy"))
+		return err
+	}())
 	if le.Stale || le.Holder.Command != "runner up" {
 		t.Fatalf("LockedError = %+v, want the live holder", le)
 	}
@@ -133,7 +136,10 @@ func testLockStackWide(t *testing.T, b backend.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	le := lockedErr(t, func() error { _, err := b.LockStack(ctx, stack, backend.CurrentLockInfo("runner stack rm")); return err }())
+	le := lockedErr(t, func() error {
+		_, err := b.LockStack(ctx, stack, backend.CurrentLockInfo("runner stack rm"))
+		return err
+	}())
 	if !le.StackWide || le.Stale || !strings.Contains(le.Error(), fmt.Sprintf("pid %d", me.PID)) {
 		t.Fatalf("LockedError = %v (%+v)", le, le)
 	}
