@@ -5,11 +5,11 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
@@ -35,6 +35,8 @@ type Options struct {
 	Asker prompt.Asker
 	// Executable is the runner binary (nil: os.Executable).
 	Executable string
+	// Backends serves the backend URL's scheme (nil: Backends()).
+	Backends backend.Registry
 }
 
 // Session is an opened workspace for one stack and provider.
@@ -48,7 +50,7 @@ type Session struct {
 	ConfigPath string
 	Config     *config.Stack
 
-	backend *backend.Folder
+	backend backend.Store
 	crypter *config.Crypter
 	states  *[]backend.StateSecrets // what the stack's states record of their secrets, once read
 	// staged are config changes made by validation, written together by
@@ -188,37 +190,18 @@ func mustExist(opts Options, ws, stack string) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
-	url := BackendURL(opts, ws)
-	if stateFolderMissing(opts, ws) {
-		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
-	}
 	b, err := OpenBackend(opts, ws)
 	if err != nil {
 		return err
 	}
-	projects, err := b.Projects(stack)
+	projects, err := b.Projects(context.TODO(), stack)
 	if err != nil {
 		return err
 	}
 	if len(projects) == 0 {
-		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
+		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: BackendURL(opts, ws)})
 	}
 	return nil
-}
-
-// stateFolderMissing reports whether the backend of opts is a folder that
-// does not exist yet: it holds no state, and opening it would create it.
-func stateFolderMissing(opts Options, ws string) bool {
-	url := BackendURL(opts, ws)
-	dir := url // file://DIR or a plain path
-	if scheme, rest, ok := strings.Cut(url, "://"); ok {
-		if scheme != "file" {
-			return false
-		}
-		dir = rest
-	}
-	_, err := os.Stat(dir)
-	return errors.Is(err, os.ErrNotExist)
 }
 
 func (s *Session) openProvider() error {
@@ -246,9 +229,25 @@ func BackendURL(opts Options, workspace string) string {
 	return "file://" + filepath.Join(workspace, ".runner")
 }
 
-// OpenBackend opens the backend of opts.
-func OpenBackend(opts Options, workspace string) (*backend.Folder, error) {
-	b, err := backend.Open(BackendURL(opts, workspace))
+// Backends is the registry of the backends runner serves, by URL scheme:
+// file:// (the folder backend). A team backend is one more entry.
+func Backends() backend.Registry {
+	return backend.Registry{"file": backend.OpenFileURL}
+}
+
+// OpenBackend opens the backend of opts, chosen by its URL's scheme from
+// opts.Backends. Opening it writes nothing. A scheme no backend serves is
+// a validation error (exit 3) listing the schemes served.
+func OpenBackend(opts Options, workspace string) (backend.Store, error) {
+	reg := opts.Backends
+	if reg == nil {
+		reg = Backends()
+	}
+	b, err := reg.Open(context.TODO(), BackendURL(opts, workspace))
+	var unknown *backend.UnknownSchemeError
+	if errors.As(err, &unknown) {
+		return nil, Invalid(fmt.Errorf("%w (--backend or RUNNER_BACKEND_URL)", err))
+	}
 	if err != nil {
 		return nil, Usage(fmt.Errorf("opening the backend: %w", err))
 	}
@@ -256,7 +255,7 @@ func OpenBackend(opts Options, workspace string) (*backend.Folder, error) {
 }
 
 // Backend returns the session's backend.
-func (s *Session) Backend() (*backend.Folder, error) {
+func (s *Session) Backend() (backend.Store, error) {
 	if s.backend == nil {
 		b, err := OpenBackend(s.Opts, s.Workspace)
 		if err != nil {

@@ -48,6 +48,7 @@ func options(c *cli.Context, io *term.IO) runner.Options {
 		Debug:          c.Bool("debug"),
 		IO:             io,
 		Executable:     exe,
+		Backends:       runner.Backends(),
 	}
 }
 
