@@ -15,14 +15,18 @@ import (
 type Backend interface {
 	// Load returns the (project, stack) snapshot with its secrets decrypted by
 	// crypter, or nil and no error when the project was never deployed on the
-	// stack. A pending journal left by a crash is folded in: its unfinished
-	// steps appear as PendingOperations. A file that cannot be read or fails
-	// its checks is an error naming the file and the problem.
+	// stack. A pending journal left by a crash is folded in (Fold): its
+	// unfinished steps appear as PendingOperations. A snapshot returned as
+	// stored carries its Origin. A state that cannot be read or fails its
+	// checks is an error naming where it is and the problem.
 	Load(ctx context.Context, project, stack string, crypter resource.Crypter) (*state.Snapshot, error)
 	// Lock takes the (project, stack) lock, failing at once with a
 	// *LockedError when another holder has it.
 	Lock(ctx context.Context, project, stack string, holder LockInfo) (Lock, error)
-	// OpenJournal starts the journal of an operation that begins from base.
+	// OpenJournal starts the journal of an operation that begins from base:
+	// the journal's steps apply to base, and a crash folds them into it.
+	// When base is not the stored snapshot (the value Load returned, by its
+	// state.Snapshot Origin, or Commit stored), base is stored first.
 	OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, crypter resource.Crypter) (Journal, error)
 }
 

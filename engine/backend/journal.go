@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,11 +15,11 @@ import (
 )
 
 // OpenJournal starts the journal of an operation that begins from base,
-// the snapshot the journal's steps apply to. When base is not, value for
-// value, the snapshot on disk (pending operations were resolved, a leftover
-// journal was folded in, the resources were refreshed), base is first
-// saved as the snapshot. It refuses to write over a snapshot that cannot be
-// read.
+// the snapshot the journal's steps apply to. Unless base is the snapshot on
+// disk (base.Origin names it: base is, unchanged, what Load returned) or
+// both are empty, base is first saved as the snapshot: pending operations
+// were resolved, a leftover journal was folded in, the resources were
+// refreshed. It refuses to write over a snapshot that cannot be read.
 func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, crypter resource.Crypter) (Journal, error) {
 	p, err := f.paths(project, stack)
 	if err != nil {
@@ -29,7 +28,7 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	current, err := f.checkWritable(p, "")
+	current, err := f.checkWritable(p, base.Origin())
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +37,7 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	if err != nil {
 		return nil, err
 	}
-	stored, err := isStored(ctx, p, current, base, crypter)
-	if err != nil {
-		return nil, err
-	}
-	if leftover != nil || !stored {
+	if leftover != nil || !isStored(base, hash) {
 		data, err := state.Marshal(ctx, baseOrEmpty(base), crypter)
 		if err != nil {
 			return nil, fmt.Errorf("saving the state of project %s on stack %s before the operation: %w", project, stack, err)
@@ -58,19 +53,13 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	return startJournal(f, p, hash, crypter)
 }
 
-// isStored reports whether base is, value for value, the snapshot that
-// current (the contents of snapshot.json, nil when none) holds. No
-// snapshot and an empty base are the same.
-func isStored(ctx context.Context, p paths, current []byte, base *state.Snapshot, crypter resource.Crypter) (bool, error) {
-	empty := base == nil || (len(base.Resources) == 0 && len(base.PendingOperations) == 0)
-	if current == nil || empty {
-		return current == nil && empty, nil
+// isStored reports whether base is the snapshot whose SHA-256 is hash
+// ("" when there is none): base names it as its origin, or both are empty.
+func isStored(base *state.Snapshot, hash string) bool {
+	if hash == "" {
+		return base == nil || (len(base.Resources) == 0 && len(base.PendingOperations) == 0)
 	}
-	snap, err := state.Unmarshal(ctx, current, crypter)
-	if err != nil {
-		return false, fmt.Errorf("refusing to write over the state file %s, which cannot be read (%w); repair or move it first", p.snapshot, err)
-	}
-	return reflect.DeepEqual(snap, base), nil
+	return base.Origin() == hash
 }
 
 func baseOrEmpty(s *state.Snapshot) *state.Snapshot {
@@ -244,9 +233,10 @@ func (j *folderJournal) stop() error {
 }
 
 // Commit writes final as the new snapshot (the previous one kept in the
-// history folder), appends rec to the stack's history and removes the
-// journal. A final snapshot that fails state.Check is not written: the
-// journal stays, and the next Load folds it.
+// history folder), appends rec to the stack's history, removes the journal
+// and records in final that it is now the stored snapshot (SetOrigin). A
+// final snapshot that fails state.Check is not written: the journal stays,
+// and the next Load folds it.
 func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec HistoryRecord) error {
 	if err := j.stop(); err != nil {
 		return err
@@ -280,6 +270,9 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	}
 	if err := syncDir(j.p.dir); err != nil {
 		return err
+	}
+	if final != nil {
+		final.SetOrigin(hashOf(data)) // an operation that begins from it needs no base write
 	}
 	return nil
 }

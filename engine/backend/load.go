@@ -21,12 +21,15 @@ func (f *Folder) Load(ctx context.Context, project, stack string, crypter resour
 	if err != nil {
 		return nil, err
 	}
-	snap, _, folded, err := readConsistent(ctx, p, crypter)
+	snap, hash, folded, err := readConsistent(ctx, p, crypter)
 	if err != nil {
 		return nil, busy(p, err)
 	}
 	if folded != nil {
 		return folded, nil
+	}
+	if snap != nil {
+		snap.SetOrigin(hash) // exactly snapshot.json, which passed its checks
 	}
 	return snap, nil
 }
