@@ -229,12 +229,6 @@ func BackendURL(opts Options, workspace string) string {
 	return "file://" + filepath.Join(workspace, ".runner")
 }
 
-// Backends is the registry of the backends runner serves, by URL scheme:
-// file:// (the folder backend). A team backend is one more entry.
-func Backends() backend.Registry {
-	return backend.Registry{"file": backend.OpenFileURL}
-}
-
 // OpenBackend opens the backend of opts, chosen by its URL's scheme from
 // opts.Backends. Opening it writes nothing. A scheme no backend serves is
 // a validation error (exit 3) listing the schemes served.
