@@ -13,7 +13,8 @@ import (
 // secrets, read without decrypting anything.
 type StateSecrets struct {
 	Project string
-	// Path is the project's snapshot file.
+	// Path names where the project's state is kept, for messages (the
+	// folder backend's snapshot file).
 	Path string
 	// Provider is the snapshot's secrets provider, as Pulumi records it
 	// (nil when the snapshot records none, or there is no snapshot).
