@@ -111,7 +111,7 @@ func TestStateLayout(t *testing.T) {
 	if id := e.snap().Resources[1].ID; id != prov.ID {
 		t.Errorf("provider ID changed from %s to %s", prov.ID, id)
 	}
-	if h := e.backend.History(project, stack); len(h) != 2 || h[0].Kind != "update" || h[0].Result != "succeeded" {
+	if h := e.backend.Records(project, stack); len(h) != 2 || h[0].Kind != "update" || h[0].Result != "succeeded" {
 		t.Errorf("history %+v", h)
 	}
 }

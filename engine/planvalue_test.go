@@ -164,7 +164,7 @@ func TestUpRefusesAPlanOfAnotherState(t *testing.T) {
 				e.opts.Plan = nil
 				e.mustUp(chain("s"))
 			}
-			calls, entries, history := len(e.plugin.Calls()), len(e.backend.Entries(project, stack)), len(e.backend.History(project, stack))
+			calls, entries, history := len(e.plugin.Calls()), len(e.backend.Entries(project, stack)), len(e.backend.Records(project, stack))
 			e.opts.Plan = prev.Plan
 			_, err = e.up(chain("m"))
 			var mismatch *engine.PlanMismatchError
@@ -174,7 +174,7 @@ func TestUpRefusesAPlanOfAnotherState(t *testing.T) {
 			if len(e.plugin.Calls()) != calls {
 				t.Errorf("the plugin was called: %v", e.plugin.Calls()[calls:])
 			}
-			if len(e.backend.Entries(project, stack)) != entries || len(e.backend.History(project, stack)) != history {
+			if len(e.backend.Entries(project, stack)) != entries || len(e.backend.Records(project, stack)) != history {
 				t.Errorf("something was written")
 			}
 		})

@@ -158,7 +158,7 @@ func TestFailureStopsDependents(t *testing.T) {
 	if res == nil || res.Changes[engine.OpCreate] != 2 { // root and independent
 		t.Errorf("result after failure: %+v", res)
 	}
-	if h := e.backend.History(project, stack); len(h) != 1 || h[0].Result != "failed" {
+	if h := e.backend.Records(project, stack); len(h) != 1 || h[0].Result != "failed" {
 		t.Errorf("history %+v", h)
 	}
 	if !e.hasEvent(engine.EventStepFailed, urn("bad")) {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -102,14 +103,11 @@ func (s *Session) stateSecrets() ([]backend.StateSecrets, error) {
 	if s.states != nil {
 		return *s.states, nil
 	}
-	if s.backend == nil && stateFolderMissing(s.Opts, s.Workspace) {
-		return nil, nil
-	}
 	b, err := s.Backend()
 	if err != nil {
 		return nil, err
 	}
-	states, err := b.StackSecrets(s.StackName)
+	states, err := b.StackSecrets(context.TODO(), s.StackName)
 	if err != nil {
 		return nil, Invalid(fmt.Errorf("reading how the state of stack %s is encrypted: %w", s.StackName, err))
 	}

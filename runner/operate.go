@@ -169,7 +169,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 	if err != nil {
 		return orchestrate.Request{}, err
 	}
-	b, err := s.operationBackend()
+	b, err := s.Backend()
 	if err != nil {
 		return orchestrate.Request{}, err
 	}
@@ -189,15 +189,6 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 		Backend: b, Plugins: func() []resource.Plugin { return plugs(environ) }, Crypter: c, SecretsProvider: s.SecretsProvider(),
 		Config: cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation), EngineVersion: s.Opts.Version, Events: sink,
 	}, nil
-}
-
-// operationBackend is the backend operations run on: Options.StateBackend
-// when one is given, else the session's backend.
-func (s *Session) operationBackend() (backend.Backend, error) {
-	if s.Opts.StateBackend != nil {
-		return s.Opts.StateBackend, nil
-	}
-	return s.Backend()
 }
 
 // confirm asks before up and destroy unless --yes.

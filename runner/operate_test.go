@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plugintest"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/providers"
@@ -76,8 +77,9 @@ func newFixture(t *testing.T, p *providers.Provider) *fixture {
 	plug := failOnInput{&plugintest.Plugin{}}
 	f.opts = Options{Root: t.TempDir(), Stack: "dev", Provider: p.Name, NonInteractive: true, KeyIterations: testIterations,
 		IO:        &term.IO{In: strings.NewReader(""), Out: f.out, Err: &bytes.Buffer{}, NoColor: true},
-		Providers: mustRegistry(t, p), StateBackend: f.backend,
-		Plugins: func([]string) []resource.Plugin { return []resource.Plugin{plug} }}
+		Providers: mustRegistry(t, p), Backend: "memory://test",
+		Backends: backend.Registry{"memory": func(context.Context, string) (backend.Store, error) { return f.backend, nil }},
+		Plugins:  func([]string) []resource.Plugin { return []resource.Plugin{plug} }}
 	return f
 }
 

@@ -5,11 +5,11 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
@@ -44,12 +44,11 @@ type Options struct {
 	// KeyIterations is the PBKDF2 iteration count of the passphrase key
 	// (0: config.DefaultIterations, as Pulumi). Only tests lower it.
 	KeyIterations int
-	// StateBackend is the backend operations run on, already opened (nil:
-	// the one Backend names); tests give an in-memory one.
-	StateBackend backend.Backend
 	// Plugins returns the resource plugins of a run, given the environment
 	// what runner starts runs with (nil: plugins.Builtin).
 	Plugins func(environ []string) []resource.Plugin
+	// Backends serves the backend URL's scheme (nil: Backends()).
+	Backends backend.Registry
 }
 
 // registry returns the providers of opts.
@@ -71,7 +70,7 @@ type Session struct {
 	ConfigPath string
 	Config     *config.Stack
 
-	backend *backend.Folder
+	backend backend.Store
 	crypter *config.Crypter
 	states  *[]backend.StateSecrets // what the stack's states record of their secrets, once read
 	// staged are config changes made by validation, written together by
@@ -226,41 +225,22 @@ func mustExist(opts Options, ws, stack string) error {
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
-	url := BackendURL(opts, ws)
-	if stateFolderMissing(opts, ws) {
-		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
-	}
 	b, err := OpenBackend(opts, ws)
 	if err != nil {
 		return err
 	}
-	projects, err := b.Projects(stack)
+	projects, err := b.Projects(context.TODO(), stack)
 	if err != nil {
 		return err
 	}
 	if len(projects) == 0 {
-		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: url})
+		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: BackendURL(opts, ws)})
 	}
 	return nil
 }
 
-// stateFolderMissing reports whether the backend of opts is a folder that
-// does not exist yet: it holds no state, and opening it would create it.
-func stateFolderMissing(opts Options, ws string) bool {
-	url := BackendURL(opts, ws)
-	dir := url // file://DIR or a plain path
-	if scheme, rest, ok := strings.Cut(url, "://"); ok {
-		if scheme != "file" {
-			return false
-		}
-		dir = rest
-	}
-	_, err := os.Stat(dir)
-	return errors.Is(err, os.ErrNotExist)
-}
-
 func (s *Session) openProvider() error {
-	p, err := registry(s.Opts).Get(s.Opts.Provider)
+	p, err := provider(s.Opts, s.Opts.Provider)
 	if err != nil {
 		return err
 	}
@@ -294,9 +274,19 @@ func BackendURL(opts Options, workspace string) string {
 	return "file://" + filepath.Join(workspace, ".runner")
 }
 
-// OpenBackend opens the backend of opts.
-func OpenBackend(opts Options, workspace string) (*backend.Folder, error) {
-	b, err := backend.Open(BackendURL(opts, workspace))
+// OpenBackend opens the backend of opts, chosen by its URL's scheme from
+// opts.Backends. Opening it writes nothing. A scheme no backend serves is
+// a validation error (exit 3) listing the schemes served.
+func OpenBackend(opts Options, workspace string) (backend.Store, error) {
+	reg := opts.Backends
+	if reg == nil {
+		reg = Backends()
+	}
+	b, err := reg.Open(context.TODO(), BackendURL(opts, workspace))
+	var unknown *backend.UnknownSchemeError
+	if errors.As(err, &unknown) {
+		return nil, Invalid(fmt.Errorf("%w (--backend or RUNNER_BACKEND_URL)", err))
+	}
 	if err != nil {
 		return nil, Usage(fmt.Errorf("opening the backend: %w", err))
 	}
@@ -304,7 +294,7 @@ func OpenBackend(opts Options, workspace string) (*backend.Folder, error) {
 }
 
 // Backend returns the session's backend.
-func (s *Session) Backend() (*backend.Folder, error) {
+func (s *Session) Backend() (backend.Store, error) {
 	if s.backend == nil {
 		b, err := OpenBackend(s.Opts, s.Workspace)
 		if err != nil {

@@ -53,6 +53,7 @@ func options(c *cli.Context, io *term.IO) runner.Options {
 		Executable:     exe,
 		Version:        version,
 		KeyIterations:  keyIterations,
+		Backends:       runner.Backends(),
 	}
 }
 

@@ -15,14 +15,18 @@ import (
 type Backend interface {
 	// Load returns the (project, stack) snapshot with its secrets decrypted by
 	// crypter, or nil and no error when the project was never deployed on the
-	// stack. A pending journal left by a crash is folded in: its unfinished
-	// steps appear as PendingOperations. A file that cannot be read or fails
-	// its checks is an error naming the file and the problem.
+	// stack. A pending journal left by a crash is folded in (Fold): its
+	// unfinished steps appear as PendingOperations. A snapshot returned as
+	// stored carries its Origin. A state that cannot be read or fails its
+	// checks is an error naming where it is and the problem.
 	Load(ctx context.Context, project, stack string, crypter resource.Crypter) (*state.Snapshot, error)
 	// Lock takes the (project, stack) lock, failing at once with a
 	// *LockedError when another holder has it.
 	Lock(ctx context.Context, project, stack string, holder LockInfo) (Lock, error)
-	// OpenJournal starts the journal of an operation that begins from base.
+	// OpenJournal starts the journal of an operation that begins from base:
+	// the journal's steps apply to base, and a crash folds them into it.
+	// When base is not the stored snapshot (the value Load returned, by its
+	// state.Snapshot Origin, or Commit stored), base is stored first.
 	OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, crypter resource.Crypter) (Journal, error)
 }
 
@@ -35,13 +39,19 @@ type StackLocker interface {
 
 var _ StackLocker = (*Folder)(nil)
 
-// LockInfo names a lock's holder.
+// LockInfo names a lock's holder: a process (PID, ProcessStart) on a host.
+// Only a holder on this host can be judged to have gone (Stale).
 type LockInfo struct {
-	PID     int       `json:"pid"`
-	Host    string    `json:"host"`
-	User    string    `json:"user"`
-	Started time.Time `json:"started"`
-	Command string    `json:"command"`
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// ProcessStart is when the holder process started, as its host's
+	// kernel counts it (on Linux, clock ticks since boot), so that another
+	// process that got the same pid later is not taken for the holder; ""
+	// when unknown.
+	ProcessStart string    `json:"processStart,omitempty"`
+	User         string    `json:"user"`
+	Started      time.Time `json:"started"`
+	Command      string    `json:"command"`
 }
 
 // Lock is a held (project, stack) lock.

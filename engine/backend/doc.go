@@ -4,6 +4,7 @@
 //	<root>/stacks/<stack>/<project>/snapshot.json     the committed state: Pulumi deployment format version 3
 //	<root>/stacks/<stack>/<project>/journal.jsonl     the journal of the running (or crashed) operation
 //	<root>/stacks/<stack>/<project>/lock.json         the lock, naming its holder (LockInfo)
+//	<root>/stacks/<stack>/lock.json                   the stack's own lock (LockStack)
 //	<root>/stacks/<stack>/<project>/history/<time>.json  the snapshots replaced by the last commits (10 kept)
 //	<root>/stacks/<stack>/history.jsonl               one HistoryEntry per operation, for every project
 //	<root>/stacks/<stack>/tags.json                   the stack's tags
@@ -24,5 +25,16 @@
 // snapshot: successful steps are applied, begun steps without an end become
 // pending operations, and a torn last line (a write cut short) is dropped,
 // as it was never acknowledged. A journal whose commit line matches the
-// snapshot is already applied and ignored.
+// snapshot is already applied and ignored. Every backend folds with the
+// same function, Fold. A journal opens on an explicit base: the snapshot
+// the operation begins from, stored first unless it is, by its Origin,
+// the snapshot on disk.
+//
+// A lock names its holder: host, pid and the process's start time (so a
+// pid reused later is not taken for the holder). Only a holder on this host
+// whose process is gone is stale; a lock held from another host never is.
+//
+// Runner and its command line use a backend through Store, and open it by
+// its URL's scheme from a Registry built at start-up; the package
+// backendtest is the conformance suite every Store passes.
 package backend

@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-
-	"github.com/runnerhq/runner/engine/state"
 )
 
 // Folder is the folder backend: state, journals, locks, history and tags in
@@ -22,16 +20,6 @@ type Folder struct {
 	Faults Faults
 
 	tagsMu sync.Mutex
-	mu     sync.Mutex
-	loaded map[string]loadMemo // by project+"\x00"+stack: what the last Load returned
-}
-
-// loadMemo remembers what Load returned, so that OpenJournal knows whether
-// its base is exactly the snapshot on disk.
-type loadMemo struct {
-	snap  *state.Snapshot
-	clean bool   // snap is exactly what snapshot.json holds (no journal was folded in)
-	hash  string // the SHA-256 of snapshot.json ("" when there was none)
 }
 
 var _ Backend = (*Folder)(nil)
@@ -40,8 +28,9 @@ var _ Backend = (*Folder)(nil)
 var ErrNotFound = errors.New("no state found")
 
 // Open opens the backend at url: "file://<dir>" (absolute or relative) or a
-// plain path. The folder is created when missing. Other schemes are refused
-// with an error naming them.
+// plain path. The folder is created by the first write, not by Open, so
+// that reading a workspace that has no state leaves none behind. Other
+// schemes are refused with an error naming them.
 func Open(url string) (*Folder, error) {
 	dir := url
 	if i := strings.Index(url, "://"); i >= 0 {
@@ -58,10 +47,10 @@ func Open(url string) (*Folder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the backend %s: %w", url, err)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
-		return nil, fmt.Errorf("opening the backend %s: creating its folder: %w", url, err)
+	if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("opening the backend %s: %s is a file, not a folder", url, abs)
 	}
-	return &Folder{Root: abs, loaded: map[string]loadMemo{}}, nil
+	return &Folder{Root: abs}, nil
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
@@ -100,22 +89,4 @@ func (f *Folder) paths(project, stack string) (paths, error) {
 		lock:     filepath.Join(dir, "lock.json"),
 		history:  filepath.Join(dir, "history"),
 	}, nil
-}
-
-func memoKey(project, stack string) string { return project + "\x00" + stack }
-
-func (f *Folder) remember(project, stack string, m loadMemo) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.loaded == nil {
-		f.loaded = map[string]loadMemo{}
-	}
-	f.loaded[memoKey(project, stack)] = m
-}
-
-func (f *Folder) memo(project, stack string) (loadMemo, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	m, ok := f.loaded[memoKey(project, stack)]
-	return m, ok
 }

@@ -191,11 +191,11 @@ func TestHistoryKeepsTen(t *testing.T) {
 	if err != nil || len(old.Resources) != 2+11 {
 		t.Fatalf("newest history snapshot: %v resources, %v", len(old.Resources), err)
 	}
-	all, err := f.History("dev", "")
+	all, err := f.History(context.Background(), "dev", "")
 	if err != nil || len(all) != 14 || all[0].Project != "app" {
 		t.Fatalf("History = %d entries (first %+v), %v", len(all), all[0], err)
 	}
-	net, _ := f.History("dev", "network")
+	net, _ := f.History(context.Background(), "dev", "network")
 	if len(net) != 13 || net[0].Kind != "update" {
 		t.Fatalf("History(network) = %d", len(net))
 	}

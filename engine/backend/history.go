@@ -3,6 +3,7 @@ package backend
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -41,18 +42,13 @@ func (f *Folder) replaceSnapshot(p paths, current, data []byte) error {
 }
 
 // overwriteSnapshot replaces snapshot.json with data outside an operation
-// (import, repair): the snapshot there now goes to the history, and what
-// was remembered of the last load is forgotten.
+// (import, repair): the snapshot there now goes to the history.
 func (f *Folder) overwriteSnapshot(p paths, data []byte) error {
 	current, err := readOptional(p.snapshot)
 	if err != nil {
 		return err
 	}
-	if err := f.replaceSnapshot(p, current, data); err != nil {
-		return err
-	}
-	f.remember(p.project, p.stack, loadMemo{})
-	return nil
+	return f.replaceSnapshot(p, current, data)
 }
 
 // keepInHistory links (or, failing that, copies) snapshot.json into the
@@ -139,7 +135,7 @@ func (f *Folder) appendHistory(p paths, rec HistoryRecord) error {
 
 // History returns the operations recorded for stack, newest first; with a
 // project name, only that project's. A torn last line is ignored.
-func (f *Folder) History(stack, project string) ([]HistoryEntry, error) {
+func (f *Folder) History(_ context.Context, stack, project string) ([]HistoryEntry, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}

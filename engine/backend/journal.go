@@ -14,11 +14,12 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// OpenJournal starts the journal of an operation that begins from base.
-// When base is not exactly the snapshot on disk (pending operations were
-// resolved, a leftover journal was folded in, the resources were refreshed),
-// base is first saved as the snapshot, so that the new journal applies to
-// it. It refuses to write over a snapshot that cannot be read.
+// OpenJournal starts the journal of an operation that begins from base,
+// the snapshot the journal's steps apply to. Unless base is the snapshot on
+// disk (base.Origin names it: base is, unchanged, what Load returned) or
+// both are empty, base is first saved as the snapshot: pending operations
+// were resolved, a leftover journal was folded in, the resources were
+// refreshed. It refuses to write over a snapshot that cannot be read.
 func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, crypter resource.Crypter) (Journal, error) {
 	p, err := f.paths(project, stack)
 	if err != nil {
@@ -27,7 +28,7 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	current, err := f.checkWritable(p)
+	current, err := f.checkWritable(p, base.Origin())
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +37,7 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	if err != nil {
 		return nil, err
 	}
-	if f.needsBaseWrite(project, stack, base, hash, leftover != nil) {
+	if leftover != nil || !isStored(base, hash) {
 		data, err := state.Marshal(ctx, baseOrEmpty(base), crypter)
 		if err != nil {
 			return nil, fmt.Errorf("saving the state of project %s on stack %s before the operation: %w", project, stack, err)
@@ -48,22 +49,17 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 			return nil, err
 		}
 		hash = hashOf(data)
-		f.remember(project, stack, loadMemo{snap: base, clean: true, hash: hash})
 	}
 	return startJournal(f, p, hash, crypter)
 }
 
-// needsBaseWrite reports whether base differs from snapshot.json (hash).
-func (f *Folder) needsBaseWrite(project, stack string, base *state.Snapshot, hash string, leftover bool) bool {
-	if leftover {
-		return true
+// isStored reports whether base is the snapshot whose SHA-256 is hash
+// ("" when there is none): base names it as its origin, or both are empty.
+func isStored(base *state.Snapshot, hash string) bool {
+	if hash == "" {
+		return base == nil || (len(base.Resources) == 0 && len(base.PendingOperations) == 0)
 	}
-	empty := base == nil || (len(base.Resources) == 0 && len(base.PendingOperations) == 0)
-	if hash == "" && empty {
-		return false
-	}
-	m, ok := f.memo(project, stack)
-	return !ok || !m.clean || m.hash != hash || !(m.snap == base || (m.snap == nil && empty))
+	return base.Origin() == hash
 }
 
 func baseOrEmpty(s *state.Snapshot) *state.Snapshot {
@@ -77,6 +73,7 @@ func baseOrEmpty(s *state.Snapshot) *state.Snapshot {
 type folderJournal struct {
 	f       *Folder
 	p       paths
+	base    string // the SHA-256 of the snapshot begun from ("" when none)
 	crypter resource.Crypter
 	file    *os.File
 	broken  atomic.Bool // a write failed: the file may end with a cut line
@@ -122,7 +119,7 @@ func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJ
 		file.Close()
 		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
 	}
-	j := &folderJournal{f: f, p: p, crypter: c, file: file, queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
+	j := &folderJournal{f: f, p: p, base: hash, crypter: c, file: file, queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
 	go j.writer()
 	return j, nil
 }
@@ -236,9 +233,10 @@ func (j *folderJournal) stop() error {
 }
 
 // Commit writes final as the new snapshot (the previous one kept in the
-// history folder), appends rec to the stack's history and removes the
-// journal. A final snapshot that fails state.Check is not written: the
-// journal stays, and the next Load folds it.
+// history folder), appends rec to the stack's history, removes the journal
+// and records in final that it is now the stored snapshot (SetOrigin). A
+// final snapshot that fails state.Check is not written: the journal stays,
+// and the next Load folds it.
 func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec HistoryRecord) error {
 	if err := j.stop(); err != nil {
 		return err
@@ -251,7 +249,7 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
 	}
-	current, err := j.f.checkWritable(j.p)
+	current, err := j.f.checkWritable(j.p, j.base)
 	if err != nil {
 		return err
 	}
@@ -273,7 +271,9 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err := syncDir(j.p.dir); err != nil {
 		return err
 	}
-	j.f.remember(j.p.project, j.p.stack, loadMemo{snap: final, clean: true, hash: hashOf(data)})
+	if final != nil {
+		final.SetOrigin(hashOf(data)) // an operation that begins from it needs no base write
+	}
 	return nil
 }
 

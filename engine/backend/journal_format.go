@@ -87,43 +87,27 @@ func parseJournal(data []byte) (lines []journalLine, valid int, err error) {
 	return lines, valid, nil
 }
 
-// decodedEntry is a journal line with its resources decoded.
-type decodedEntry struct {
-	kind     string
-	seq      int64
-	op       string
-	old, new *state.Resource
-}
-
-func decodeLine(ctx context.Context, l journalLine, c resource.Crypter) (decodedEntry, error) {
-	e := decodedEntry{kind: l.Kind, seq: l.Seq, op: l.Op}
+// decodeLine decodes a step line's resources into an Entry.
+func decodeLine(ctx context.Context, l journalLine, c resource.Crypter) (Entry, error) {
+	e := Entry{Kind: EntryKind(l.Kind), Seq: l.Seq, Op: l.Op}
 	var err error
 	if len(l.Old) > 0 {
-		if e.old, err = state.UnmarshalResource(ctx, l.Old, c); err != nil {
+		if e.Old, err = state.UnmarshalResource(ctx, l.Old, c); err != nil {
 			return e, err
 		}
 	}
 	if len(l.New) > 0 {
-		if e.new, err = state.UnmarshalResource(ctx, l.New, c); err != nil {
+		if e.New, err = state.UnmarshalResource(ctx, l.New, c); err != nil {
 			return e, err
 		}
 	}
 	return e, nil
 }
 
-// fold applies the journal's step lines to base (which it does not modify)
-// following the engine's journal semantics: a successful step is applied,
-// a begun step without an end becomes a pending operation. The result is
-// not yet in dependency order: state.Repair orders it.
+// fold decodes the journal's step lines and folds them into base (see
+// Fold); an error names the line.
 func fold(ctx context.Context, base *state.Snapshot, lines []journalLine, c resource.Crypter) (*state.Snapshot, error) {
-	snap := &state.Snapshot{}
-	if base != nil {
-		*snap = *base
-		snap.Resources = append([]*state.Resource(nil), base.Resources...)
-		snap.PendingOperations = append([]state.PendingOperation(nil), base.PendingOperations...)
-	}
-	begun := map[int64]decodedEntry{}
-	var order []int64
+	entries := make([]Entry, 0, len(lines))
 	for n, l := range lines {
 		switch EntryKind(l.Kind) {
 		case EntryBegin, EntrySuccess, EntryFailure:
@@ -134,73 +118,7 @@ func fold(ctx context.Context, base *state.Snapshot, lines []journalLine, c reso
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", n+1, err)
 		}
-		switch EntryKind(e.kind) {
-		case EntryBegin:
-			begun[e.seq] = e
-			order = append(order, e.seq)
-		case EntrySuccess:
-			b, ok := begun[e.seq]
-			if !ok {
-				return nil, fmt.Errorf("line %d: step %d ends without having begun", n+1, e.seq)
-			}
-			delete(begun, e.seq)
-			snap.Resources = apply(snap.Resources, e.op, b.old, e.new)
-		case EntryFailure:
-			delete(begun, e.seq)
-		}
+		entries = append(entries, e)
 	}
-	for _, seq := range order {
-		if b, ok := begun[seq]; ok && (b.old != nil || b.new != nil) {
-			snap.PendingOperations = append(snap.PendingOperations, pending(b))
-		}
-	}
-	return snap, nil
-}
-
-func same(a, b *state.Resource) bool {
-	return a.URN == b.URN && a.ID == b.ID && a.Delete == b.Delete
-}
-
-// apply folds one successful step into the resource list.
-func apply(res []*state.Resource, op string, old, new *state.Resource) []*state.Resource {
-	switch {
-	case op == "create-replacement" && old != nil && new != nil:
-		for i, r := range res {
-			if same(r, old) {
-				c := *r
-				c.Delete = true
-				res[i] = &c
-				break
-			}
-		}
-		return append(res, new)
-	case old != nil && new != nil:
-		for i, r := range res {
-			if same(r, old) {
-				res[i] = new
-				return res
-			}
-		}
-		return append(res, new)
-	case new != nil:
-		return append(res, new)
-	case old != nil:
-		for i, r := range res {
-			if same(r, old) {
-				return append(res[:i:i], res[i+1:]...)
-			}
-		}
-	}
-	return res
-}
-
-// pending turns a begun step into a pending operation.
-func pending(b decodedEntry) state.PendingOperation {
-	switch {
-	case b.op == "create" || b.op == "create-replacement" || (b.old == nil && b.new != nil):
-		return state.PendingOperation{Resource: b.new, Type: state.OperationCreating}
-	case b.new == nil:
-		return state.PendingOperation{Resource: b.old, Type: state.OperationDeleting}
-	}
-	return state.PendingOperation{Resource: b.new, Type: state.OperationUpdating}
+	return Fold(base, entries)
 }

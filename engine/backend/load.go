@@ -25,11 +25,12 @@ func (f *Folder) Load(ctx context.Context, project, stack string, crypter resour
 	if err != nil {
 		return nil, busy(p, err)
 	}
-	clean := folded == nil // the returned snapshot is exactly the file
 	if folded != nil {
-		snap = folded
+		return folded, nil
 	}
-	f.remember(project, stack, loadMemo{snap: snap, clean: clean, hash: hash})
+	if snap != nil {
+		snap.SetOrigin(hash) // exactly snapshot.json, which passed its checks
+	}
 	return snap, nil
 }
 
@@ -165,14 +166,16 @@ func (f *Folder) sealJournal(p paths, hash string) error {
 
 // checkWritable refuses to replace a snapshot.json that cannot be read or
 // fails its checks (without decrypting its secrets). It returns the
-// file's contents (nil when there is none).
-func (f *Folder) checkWritable(p paths) ([]byte, error) {
+// file's contents (nil when there is none). A file whose SHA-256 is
+// trusted (the snapshot an open journal began from, which passed these
+// checks then) is not checked again.
+func (f *Folder) checkWritable(p paths, trusted string) ([]byte, error) {
 	data, err := readOptional(p.snapshot)
 	if err != nil || data == nil {
 		return nil, err
 	}
-	if m, ok := f.memo(p.project, p.stack); ok && m.hash != "" && m.hash == hashOf(data) {
-		return data, nil // this process read or wrote it and it passed the checks
+	if trusted != "" && trusted == hashOf(data) {
+		return data, nil
 	}
 	snap, err := state.UnmarshalOpaque(data)
 	if err == nil {

@@ -59,7 +59,8 @@ func CurrentLockInfo(command string) LockInfo {
 	if u, err := user.Current(); err == nil {
 		name = u.Username
 	}
-	return LockInfo{PID: os.Getpid(), Host: host, User: name, Started: time.Now().UTC(), Command: command}
+	pid := os.Getpid()
+	return LockInfo{PID: pid, Host: host, ProcessStart: processStart(pid), User: name, Started: time.Now().UTC(), Command: command}
 }
 
 // fillHolder completes a holder with this process's pid, host, user and
@@ -69,6 +70,9 @@ func fillHolder(h LockInfo) LockInfo {
 	me := CurrentLockInfo(h.Command)
 	if h.PID == 0 {
 		h.PID = me.PID
+	}
+	if h.PID == me.PID && h.ProcessStart == "" {
+		h.ProcessStart = me.ProcessStart
 	}
 	if h.Host == "" {
 		h.Host = me.Host
@@ -218,17 +222,46 @@ func describeHolder(e *LockedError) {
 }
 
 // Stale reports whether the holder is a process of this host that no
-// longer runs: only such a lock may be cleared without --force. A holder on
-// another host is never judged from this one.
+// longer runs: its pid is gone, or now belongs to a process that started
+// at another time than the holder. Only such a lock may be cleared without
+// --force. A holder on another host is never judged from this one.
 func (h LockInfo) Stale() bool {
 	host, _ := os.Hostname()
-	return h.Host == host && h.PID > 0 && !processAlive(h.PID)
+	if h.Host != host || h.PID <= 0 {
+		return false
+	}
+	if !processAlive(h.PID) {
+		return true
+	}
+	now := processStart(h.PID)
+	return h.ProcessStart != "" && now != "" && now != h.ProcessStart
 }
 
 // processAlive reports whether a process with this pid runs on this host.
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// processStart returns when process pid of this host started, in clock
+// ticks since boot (field 22 of /proc/<pid>/stat), "" when unknown (no
+// /proc, or no such process).
+func processStart(pid int) string {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return ""
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return ""
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	const startField = 22 - 3 // fields after the name start at field 3
+	if len(fields) <= startField {
+		return ""
+	}
+	return fields[startField]
 }
 
 // Unlock releases the lock. It fails, leaving the file, when the lock file
@@ -252,7 +285,7 @@ func (l *folderLock) Unlock() error {
 
 // LockHolder returns the holder of the (project, stack) lock, nil when it
 // is not locked.
-func (f *Folder) LockHolder(project, stack string) (*LockInfo, error) {
+func (f *Folder) LockHolder(_ context.Context, project, stack string) (*LockInfo, error) {
 	p, err := f.paths(project, stack)
 	if err != nil {
 		return nil, err
@@ -262,7 +295,7 @@ func (f *Folder) LockHolder(project, stack string) (*LockInfo, error) {
 
 // ForceUnlock clears the (project, stack) lock whoever holds it (`runner
 // stack unlock`). Clearing a lock that is not taken succeeds.
-func (f *Folder) ForceUnlock(project, stack string) error {
+func (f *Folder) ForceUnlock(_ context.Context, project, stack string) error {
 	p, err := f.paths(project, stack)
 	if err != nil {
 		return err
@@ -272,7 +305,7 @@ func (f *Folder) ForceUnlock(project, stack string) error {
 
 // StackLockHolder returns the holder of the stack's own lock (LockStack),
 // nil when it is not locked.
-func (f *Folder) StackLockHolder(stack string) (*LockInfo, error) {
+func (f *Folder) StackLockHolder(_ context.Context, stack string) (*LockInfo, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}
@@ -281,7 +314,7 @@ func (f *Folder) StackLockHolder(stack string) (*LockInfo, error) {
 
 // ForceUnlockStack clears the stack's own lock whoever holds it (`runner
 // stack unlock`). Clearing a lock that is not taken succeeds.
-func (f *Folder) ForceUnlockStack(stack string) error {
+func (f *Folder) ForceUnlockStack(_ context.Context, stack string) error {
 	if err := checkName("stack", stack); err != nil {
 		return err
 	}
@@ -321,7 +354,7 @@ func clearLock(path, what string) error {
 // LockedProjects lists, sorted, the projects of stack whose lock is taken
 // (a project's lock may exist before its state does: a first up killed
 // early leaves only the lock).
-func (f *Folder) LockedProjects(stack string) ([]string, error) {
+func (f *Folder) LockedProjects(_ context.Context, stack string) ([]string, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}

@@ -95,7 +95,7 @@ func TestLockContention(t *testing.T) {
 		t.Fatalf("Lock after Unlock: %v", err)
 	}
 	// A force-unlocked lock taken by someone else is not released by its old holder.
-	if err := f.ForceUnlock("network", "dev"); err != nil {
+	if err := f.ForceUnlock(context.Background(), "network", "dev"); err != nil {
 		t.Fatal(err)
 	}
 	l3, err := f.Lock(ctx, "network", "dev", CurrentLockInfo("runner refresh"))
@@ -105,7 +105,7 @@ func TestLockContention(t *testing.T) {
 	if err := l2.Unlock(); err == nil {
 		t.Fatal("the old holder released the new holder's lock")
 	}
-	if h, _ := f.LockHolder("network", "dev"); h == nil || h.Command != "runner refresh" {
+	if h, _ := f.LockHolder(context.Background(), "network", "dev"); h == nil || h.Command != "runner refresh" {
 		t.Fatalf("holder = %+v", h)
 	}
 	l3.Unlock()
@@ -130,7 +130,7 @@ func TestStaleLock(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, part)
 		}
 	}
-	if err := f.ForceUnlock("network", "dev"); err != nil {
+	if err := f.ForceUnlock(context.Background(), "network", "dev"); err != nil {
 		t.Fatal(err)
 	}
 	l, err := f.Lock(context.Background(), "network", "dev", CurrentLockInfo("runner up"))
@@ -198,5 +198,51 @@ func TestLockRaceOneWinner(t *testing.T) {
 	}
 	if won != 1 {
 		t.Fatalf("%d lockers won", won)
+	}
+}
+
+func TestLockInfoStale(t *testing.T) {
+	me := CurrentLockInfo("runner up")
+	if me.ProcessStart == "" {
+		t.Skip("this system has no /proc/<pid>/stat")
+	}
+	dead := deadPID(t)
+	tests := []struct {
+		name   string
+		holder LockInfo
+		stale  bool
+	}{
+		{"this process", me, false},
+		{"this process, start unknown (an older lock)", LockInfo{PID: me.PID, Host: me.Host}, false},
+		{"a gone process of this host", LockInfo{PID: dead, Host: me.Host}, true},
+		{"this pid reused by a process started later", LockInfo{PID: me.PID, Host: me.Host, ProcessStart: "1"}, true},
+		{"a gone pid on another host", LockInfo{PID: dead, Host: me.Host + "-elsewhere"}, false},
+		{"a live pid on another host, other start", LockInfo{PID: me.PID, Host: me.Host + "-elsewhere", ProcessStart: "1"}, false},
+		{"no host recorded", LockInfo{PID: dead}, false},
+		{"no pid recorded", LockInfo{Host: me.Host}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.holder.Stale(); got != tt.stale {
+				t.Fatalf("Stale() = %v, want %v", got, tt.stale)
+			}
+		})
+	}
+}
+
+func TestLockRecordsProcess(t *testing.T) {
+	f := openTemp(t)
+	l, err := f.Lock(context.Background(), "network", "dev", LockInfo{Command: "runner up"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	h, err := f.LockHolder(context.Background(), "network", "dev")
+	if err != nil || h == nil {
+		t.Fatal(h, err)
+	}
+	me := CurrentLockInfo("")
+	if h.PID != me.PID || h.Host != me.Host || h.ProcessStart != me.ProcessStart || h.Started.IsZero() {
+		t.Fatalf("holder = %+v, want pid %d on %s started at %s", h, me.PID, me.Host, me.ProcessStart)
 	}
 }

@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -38,6 +37,24 @@ func (f *Folder) Repair(ctx context.Context, project, stack string, crypter reso
 	if err != nil || snap == nil {
 		return nil, err
 	}
+	more, err := RepairSnapshot(snap, project, stack)
+	if changes = append(changes, more...); err != nil || len(changes) == 0 {
+		return nil, err
+	}
+	if err := f.writeRepaired(ctx, p, snap, crypter); err != nil {
+		return nil, err
+	}
+	return changes, f.appendHistory(p, RepairRecord(start, changes))
+}
+
+// RepairSnapshot mends snap in place, as `pulumi state repair` does, and
+// returns one sentence per change: dangling parent, provider and
+// dependency references are resolved and the resources put in dependency
+// order (state.Repair), and pending operations are cleared (the user has
+// checked the resources they name). A state still inconsistent afterwards
+// is an error saying why.
+func RepairSnapshot(snap *state.Snapshot, project, stack string) ([]string, error) {
+	var changes []string
 	for _, fix := range state.Repair(snap, project, stack) {
 		changes = append(changes, fix.What)
 	}
@@ -53,13 +70,12 @@ func (f *Folder) Repair(ctx context.Context, project, stack string, crypter reso
 	if err := state.Check(snap, project, stack); err != nil {
 		return nil, fmt.Errorf("repairing project %s of stack %s: the state is still not consistent after the repair, so nothing was written: %w", project, stack, err)
 	}
-	if err := f.writeRepaired(ctx, p, snap, crypter); err != nil {
-		return nil, err
-	}
-	host, _ := os.Hostname()
-	rec := HistoryRecord{Kind: "repair", Result: "succeeded", StartTime: start, EndTime: time.Now().UTC(),
-		User: CurrentLockInfo("").User, Host: host, Message: fmt.Sprintf("%d changes", len(changes))}
-	return changes, f.appendHistory(p, rec)
+	return changes, nil
+}
+
+// RepairRecord is the history record of a repair begun at start.
+func RepairRecord(start time.Time, changes []string) HistoryRecord {
+	return housekeeping("repair", start, fmt.Sprintf("%d changes", len(changes)))
 }
 
 // readForRepair reads snapshot.json without its consistency checks and

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -12,7 +13,8 @@ import (
 // secrets, read without decrypting anything.
 type StateSecrets struct {
 	Project string
-	// Path is the project's snapshot file.
+	// Path names where the project's state is kept, for messages (the
+	// folder backend's snapshot file).
 	Path string
 	// Provider is the snapshot's secrets provider, as Pulumi records it
 	// (nil when the snapshot records none, or there is no snapshot).
@@ -33,11 +35,11 @@ func (s StateSecrets) Salt() string { return s.Provider.PassphraseSalt() }
 // StackSecrets returns, for every project with state on stack (sorted by
 // project), what its state records of its secrets. It only reads files. A
 // snapshot that does not parse is marked Unreadable, not an error.
-func (f *Folder) StackSecrets(stack string) ([]StateSecrets, error) {
+func (f *Folder) StackSecrets(ctx context.Context, stack string) ([]StateSecrets, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}
-	projects, err := f.Projects(stack)
+	projects, err := f.Projects(ctx, stack)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ type StackInfo struct {
 
 // ListStacks returns every stack with state, sorted by name, each with its
 // projects (those with a snapshot or a journal), sorted.
-func (f *Folder) ListStacks() ([]StackInfo, error) {
+func (f *Folder) ListStacks(ctx context.Context) ([]StackInfo, error) {
 	dir := filepath.Join(f.Root, "stacks")
 	stacks, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -36,7 +36,7 @@ func (f *Folder) ListStacks() ([]StackInfo, error) {
 		if !s.IsDir() || checkName("stack", s.Name()) != nil {
 			continue
 		}
-		projects, err := f.Projects(s.Name())
+		projects, err := f.Projects(ctx, s.Name())
 		if err != nil {
 			return nil, err
 		}
@@ -49,8 +49,11 @@ func (f *Folder) ListStacks() ([]StackInfo, error) {
 
 // Projects lists the projects with state (a snapshot or a journal) on
 // stack, sorted.
-func (f *Folder) Projects(stack string) ([]string, error) {
+func (f *Folder) Projects(ctx context.Context, stack string) ([]string, error) {
 	if err := checkName("stack", stack); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return f.projectsHolding(stack, "snapshot.json", "journal.jsonl")
@@ -102,7 +105,7 @@ type StackSummary struct {
 
 // Summary describes the (project, stack) state without decrypting it (no
 // crypter needed). It wraps ErrNotFound when the project has no state there.
-func (f *Folder) Summary(project, stack string) (StackSummary, error) {
+func (f *Folder) Summary(ctx context.Context, project, stack string) (StackSummary, error) {
 	p, err := f.paths(project, stack)
 	if err != nil {
 		return StackSummary{}, err
@@ -122,14 +125,14 @@ func (f *Folder) Summary(project, stack string) (StackSummary, error) {
 		}
 		sum.Resources, sum.Pending = len(snap.Resources), len(snap.PendingOperations)
 	}
-	hist, err := f.History(stack, project)
+	hist, err := f.History(ctx, stack, project)
 	if err != nil {
 		return sum, err
 	}
 	if len(hist) > 0 {
 		sum.LastUpdate = &hist[0]
 	}
-	sum.Locked, err = f.LockHolder(project, stack)
+	sum.Locked, err = f.LockHolder(ctx, project, stack)
 	return sum, err
 }
 
@@ -167,15 +170,9 @@ func (f *Folder) Import(ctx context.Context, project, stack string, data []byte,
 		return err
 	}
 	start := time.Now().UTC()
-	if err := state.ValidateSchema(data); err != nil {
-		return fmt.Errorf("importing into project %s of stack %s: %w", project, stack, err)
-	}
-	snap, err := state.Unmarshal(ctx, data, crypter)
+	snap, err := CheckImport(ctx, project, stack, data, crypter)
 	if err != nil {
-		return fmt.Errorf("importing into project %s of stack %s: %w", project, stack, err)
-	}
-	if err := state.Check(snap, project, stack); err != nil {
-		return fmt.Errorf("importing into project %s of stack %s: %w", project, stack, err)
+		return err
 	}
 	lock, err := f.Lock(ctx, project, stack, CurrentLockInfo("runner stack import"))
 	if err != nil {
@@ -188,10 +185,38 @@ func (f *Folder) Import(ctx context.Context, project, stack string, data []byte,
 	if err := f.overwriteSnapshot(p, data); err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
-	rec := HistoryRecord{Kind: "import", Result: "succeeded", StartTime: start, EndTime: time.Now().UTC(),
-		User: CurrentLockInfo("").User, Host: host, Message: fmt.Sprintf("imported %d resources", len(snap.Resources))}
-	return f.appendHistory(p, rec)
+	return f.appendHistory(p, ImportRecord(start, snap))
+}
+
+// CheckImport decodes data, a Pulumi deployment export, for Import into
+// (project, stack): it must match Pulumi's deployment schema, pass
+// state.Check for this project and stack, and every secret must decrypt
+// with crypter.
+func CheckImport(ctx context.Context, project, stack string, data []byte, crypter resource.Crypter) (*state.Snapshot, error) {
+	if err := state.ValidateSchema(data); err != nil {
+		return nil, fmt.Errorf("importing into project %s of stack %s: %w", project, stack, err)
+	}
+	snap, err := state.Unmarshal(ctx, data, crypter)
+	if err != nil {
+		return nil, fmt.Errorf("importing into project %s of stack %s: %w", project, stack, err)
+	}
+	if err := state.Check(snap, project, stack); err != nil {
+		return nil, fmt.Errorf("importing into project %s of stack %s: %w", project, stack, err)
+	}
+	return snap, nil
+}
+
+// ImportRecord is the history record of an import of snap begun at start.
+func ImportRecord(start time.Time, snap *state.Snapshot) HistoryRecord {
+	return housekeeping("import", start, fmt.Sprintf("imported %d resources", len(snap.Resources)))
+}
+
+// housekeeping is the history record, by this user and host, of an
+// operation on the state itself (import, repair) begun at start.
+func housekeeping(kind string, start time.Time, msg string) HistoryRecord {
+	me := CurrentLockInfo("")
+	return HistoryRecord{Kind: kind, Result: "succeeded", StartTime: start, EndTime: time.Now().UTC(),
+		User: me.User, Host: me.Host, Message: msg}
 }
 
 // retireJournal moves a leftover journal into the history folder.
@@ -228,7 +253,7 @@ func (f *Folder) RemoveStack(ctx context.Context, project, stack string, force b
 			lock.Unlock()
 			return fmt.Errorf("removing project %s from stack %s: reading %s: %w; use force to remove it anyway", project, stack, p.snapshot, err)
 		}
-		if n := countManaged(snap); n > 0 {
+		if n := CountManaged(snap); n > 0 {
 			lock.Unlock()
 			return fmt.Errorf("removing project %s from stack %s: it still manages %d resources; destroy them first, or force the removal to forget them", project, stack, n)
 		}
@@ -237,8 +262,7 @@ func (f *Folder) RemoveStack(ctx context.Context, project, stack string, force b
 		lock.Unlock()
 		return fmt.Errorf("removing project %s from stack %s: %w", project, stack, err)
 	}
-	f.remember(project, stack, loadMemo{})
-	left, err := f.Projects(stack)
+	left, err := f.Projects(ctx, stack)
 	if err != nil {
 		return err
 	}
@@ -250,7 +274,8 @@ func (f *Folder) RemoveStack(ctx context.Context, project, stack string, force b
 	return syncDir(filepath.Dir(p.stackDir))
 }
 
-func countManaged(s *state.Snapshot) int {
+// CountManaged counts the resources of s other than the root stack.
+func CountManaged(s *state.Snapshot) int {
 	n := 0
 	for _, r := range s.Resources {
 		if r.Type != resource.RootStackType {
@@ -268,6 +293,13 @@ func (f *Folder) Outputs(ctx context.Context, project, stack string, crypter res
 	if err != nil {
 		return nil, err
 	}
+	return RootOutputs(snap, project, stack)
+}
+
+// RootOutputs returns the outputs of snap's root stack resource (empty
+// when it has none). It wraps ErrNotFound when snap is nil: the project has
+// no state on the stack.
+func RootOutputs(snap *state.Snapshot, project, stack string) (resource.PropertyMap, error) {
 	if snap == nil {
 		return nil, fmt.Errorf("project %s has no state on stack %s: %w", project, stack, ErrNotFound)
 	}
@@ -277,4 +309,23 @@ func (f *Folder) Outputs(ctx context.Context, project, stack string, crypter res
 		}
 	}
 	return resource.PropertyMap{}, nil
+}
+
+// StackExists reports whether the backend holds anything of stack: state,
+// a lock, tags or history (its folder exists).
+func (f *Folder) StackExists(ctx context.Context, stack string) (bool, error) {
+	if err := checkName("stack", stack); err != nil {
+		return false, err
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	_, err := os.Stat(f.stackDir(stack))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("looking for stack %s in %s: %w", stack, f.Root, err)
+	}
+	return true, nil
 }

@@ -19,7 +19,7 @@ func TestStackCommands(t *testing.T) {
 	commit(t, f, "app", "dev", statetest.Snapshot("app", "dev", 1), c)
 	commit(t, f, "network", "prod", statetest.Snapshot("network", "prod", 1), c)
 
-	stacks, err := f.ListStacks()
+	stacks, err := f.ListStacks(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +27,11 @@ func TestStackCommands(t *testing.T) {
 		t.Fatalf("ListStacks = %+v", stacks)
 	}
 
-	sum, err := f.Summary("network", "dev")
+	sum, err := f.Summary(context.Background(), "network", "dev")
 	if err != nil || sum.Resources != 4 || sum.LastUpdate == nil || sum.LastUpdate.Kind != "update" || sum.Locked != nil {
 		t.Fatalf("Summary = %+v, %v", sum, err)
 	}
-	if _, err := f.Summary("ghost", "dev"); !errors.Is(err, ErrNotFound) {
+	if _, err := f.Summary(context.Background(), "ghost", "dev"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("Summary of a missing project = %v", err)
 	}
 
@@ -62,7 +62,7 @@ func TestStackCommands(t *testing.T) {
 	if got, _ := f.Export(ctx, "network", "dev"); string(got) != string(mdata) {
 		t.Fatal("the imported deployment is not stored as given")
 	}
-	hist, _ := f.History("dev", "network")
+	hist, _ := f.History(context.Background(), "dev", "network")
 	if hist[0].Kind != "import" {
 		t.Fatalf("newest history entry = %+v", hist[0])
 	}
@@ -75,12 +75,12 @@ func TestStackCommands(t *testing.T) {
 	l.Unlock()
 
 	// Tags.
-	if err := f.SetTag("dev", "owner", "ann"); err != nil {
+	if err := f.SetTag(context.Background(), "dev", "owner", "ann"); err != nil {
 		t.Fatal(err)
 	}
-	f.SetTag("dev", "team", "net")
-	f.RemoveTag("dev", "team")
-	if tags, err := f.Tags("dev"); err != nil || len(tags) != 1 || tags["owner"] != "ann" {
+	f.SetTag(context.Background(), "dev", "team", "net")
+	f.RemoveTag(context.Background(), "dev", "team")
+	if tags, err := f.Tags(context.Background(), "dev"); err != nil || len(tags) != 1 || tags["owner"] != "ann" {
 		t.Fatalf("Tags = %v, %v", tags, err)
 	}
 
@@ -94,7 +94,7 @@ func TestStackCommands(t *testing.T) {
 	if err := f.RemoveStack(ctx, "network", "prod", true); err != nil {
 		t.Fatal(err)
 	}
-	stacks, _ = f.ListStacks()
+	stacks, _ = f.ListStacks(context.Background())
 	if len(stacks) != 1 || strings.Join(stacks[0].Projects, ",") != "network" {
 		t.Fatalf("after removals: %+v", stacks)
 	}

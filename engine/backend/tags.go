@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -11,7 +12,7 @@ func (f *Folder) tagsPath(stack string) string {
 }
 
 // Tags returns the stack's tags (empty when none are set).
-func (f *Folder) Tags(stack string) (map[string]string, error) {
+func (f *Folder) Tags(_ context.Context, stack string) (map[string]string, error) {
 	if err := checkName("stack", stack); err != nil {
 		return nil, err
 	}
@@ -30,23 +31,23 @@ func (f *Folder) Tags(stack string) (map[string]string, error) {
 }
 
 // SetTag sets one tag of the stack.
-func (f *Folder) SetTag(stack, key, value string) error {
+func (f *Folder) SetTag(ctx context.Context, stack, key, value string) error {
 	if key == "" {
 		return fmt.Errorf("setting a tag of stack %s: the tag name is empty", stack)
 	}
-	return f.editTags(stack, func(t map[string]string) { t[key] = value })
+	return f.editTags(ctx, stack, func(t map[string]string) { t[key] = value })
 }
 
 // RemoveTag removes one tag of the stack (removing a missing tag succeeds).
-func (f *Folder) RemoveTag(stack, key string) error {
-	return f.editTags(stack, func(t map[string]string) { delete(t, key) })
+func (f *Folder) RemoveTag(ctx context.Context, stack, key string) error {
+	return f.editTags(ctx, stack, func(t map[string]string) { delete(t, key) })
 }
 
 // editTags rewrites the tags file atomically (serialized in this process).
-func (f *Folder) editTags(stack string, edit func(map[string]string)) error {
+func (f *Folder) editTags(ctx context.Context, stack string, edit func(map[string]string)) error {
 	f.tagsMu.Lock()
 	defer f.tagsMu.Unlock()
-	tags, err := f.Tags(stack)
+	tags, err := f.Tags(ctx, stack)
 	if err != nil {
 		return err
 	}

@@ -95,13 +95,13 @@ func TestStackLock(t *testing.T) {
 	if le, ok := err.(*LockedError); !ok || !le.Stale {
 		t.Fatalf("LockStack over a dead holder = %v", err)
 	}
-	if h, err := f.StackLockHolder("dev"); err != nil || h == nil || h.PID != dead.PID {
+	if h, err := f.StackLockHolder(context.Background(), "dev"); err != nil || h == nil || h.PID != dead.PID {
 		t.Fatalf("StackLockHolder = %v, %v", h, err)
 	}
-	if err := f.ForceUnlockStack("dev"); err != nil {
+	if err := f.ForceUnlockStack(context.Background(), "dev"); err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := f.StackLockHolder("dev"); h != nil {
+	if h, _ := f.StackLockHolder(context.Background(), "dev"); h != nil {
 		t.Fatalf("still locked by %v", h)
 	}
 }

@@ -221,7 +221,7 @@ func clearStaleLock(t *testing.T, dir string) {
 	case !errors.As(err, &locked) || !strings.Contains(err.Error(), "stale"):
 		t.Fatalf("the lock of a killed run is not reported as stale: %v", err)
 	}
-	if err := b.ForceUnlock("crash", "dev"); err != nil {
+	if err := b.ForceUnlock(context.Background(), "crash", "dev"); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package plugintest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -10,51 +11,51 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// Backend is an in-memory backend.Backend. Snapshots are deep-copied in and
-// out. A journal applies its entries to a working copy; until it commits,
-// Load returns that copy with the steps that began and never ended as
-// pending operations, as a backend does after a crash.
+// Backend is an in-memory backend.Store. Snapshots are deep-copied in and
+// out and kept decrypted. A journal keeps its entries; until it commits,
+// Load folds them into the journal's base (backend.Fold), the steps that
+// began and never ended as pending operations, as a backend does after a
+// crash.
 type Backend struct {
-	mu     sync.Mutex
-	stacks map[string]*memStack
+	mu         sync.Mutex
+	stacks     map[string]*memStack // by project+"\x00"+stack
+	stackLocks map[string]*backend.LockInfo
+	tags       map[string]map[string]string
+	history    map[string][]backend.HistoryEntry // by stack, oldest first
+	gen        int64                             // writes so far, for StateDigest
 }
 
-var (
-	_ backend.Backend     = (*Backend)(nil)
-	_ backend.StackLocker = (*Backend)(nil)
-)
+var _ backend.Store = (*Backend)(nil)
 
-// LockStack takes the lock of the whole stack.
-func (b *Backend) LockStack(_ context.Context, stack string, holder backend.LockInfo) (backend.Lock, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := b.stack("", stack)
-	if s.locked {
-		return nil, &backend.LockedError{Stack: stack, StackWide: true, Holder: s.holder}
-	}
-	s.locked, s.holder = true, holder
-	return memLock{b: b, s: s}, nil
-}
-
+// memStack is one (project, stack).
 type memStack struct {
 	snap    *state.Snapshot
-	locked  bool
-	holder  backend.LockInfo
-	history []backend.HistoryRecord
-	journal *memJournal // open journal, nil when none
+	crypter resource.Crypter // what snap was last written with, for Export
+	lock    *backend.LockInfo
+	journal *memJournal // open or crashed journal, nil when none
 	entries []backend.Entry
-	writes  int // how many times the stored state was written
+	gen     int64 // the backend's write count when this state was last written
 }
 
+func (s *memStack) hasState() bool { return s.snap != nil || s.journal != nil }
+
 // NewBackend returns an empty in-memory backend.
-func NewBackend() *Backend { return &Backend{stacks: make(map[string]*memStack)} }
+func NewBackend() *Backend {
+	return &Backend{
+		stacks:     make(map[string]*memStack),
+		stackLocks: make(map[string]*backend.LockInfo),
+		tags:       make(map[string]map[string]string),
+		history:    make(map[string][]backend.HistoryEntry),
+	}
+}
+
+func key(project, stack string) string { return project + "\x00" + stack }
 
 func (b *Backend) stack(project, stack string) *memStack {
-	key := project + "\x00" + stack
-	s := b.stacks[key]
+	s := b.stacks[key(project, stack)]
 	if s == nil {
 		s = &memStack{}
-		b.stacks[key] = s
+		b.stacks[key(project, stack)] = s
 	}
 	return s
 }
@@ -66,7 +67,28 @@ func (b *Backend) Put(project, stack string, snap *state.Snapshot) {
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
 	s.snap = CopySnapshot(snap)
-	s.writes++
+	b.wrote(s)
+}
+
+// wrote records that the stored state of s changed.
+func (b *Backend) wrote(s *memStack) {
+	b.gen++
+	s.gen = b.gen
+}
+
+// StateDigest names the stored (project, stack) state: "" when the project
+// has none, otherwise a value that changes with every write.
+func (b *Backend) StateDigest(ctx context.Context, project, stack string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.stacks[key(project, stack)]
+	if s == nil || !s.hasState() {
+		return "", nil
+	}
+	return fmt.Sprintf("memory:%d", s.gen), nil
 }
 
 // Get returns a copy of the committed (project, stack) snapshot, nil when
@@ -77,11 +99,17 @@ func (b *Backend) Get(project, stack string) *state.Snapshot {
 	return CopySnapshot(b.stack(project, stack).snap)
 }
 
-// History returns the (project, stack) history records.
-func (b *Backend) History(project, stack string) []backend.HistoryRecord {
+// Records returns the (project, stack) history records, oldest first.
+func (b *Backend) Records(project, stack string) []backend.HistoryRecord {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]backend.HistoryRecord(nil), b.stack(project, stack).history...)
+	var out []backend.HistoryRecord
+	for _, e := range b.history[stack] {
+		if e.Project == project {
+			out = append(out, e.HistoryRecord)
+		}
+	}
+	return out
 }
 
 // Entries returns every journal entry written for (project, stack).
@@ -98,209 +126,187 @@ func (b *Backend) Load(ctx context.Context, project, stack string, _ resource.Cr
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	s := b.stack(project, stack)
-	if j := s.journal; j != nil {
-		return j.folded(), nil
-	}
-	return CopySnapshot(s.snap), nil
+	return b.load(project, stack)
 }
 
-// StateDigest names the stored (project, stack) state: "" when the project
-// was never deployed on the stack, otherwise a value that changes on every
-// write (Put, journal entries, commits).
-func (b *Backend) StateDigest(ctx context.Context, project, stack string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// load is Load with b.mu held.
+func (b *Backend) load(project, stack string) (*state.Snapshot, error) {
 	s := b.stack(project, stack)
-	if s.snap == nil && s.journal == nil {
-		return "", nil
+	j := s.journal
+	if j == nil {
+		return CopySnapshot(s.snap), nil
 	}
-	return fmt.Sprintf("memory:%d", s.writes), nil
+	snap, err := backend.Fold(j.base, j.entries)
+	if err != nil {
+		return nil, fmt.Errorf("reading the journal of project %s on stack %s: %w", project, stack, err)
+	}
+	snap = CopySnapshot(snap)
+	state.Repair(snap, project, stack) // as the folder backend's Load does
+	if err := state.Check(snap, project, stack); err != nil {
+		return nil, fmt.Errorf("reading the journal of project %s on stack %s: %w", project, stack, err)
+	}
+	return snap, nil
 }
 
 // Lock takes the (project, stack) lock.
-func (b *Backend) Lock(_ context.Context, project, stack string, holder backend.LockInfo) (backend.Lock, error) {
+func (b *Backend) Lock(ctx context.Context, project, stack string, holder backend.LockInfo) (backend.Lock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
-	if s.locked {
-		return nil, &backend.LockedError{Project: project, Stack: stack, Holder: s.holder}
+	if s.lock != nil {
+		return nil, &backend.LockedError{Project: project, Stack: stack, Holder: *s.lock, Stale: s.lock.Stale()}
 	}
-	s.locked, s.holder = true, holder
-	return memLock{b: b, s: s}, nil
+	s.lock = completeHolder(holder)
+	return &memLock{b: b, slot: &s.lock, held: s.lock, what: fmt.Sprintf("stack %s of project %s", stack, project)}, nil
 }
 
+// LockStack takes the lock of the whole stack.
+func (b *Backend) LockStack(ctx context.Context, stack string, holder backend.LockInfo) (backend.Lock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if h := b.stackLocks[stack]; h != nil {
+		return nil, &backend.LockedError{Stack: stack, StackWide: true, Holder: *h, Stale: h.Stale()}
+	}
+	h := completeHolder(holder)
+	b.stackLocks[stack] = h
+	return &memLock{b: b, stack: stack, held: h, what: "stack " + stack}, nil
+}
+
+// completeHolder fills in this process where holder leaves it out, as the
+// folder backend does.
+func completeHolder(holder backend.LockInfo) *backend.LockInfo {
+	me := backend.CurrentLockInfo(holder.Command)
+	if holder.PID == 0 {
+		holder.PID, holder.ProcessStart = me.PID, me.ProcessStart
+	}
+	if holder.Host == "" {
+		holder.Host = me.Host
+	}
+	if holder.Started.IsZero() {
+		holder.Started = me.Started
+	}
+	return &holder
+}
+
+// memLock is a held lock: slot (a project's) or stack (a stack's own).
 type memLock struct {
-	b *Backend
-	s *memStack
+	b     *Backend
+	slot  **backend.LockInfo
+	stack string
+	held  *backend.LockInfo
+	what  string
 }
 
-// Unlock releases the lock.
-func (l memLock) Unlock() error {
+// Unlock releases the lock; it fails when the lock was cleared, or cleared
+// and taken by another holder, meanwhile.
+func (l *memLock) Unlock() error {
 	l.b.mu.Lock()
 	defer l.b.mu.Unlock()
-	l.s.locked = false
+	cur := l.b.stackLocks[l.stack]
+	if l.slot != nil {
+		cur = *l.slot
+	}
+	switch {
+	case cur == nil:
+		return fmt.Errorf("unlocking %s: the lock was already cleared", l.what)
+	case cur != l.held:
+		return fmt.Errorf("unlocking %s: the lock now belongs to another holder; leaving it", l.what)
+	}
+	if l.slot != nil {
+		*l.slot = nil
+	} else {
+		delete(l.b.stackLocks, l.stack)
+	}
 	return nil
 }
 
-// OpenJournal starts a journal from base.
-func (b *Backend) OpenJournal(_ context.Context, project, stack string, base *state.Snapshot, _ resource.Crypter) (backend.Journal, error) {
+// OpenJournal starts a journal whose steps apply to base.
+func (b *Backend) OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, c resource.Crypter) (backend.Journal, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
-	j := &memJournal{b: b, s: s, project: project, stack: stack, work: CopySnapshot(base), begun: map[int64]backend.Entry{}}
-	if j.work == nil {
-		j.work = &state.Snapshot{}
-	}
-	j.work.PendingOperations = nil
+	j := &memJournal{b: b, s: s, project: project, stack: stack, crypter: c, base: CopySnapshot(base)}
 	s.journal = j
-	s.writes++
+	b.wrote(s)
 	return j, nil
 }
 
-// memJournal applies entries to a working snapshot.
+// memJournal keeps an operation's entries until it commits.
 type memJournal struct {
 	b              *Backend
 	s              *memStack
 	project, stack string
-	work           *state.Snapshot
-	begun          map[int64]backend.Entry
-	order          []int64
+	crypter        resource.Crypter
+	base           *state.Snapshot
+	entries        []backend.Entry
+	closed         bool
 }
 
+var errClosed = errors.New("the journal is already committed")
+
 func (j *memJournal) Begin(ctx context.Context, e backend.Entry) error {
+	e.Kind = backend.EntryBegin
+	return j.write(ctx, e)
+}
+
+func (j *memJournal) End(ctx context.Context, e backend.Entry) error {
+	if e.Kind != backend.EntrySuccess && e.Kind != backend.EntryFailure {
+		return fmt.Errorf("recording the end of step %d: kind %q is neither %q nor %q", e.Seq, e.Kind, backend.EntrySuccess, backend.EntryFailure)
+	}
+	return j.write(ctx, e)
+}
+
+func (j *memJournal) write(ctx context.Context, e backend.Entry) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	j.b.mu.Lock()
 	defer j.b.mu.Unlock()
+	if j.closed {
+		return errClosed
+	}
 	e = copyEntry(e)
+	j.entries = append(j.entries, e)
 	j.s.entries = append(j.s.entries, e)
-	j.s.writes++
-	j.begun[e.Seq] = e
-	j.order = append(j.order, e.Seq)
+	j.b.wrote(j.s)
 	return nil
 }
 
-func (j *memJournal) End(_ context.Context, e backend.Entry) error {
-	j.b.mu.Lock()
-	defer j.b.mu.Unlock()
-	e = copyEntry(e)
-	j.s.entries = append(j.s.entries, e)
-	j.s.writes++
-	delete(j.begun, e.Seq)
-	if e.Kind == backend.EntrySuccess {
-		j.apply(e)
-	}
-	return nil
-}
-
-// apply folds a successful step into the working snapshot.
-func (j *memJournal) apply(e backend.Entry) {
-	res := j.work.Resources
-	switch {
-	case e.Old != nil && e.New != nil && e.Op == "create-replacement":
-		for i, r := range res {
-			if r.URN == e.Old.URN && r.ID == e.Old.ID && !r.Delete {
-				c := *r
-				c.Delete = true
-				res[i] = &c
-			}
-		}
-		res = append(res, e.New)
-	case e.Old != nil && e.New != nil:
-		for i, r := range res {
-			if r.URN == e.Old.URN && r.ID == e.Old.ID && r.Delete == e.Old.Delete {
-				res[i] = e.New
-			}
-		}
-	case e.New != nil:
-		res = append(res, e.New)
-	case e.Old != nil:
-		out := res[:0]
-		for _, r := range res {
-			if !(r.URN == e.Old.URN && r.ID == e.Old.ID && r.Delete == e.Old.Delete) {
-				out = append(out, r)
-			}
-		}
-		res = out
-	}
-	j.work.Resources = res
-}
-
-// folded is the working snapshot with the unfinished steps as pending
-// operations.
-func (j *memJournal) folded() *state.Snapshot {
-	snap := CopySnapshot(j.work)
-	for _, seq := range j.order {
-		e, ok := j.begun[seq]
-		if !ok {
-			continue
-		}
-		op := state.OperationUpdating
-		r := e.New
-		switch {
-		case e.Op == "create" || e.Op == "create-replacement":
-			op = state.OperationCreating
-		case e.New == nil:
-			op, r = state.OperationDeleting, e.Old
-		}
-		snap.PendingOperations = append(snap.PendingOperations, state.PendingOperation{Resource: copyResource(r), Type: op})
-	}
-	state.Repair(snap, j.project, j.stack) // as the folder backend's Load does
-	return snap
-}
-
+// Commit makes final the committed snapshot and records rec. A final
+// snapshot that fails state.Check is not stored: the journal stays, as on
+// the folder backend.
 func (j *memJournal) Commit(_ context.Context, final *state.Snapshot, rec backend.HistoryRecord) error {
 	j.b.mu.Lock()
 	defer j.b.mu.Unlock()
-	j.s.snap = CopySnapshot(final)
-	j.s.writes++
-	j.s.history = append(j.s.history, rec)
-	j.s.journal = nil
+	if j.closed {
+		return errClosed
+	}
+	j.closed = true
+	if err := state.Check(final, j.project, j.stack); err != nil {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, err)
+	}
+	j.s.snap, j.s.crypter = CopySnapshot(final), j.crypter
+	j.b.wrote(j.s)
+	if j.s.snap == nil {
+		j.s.snap = &state.Snapshot{}
+	}
+	j.b.history[j.stack] = append(j.b.history[j.stack], backend.HistoryEntry{Project: j.project, HistoryRecord: rec})
+	if j.s.journal == j {
+		j.s.journal = nil
+	}
 	return nil
 }
 
 func copyEntry(e backend.Entry) backend.Entry {
 	e.Old, e.New = copyResource(e.Old), copyResource(e.New)
 	return e
-}
-
-// CopySnapshot returns a deep copy of snap (nil for nil).
-func CopySnapshot(snap *state.Snapshot) *state.Snapshot {
-	if snap == nil {
-		return nil
-	}
-	out := *snap
-	out.Resources = make([]*state.Resource, len(snap.Resources))
-	for i, r := range snap.Resources {
-		out.Resources[i] = copyResource(r)
-	}
-	out.PendingOperations = make([]state.PendingOperation, len(snap.PendingOperations))
-	for i, p := range snap.PendingOperations {
-		out.PendingOperations[i] = state.PendingOperation{Resource: copyResource(p.Resource), Type: p.Type}
-	}
-	return &out
-}
-
-func copyResource(r *state.Resource) *state.Resource {
-	if r == nil {
-		return nil
-	}
-	c := *r
-	c.Inputs = copyValue(map[string]any(r.Inputs)).(map[string]any)
-	c.Outputs = copyValue(map[string]any(r.Outputs)).(map[string]any)
-	c.Dependencies = append([]resource.URN(nil), r.Dependencies...)
-	return &c
-}
-
-// copyValue returns a deep copy of a property value; a nil map stays nil.
-func copyValue(v any) any {
-	return resource.Map(v, func(x any) (any, bool) {
-		m, isMap := x.(map[string]any)
-		return m, isMap && m == nil
-	})
 }

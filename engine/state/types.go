@@ -16,6 +16,8 @@ type Snapshot struct {
 	SecretsProvider   *SecretsProvider
 	Resources         []*Resource
 	PendingOperations []PendingOperation
+
+	origin *origin // see SetOrigin
 }
 
 // Manifest records when and by what a snapshot was written.

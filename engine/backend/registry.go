@@ -1,0 +1,68 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Opener opens the backend a URL names (the whole URL, scheme included).
+type Opener func(ctx context.Context, url string) (Store, error)
+
+// Registry maps URL schemes ("file") to the backends that serve them. It is
+// built where the program starts, one entry per backend:
+//
+//	backend.Registry{"file": backend.OpenFileURL}
+type Registry map[string]Opener
+
+// UnknownSchemeError is a backend URL whose scheme no entry of the registry
+// serves.
+type UnknownSchemeError struct {
+	URL, Scheme string
+	// Known lists the schemes the registry serves, sorted.
+	Known []string
+}
+
+func (e *UnknownSchemeError) Error() string {
+	known := make([]string, len(e.Known))
+	for i, s := range e.Known {
+		known[i] = s + "://"
+	}
+	return fmt.Sprintf("opening the backend %s: no backend serves the scheme %s://; the known schemes are %s",
+		e.URL, e.Scheme, strings.Join(known, ", "))
+}
+
+// Schemes lists the schemes r serves, sorted.
+func (r Registry) Schemes() []string {
+	out := make([]string, 0, len(r))
+	for s := range r {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Open opens the backend url names by its scheme; a URL without one
+// ("state", "/var/runner") is a folder, as file://. A scheme r does not
+// serve is an *UnknownSchemeError listing those it does.
+func (r Registry) Open(ctx context.Context, url string) (Store, error) {
+	scheme := "file"
+	if s, _, ok := strings.Cut(url, "://"); ok {
+		scheme = s
+	}
+	open, ok := r[scheme]
+	if !ok {
+		return nil, &UnknownSchemeError{URL: url, Scheme: scheme, Known: r.Schemes()}
+	}
+	return open(ctx, url)
+}
+
+// OpenFileURL is the Opener of the folder backend (file://<dir>).
+func OpenFileURL(_ context.Context, url string) (Store, error) {
+	f, err := Open(url)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}

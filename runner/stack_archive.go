@@ -1,0 +1,136 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// Export returns the project's state as Pulumi's deployment v3 JSON, as
+// stored (secrets as ciphertext), or with show, each secret's plaintext in
+// Pulumi's {"plaintext": ...} form.
+func (s *Stacks) Export(ctx context.Context, stack, project string, show bool) ([]byte, error) {
+	data, err := s.backend.Export(ctx, project, stack)
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil, fmt.Errorf("project %s has no state on stack %s", project, stack)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !show {
+		return pretty(data)
+	}
+	c, err := s.Crypter(stack)
+	if err != nil {
+		return nil, err
+	}
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	doc, err = revealSecrets(ctx, doc, c)
+	if err != nil {
+		return nil, err
+	}
+	return marshalIndent(doc)
+}
+
+func pretty(data []byte) ([]byte, error) {
+	var doc any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	return marshalIndent(doc)
+}
+
+func marshalIndent(doc any) ([]byte, error) {
+	out, err := json.MarshalIndent(doc, "", "    ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
+
+// revealSecrets replaces each secret object's ciphertext with its plaintext.
+func revealSecrets(ctx context.Context, v any, c *config.Crypter) (any, error) {
+	switch x := v.(type) {
+	case map[string]any:
+		if x[state.SigKey] == state.SecretSig {
+			if ct, ok := x["ciphertext"].(string); ok {
+				pt, err := c.DecryptValue(ctx, ct)
+				if err != nil {
+					return nil, err
+				}
+				return map[string]any{state.SigKey: state.SecretSig, "plaintext": pt}, nil
+			}
+		}
+		for k, e := range x {
+			r, err := revealSecrets(ctx, e, c)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+	case []any:
+		for i, e := range x {
+			r, err := revealSecrets(ctx, e, c)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+	}
+	return v, nil
+}
+
+// Import checks data (schema, integrity, URNs of this project and stack,
+// secrets that open with the stack's passphrase) and makes it the
+// project's state, atomically and under the lock; anything wrong leaves
+// the current state untouched. Secrets in plaintext form (an export made
+// with --show-secrets) are encrypted with the stack's passphrase first, so
+// that no plaintext secret is ever stored.
+func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte) error {
+	c, err := s.Crypter(stack)
+	if err != nil {
+		return err
+	}
+	data, _, err = state.SealPlaintextSecrets(ctx, data, c, state.PassphraseProvider(c.EncryptionSalt()))
+	if err != nil {
+		return Invalid(fmt.Errorf("importing into project %s of stack %s: %w; the current state was left as it was", project, stack, err))
+	}
+	if err := s.backend.Import(ctx, project, stack, data, c); err != nil {
+		return Invalid(fmt.Errorf("%w; the current state was left as it was", err))
+	}
+	return nil
+}
+
+// Repair makes a project's state on stack loadable again, as `pulumi state
+// repair` does: a leftover journal is folded in, dangling parent, provider
+// and dependency references are resolved, the resources are put in
+// dependency order, and pending operations are cleared (once the user has
+// checked the resources they name). It returns one line per change.
+func (s *Stacks) Repair(ctx context.Context, stack, project string) (string, error) {
+	c, err := s.Crypter(stack)
+	if err != nil {
+		return "", err
+	}
+	changes, err := s.backend.Repair(ctx, project, stack, c)
+	if err != nil {
+		return "", err
+	}
+	if len(changes) == 0 {
+		return fmt.Sprintf("the state of project %s on stack %s is consistent; nothing to repair", project, stack), nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "repaired the state of project %s on stack %s (the previous state is kept in its history folder):", project, stack)
+	for _, ch := range changes {
+		b.WriteString("\n  - " + ch)
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,166 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/backend"
+)
+
+// Remove removes stack: the state of every project (refused while any
+// still has resources, unless force) and the config file (unless
+// preserveConfig). It returns warnings to show.
+func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig bool) ([]string, error) {
+	projects, err := s.backend.Projects(ctx, stack)
+	if err != nil {
+		return nil, err
+	}
+	cfgPath := StackConfigPath(s.Workspace, stack)
+	_, cfgErr := os.Stat(cfgPath)
+	if len(projects) == 0 && cfgErr != nil {
+		return nil, fmt.Errorf("there is no stack %s in this workspace (no %s and no state)", stack, cfgPath)
+	}
+	unlock, err := s.lockForRemove(ctx, stack)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var busy, warnings []string
+	for _, p := range projects {
+		sum, err := s.backend.Summary(ctx, p, stack)
+		if err != nil && !errors.Is(err, backend.ErrNotFound) {
+			return nil, err
+		}
+		if n := managed(sum); n > 0 {
+			busy = append(busy, fmt.Sprintf("%s (%d resources)", p, n))
+		}
+	}
+	if len(busy) > 0 && !force {
+		return nil, fmt.Errorf("stack %s still has resources in %s; run `runner --stack %s destroy` first, or pass --force to forget them", stack, strings.Join(busy, ", "), stack)
+	}
+	if len(busy) > 0 {
+		warnings = append(warnings, fmt.Sprintf("removing the state of stack %s while it still has resources in %s: the resources themselves are left running and runner no longer knows them", stack, strings.Join(busy, ", ")))
+	}
+	for _, p := range projects {
+		if err := s.backend.RemoveStack(ctx, p, stack, force); err != nil {
+			return warnings, err
+		}
+	}
+	if !preserveConfig && cfgErr == nil {
+		if err := config.RemoveStack(cfgPath); err != nil {
+			return warnings, err
+		}
+	}
+	return warnings, nil
+}
+
+// lockForRemove takes the stack's own lock for `stack rm`, so that the
+// state of no project is removed while up, refresh or destroy works on the
+// stack (a *backend.LockedError, exit 4, names the holder). The returned
+// function lets go of it; once the last project's state is removed, with
+// the stack's lock, there is nothing left to let go. A stack the backend
+// holds nothing of is not locked (locking would leave it something).
+func (s *Stacks) lockForRemove(ctx context.Context, stack string) (func(), error) {
+	exists, err := s.backend.StackExists(ctx, stack)
+	if err != nil || !exists {
+		return func() {}, err
+	}
+	lock, err := s.backend.LockStack(ctx, stack, backend.CurrentLockInfo("runner stack rm"))
+	if err != nil {
+		return nil, fmt.Errorf("removing stack %s: %w", stack, err)
+	}
+	return func() { _ = lock.Unlock() }, nil
+}
+
+// managed counts a summary's resources other than the root stack.
+func managed(sum backend.StackSummary) int {
+	if sum.Resources <= 1 {
+		return 0
+	}
+	return sum.Resources - 1
+}
+
+// Unlock clears a project's lock on stack, and the stack's own lock (which
+// up, refresh and destroy hold across the projects) when its holder no
+// longer runs. A holder that still runs on this host, or one of another
+// host, is refused unless force.
+func (s *Stacks) Unlock(ctx context.Context, stack, project string, force bool) (string, error) {
+	msg, err := s.unlockProject(ctx, stack, project, force)
+	if err != nil {
+		return "", err
+	}
+	stackMsg, err := s.unlockStack(ctx, stack, force)
+	if err != nil || stackMsg == "" {
+		return msg, err
+	}
+	return msg + "\n" + stackMsg, nil
+}
+
+// UnlockAll clears the stack's own lock and every project's lock on stack
+// whose holder no longer runs (or, with force, whoever holds them): what
+// an operation killed while projects ran side by side leaves behind. A
+// project's holder that still runs is refused unless force.
+func (s *Stacks) UnlockAll(ctx context.Context, stack string, force bool) (string, error) {
+	projects, err := s.backend.LockedProjects(ctx, stack)
+	if err != nil {
+		return "", err
+	}
+	var msgs []string
+	for _, project := range projects {
+		msg, err := s.unlockProject(ctx, stack, project, force)
+		if err != nil {
+			return strings.Join(msgs, "\n"), err
+		}
+		msgs = append(msgs, msg)
+	}
+	stackMsg, err := s.unlockStack(ctx, stack, force)
+	if err != nil {
+		return strings.Join(msgs, "\n"), err
+	}
+	if stackMsg != "" {
+		msgs = append(msgs, stackMsg)
+	}
+	if len(msgs) == 0 {
+		return fmt.Sprintf("stack %s is not locked", stack), nil
+	}
+	return strings.Join(msgs, "\n"), nil
+}
+
+func (s *Stacks) unlockProject(ctx context.Context, stack, project string, force bool) (string, error) {
+	holder, err := s.backend.LockHolder(ctx, project, stack)
+	if err != nil {
+		return "", err
+	}
+	if holder == nil {
+		return fmt.Sprintf("project %s of stack %s is not locked", project, stack), nil
+	}
+	if !holder.Stale() && !force {
+		held := &backend.LockedError{Project: project, Stack: stack, Holder: *holder}
+		return "", fmt.Errorf("%w, which may still run; wait for it, or pass --force if you are sure it is not working on this stack", held)
+	}
+	if err := s.backend.ForceUnlock(ctx, project, stack); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("cleared the lock of project %s on stack %s (held by %s, pid %d on %s)", project, stack, holder.Command, holder.PID, holder.Host), nil
+}
+
+// unlockStack clears the stack's own lock when its holder is a process of
+// this host that no longer runs, or with force. It returns "" when the
+// stack's lock is not taken.
+func (s *Stacks) unlockStack(ctx context.Context, stack string, force bool) (string, error) {
+	holder, err := s.backend.StackLockHolder(ctx, stack)
+	if err != nil || holder == nil {
+		return "", err
+	}
+	if !force && !holder.Stale() {
+		return fmt.Sprintf("stack %s stays locked by %s (pid %d on %s), which may still run; pass --force to clear that lock too", stack, holder.Command, holder.PID, holder.Host), nil
+	}
+	if err := s.backend.ForceUnlockStack(ctx, stack); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("cleared the lock of stack %s (held by %s, pid %d on %s)", stack, holder.Command, holder.PID, holder.Host), nil
+}
