@@ -39,6 +39,7 @@ func Run(t *testing.T, open Open) {
 		{"Removal", testRemoval},
 		{"ImportExport", testImportExport},
 		{"Repair", testRepair},
+		{"StateDigest", testStateDigest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open(t)) })
