@@ -20,8 +20,8 @@ type Store interface {
 	Tagger
 	Archiver
 	// StateDigest names the stored state of project on stack: "" when there
-	// is none, and a value that changes whenever it is written (a plan
-	// records it and is refused once it differs).
+	// is none, and a value that changes whenever what is stored changes (a
+	// plan records it and is refused once it differs). Loads never change it.
 	StateDigest(ctx context.Context, project, stack string) (string, error)
 }
 
