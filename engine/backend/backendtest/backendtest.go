@@ -77,6 +77,25 @@ func commit(t *testing.T, b backend.Store, p, s string, snap *state.Snapshot) {
 	}
 }
 
+// openJournal locks (project, stack) as an operation does and opens a
+// journal on base (nil: the state as loaded now).
+func openJournal(t *testing.T, b backend.Store, base *state.Snapshot) (backend.Lock, backend.Journal) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner up"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base == nil {
+		base = load(t, b, project, stack)
+	}
+	j, err := b.OpenJournal(ctx, project, stack, base, crypter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, j
+}
+
 func load(t *testing.T, b backend.Store, p, s string) *state.Snapshot {
 	t.Helper()
 	snap, err := b.Load(context.Background(), p, s, crypter)
@@ -150,15 +169,8 @@ func testJournalCommit(t *testing.T, b backend.Store) {
 	ctx := context.Background()
 	base := statetest.Snapshot(project, stack, 1)
 	commit(t, b, project, stack, base)
-	l, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner up"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, j := openJournal(t, b, nil)
 	defer l.Unlock()
-	j, err := b.OpenJournal(ctx, project, stack, load(t, b, project, stack), crypter)
-	if err != nil {
-		t.Fatal(err)
-	}
 	r1 := thing(1)
 	if err := j.Begin(ctx, backend.Entry{Seq: 1, Op: "create", New: r1}); err != nil {
 		t.Fatal(err)
@@ -201,14 +213,7 @@ func testCrashFold(t *testing.T, b backend.Store) {
 	ctx := context.Background()
 	base := statetest.Snapshot(project, stack, 2) // r00000, r00001
 	commit(t, b, project, stack, base)
-	l, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner up"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := b.OpenJournal(ctx, project, stack, load(t, b, project, stack), crypter)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, j := openJournal(t, b, nil)
 	old0, old1 := find(base, "r00000"), find(base, "r00001")
 	new0 := *old0
 	new0.Inputs = resource.PropertyMap{"name": "changed", "password": resource.Secret{Element: "pw-new"}}
@@ -266,15 +271,8 @@ func testCrashFold(t *testing.T, b backend.Store) {
 func recoverAndCommit(t *testing.T, b backend.Store, base *state.Snapshot) {
 	t.Helper()
 	ctx := context.Background()
-	l, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner up"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, j := openJournal(t, b, base)
 	defer l.Unlock()
-	j, err := b.OpenJournal(ctx, project, stack, base, crypter)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := j.Commit(ctx, base, backend.HistoryRecord{Kind: "update", Result: "succeeded"}); err != nil {
 		t.Fatal(err)
 	}
@@ -287,14 +285,7 @@ func testExplicitBase(t *testing.T, b backend.Store) {
 	ctx := context.Background()
 	commit(t, b, project, stack, statetest.Snapshot(project, stack, 1))
 	base := statetest.Snapshot(project, stack, 3) // refreshed: two more resources
-	l, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner up"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := b.OpenJournal(ctx, project, stack, base, crypter)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, j := openJournal(t, b, base)
 	if err := j.Begin(ctx, backend.Entry{Seq: 1, Op: "delete", Old: find(base, "r00002")}); err != nil {
 		t.Fatal(err)
 	}

@@ -43,14 +43,7 @@ func testStateDigest(t *testing.T, b backend.Store) {
 	changed("the first commit")
 	commit(t, b, project, stack, statetest.Snapshot(project, stack, 2))
 	changed("a second commit")
-	l, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner up"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := b.OpenJournal(ctx, project, stack, load(t, b, project, stack), crypter)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, j := openJournal(t, b, nil)
 	if err := j.Begin(ctx, backend.Entry{Seq: 1, Op: "create", New: thing(9)}); err != nil {
 		t.Fatal(err)
 	}

@@ -190,14 +190,7 @@ func testRepair(t *testing.T, b backend.Store) {
 	ctx := context.Background()
 	base := statetest.Snapshot(project, stack, 1)
 	commit(t, b, project, stack, base)
-	l, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner up"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, err := b.OpenJournal(ctx, project, stack, load(t, b, project, stack), crypter)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, j := openJournal(t, b, nil)
 	if err := j.Begin(ctx, backend.Entry{Seq: 1, Op: "create", New: thing(4)}); err != nil {
 		t.Fatal(err)
 	}
