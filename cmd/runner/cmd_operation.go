@@ -44,7 +44,7 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 				Operation: op, Yes: c.Bool("yes"), Parallel: c.Int("parallel"), StepParallel: c.Int("step-parallel"),
 				Targets: c.StringSlice("target"), Refresh: c.Bool("refresh"), FailFast: c.Bool("fail-fast"),
 				NoDurations: c.Bool("no-durations"),
-				PlanOut: c.String("out"), PlanFile: c.String("plan"),
+				PlanOut:     c.String("out"), PlanFile: c.String("plan"),
 			})
 		},
 	}
