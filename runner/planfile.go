@@ -66,6 +66,8 @@ func checkPlanFlags(o OpOptions) error {
 		}
 		if st, err := os.Stat(o.PlanOut); err == nil && st.IsDir() {
 			return Usage(fmt.Errorf("cannot write the plan to %s: it is a folder; give a file name, such as %s", o.PlanOut, filepath.Join(o.PlanOut, "plan.json")))
+		} else if err == nil && !st.Mode().IsRegular() {
+			return Usage(fmt.Errorf("cannot write the plan to %s: it is not a regular file (a device, a pipe or a socket), which the plan would replace; give the name of a new or a regular file", o.PlanOut))
 		}
 	}
 	return nil
