@@ -167,18 +167,22 @@ func (s *Session) readPlan(o *OpOptions) (*planFile, error) {
 }
 
 // checkSums refuses the plan when the stack config or environment file
-// changed since it was made.
+// changed since it was made: a plan file, or (path "") the plan up showed
+// on a terminal before asking.
 func (s *Session) checkSums(pf *planFile) error {
 	cfg, env, err := s.sums()
 	if err != nil {
 		return err
 	}
-	again := fmt.Sprintf("run `runner preview --out %s` again", pf.path)
+	what, again := "the plan "+pf.path, fmt.Sprintf("run `runner preview --out %s` again", pf.path)
+	if pf.path == "" {
+		what, again = "the plan shown", "run up again to see the new plan"
+	}
 	if cfg.SHA256 != pf.Config.SHA256 {
-		return Invalid(fmt.Errorf("the plan %s cannot be executed, so nothing was changed: the stack config changed since the plan was made (%s); %s", pf.path, s.ConfigPath, again))
+		return Invalid(fmt.Errorf("%s cannot be executed, so nothing was changed: the stack config changed since the plan was made (%s); %s", what, s.ConfigPath, again))
 	}
 	if env.SHA256 != pf.Environment.SHA256 {
-		return Invalid(fmt.Errorf("the plan %s cannot be executed, so nothing was changed: the environment file changed since the plan was made (%s); %s", pf.path, s.Env.Path, again))
+		return Invalid(fmt.Errorf("%s cannot be executed, so nothing was changed: the environment file changed since the plan was made (%s); %s", what, s.Env.Path, again))
 	}
 	return nil
 }
