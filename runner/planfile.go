@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/runnerhq/runner/engine"
@@ -161,6 +162,11 @@ func (s *Session) readPlan(o *OpOptions) (*planFile, error) {
 		return nil, invalid("is a plan of stack %s, not of stack %s; select that stack (--stack %s) or make a plan of this one", pf.Stack, s.StackName, pf.Stack)
 	case pf.Provider != s.Provider.Name:
 		return nil, invalid("is a plan of provider %s, not of provider %s; pass --provider %s or make a plan with this one", pf.Provider, s.Provider.Name, pf.Provider)
+	}
+	var unknown *orchestrate.UnknownTargetError
+	if err := orchestrate.CheckTargets(s.Graph.Order(), pf.Targets); errors.As(err, &unknown) {
+		return nil, invalid("names project %s, which provider %s does not have (its projects: %s); make a new plan with `runner preview --out %s`",
+			unknown.Target, s.Provider.Name, strings.Join(unknown.Known, ", "), o.PlanFile)
 	}
 	o.Targets, o.Refresh = pf.Targets, pf.Refresh
 	return pf, s.checkSums(pf)
