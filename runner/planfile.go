@@ -74,6 +74,29 @@ func checkPlanFlags(o OpOptions) error {
 	return nil
 }
 
+// checkPlanOut refuses an --out that names the stack config or the
+// environment file, which the plan would replace.
+func (s *Session) checkPlanOut(out string) error {
+	st, err := os.Stat(out)
+	if out == "" || err != nil {
+		return nil
+	}
+	for _, f := range []struct{ what, path string }{{"the stack config", s.ConfigPath}, {"the environment file", s.envPath()}} {
+		if kept, err := os.Stat(f.path); err == nil && os.SameFile(st, kept) {
+			return Usage(fmt.Errorf("cannot write the plan to %s: it is %s, which the plan would replace; give another --out", out, f.what))
+		}
+	}
+	return nil
+}
+
+// envPath is the environment file's path ("" without one).
+func (s *Session) envPath() string {
+	if s.Env == nil {
+		return ""
+	}
+	return s.Env.Path
+}
+
 // sums returns the checksums of the stack config and environment files.
 func (s *Session) sums() (cfg, env fileSum, err error) {
 	sum := func(path string) (fileSum, error) {
@@ -138,7 +161,10 @@ func (s *Session) writePlan(ctx context.Context, o OpOptions, sum *orchestrate.S
 // environment files are still those it was made with. It sets o's targets
 // and refresh to the plan's.
 func (s *Session) readPlan(o *OpOptions) (*planFile, error) {
-	if err := checkPlanFlags(*o); err != nil || o.PlanFile == "" {
+	if err := checkPlanFlags(*o); err != nil {
+		return nil, err
+	}
+	if err := s.checkPlanOut(o.PlanOut); err != nil || o.PlanFile == "" {
 		return nil, err
 	}
 	data, err := os.ReadFile(o.PlanFile)
