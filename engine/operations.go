@@ -88,7 +88,8 @@ func (o *Options) validate() error {
 
 // Preview runs prog and plans its steps without side effects: plugins only
 // predict outputs, nothing is journaled or saved, no lock is taken.
-// Pending operations of an interrupted run are reported as events.
+// Pending operations of an interrupted run are reported as events and
+// resolved in memory, by reading their resources back, as Up resolves them.
 func Preview(ctx context.Context, opts Options, prog Program) (*Result, error) {
 	return operate(ctx, &opts, kindPreview, prog)
 }
@@ -190,14 +191,12 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 	return snap, base, nil
 }
 
-// prepare installs the loaded state, resolves (or, in preview, reports)
-// pending operations, runs the program and refreshes first when asked. An
+// prepare installs the loaded state, resolves pending operations (in
+// preview too, in memory only, so that it plans what up will do), runs the program and refreshes first when asked. An
 // Up with a plan then checks the plan covers exactly the steps to take.
 func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Program) (*Context, error) {
 	d.setOld(snap)
-	if d.dryRun {
-		d.reportPending()
-	} else if err := d.recoverPending(ctx); err != nil {
+	if err := d.recoverPending(ctx); err != nil {
 		return nil, err
 	}
 	if prog == nil {

@@ -9,8 +9,7 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// reportPending emits one event per pending operation (preview: nothing
-// else is done about them).
+// reportPending emits one event per pending operation.
 func (d *deployment) reportPending() {
 	for _, p := range d.old.PendingOperations {
 		if p.Resource == nil {
@@ -25,7 +24,8 @@ func (d *deployment) reportPending() {
 
 // recoverPending resolves the operations an interrupted run left pending,
 // reading each resource back through its plugin, and clears them from the
-// snapshot. A create whose resource cannot be found without its ID stops
+// snapshot in memory (a preview resolves them the same way, so that it
+// plans against what up will find, and writes nothing). A create whose resource cannot be found without its ID stops
 // the operation with instructions.
 func (d *deployment) recoverPending(ctx context.Context) error {
 	pending := d.old.PendingOperations

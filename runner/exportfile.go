@@ -47,6 +47,9 @@ func checkWritable(path string) error {
 		if st.IsDir() {
 			return fail("it is a folder; give a file name, such as " + filepath.Join(path, "export.json"))
 		}
+		if !st.Mode().IsRegular() {
+			return fail("it is not a regular file (a device, a pipe or a socket), which the export would replace; give the name of a new or a regular file")
+		}
 		if syscall.Access(path, 2 /* W_OK */) != nil {
 			return fail("the file is read-only; make it writable or give another --file")
 		}

@@ -87,11 +87,17 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	if err != nil {
 		return nil, err
 	}
-	if err := s.plan(ctx, &o, &req, pf); err != nil {
+	shown, err := s.plan(ctx, &o, &req, pf)
+	if err != nil {
 		return nil, err
 	}
 	if err := s.confirm(o); err != nil {
 		return nil, err
+	}
+	if shown != nil { // the files may have changed while the user read the plan
+		if err := s.checkSums(shown); err != nil {
+			return nil, err
+		}
 	}
 	if o.Operation == orchestrate.Up {
 		if err := s.RecordStack(); err != nil {
@@ -118,27 +124,33 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 // plan gives an up the plans it executes: those of the plan file (the
 // file is the approval, as for `terraform apply PLANFILE`), or on a
 // terminal those of the preview it shows before asking, as Pulumi does.
-func (s *Session) plan(ctx context.Context, o *OpOptions, req *orchestrate.Request, pf *planFile) error {
+// It returns the plan file, or for the preview shown the checksums of the
+// stack config and environment file it was made with (nil: no plan).
+func (s *Session) plan(ctx context.Context, o *OpOptions, req *orchestrate.Request, pf *planFile) (*planFile, error) {
 	if pf != nil {
 		plans, err := s.decode(ctx, pf, req.Crypter)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		req.Plans = plans
 		o.Yes = true
-		return nil
+		return pf, nil
 	}
 	if o.Operation != orchestrate.Up || o.Yes || !s.IO().CanPrompt() {
-		return nil
+		return nil, nil
+	}
+	cfg, env, err := s.sums()
+	if err != nil {
+		return nil, err
 	}
 	pre := *req
 	pre.Operation = orchestrate.Preview
 	shown, err := orchestrate.Run(ctx, pre)
 	if err != nil {
-		return fmt.Errorf("the preview before up failed; nothing was changed: %w", err)
+		return nil, fmt.Errorf("the preview before up failed; nothing was changed: %w", err)
 	}
 	req.Plans = shown.Plans // up executes the plan it showed
-	return nil
+	return &planFile{Config: cfg, Environment: env}, nil
 }
 
 // check refuses a negative bound, before anything is opened.

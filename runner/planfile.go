@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/runnerhq/runner/engine"
@@ -66,9 +67,34 @@ func checkPlanFlags(o OpOptions) error {
 		}
 		if st, err := os.Stat(o.PlanOut); err == nil && st.IsDir() {
 			return Usage(fmt.Errorf("cannot write the plan to %s: it is a folder; give a file name, such as %s", o.PlanOut, filepath.Join(o.PlanOut, "plan.json")))
+		} else if err == nil && !st.Mode().IsRegular() {
+			return Usage(fmt.Errorf("cannot write the plan to %s: it is not a regular file (a device, a pipe or a socket), which the plan would replace; give the name of a new or a regular file", o.PlanOut))
 		}
 	}
 	return nil
+}
+
+// checkPlanOut refuses an --out that names the stack config or the
+// environment file, which the plan would replace.
+func (s *Session) checkPlanOut(out string) error {
+	st, err := os.Stat(out)
+	if out == "" || err != nil {
+		return nil
+	}
+	for _, f := range []struct{ what, path string }{{"the stack config", s.ConfigPath}, {"the environment file", s.envPath()}} {
+		if kept, err := os.Stat(f.path); err == nil && os.SameFile(st, kept) {
+			return Usage(fmt.Errorf("cannot write the plan to %s: it is %s, which the plan would replace; give another --out", out, f.what))
+		}
+	}
+	return nil
+}
+
+// envPath is the environment file's path ("" without one).
+func (s *Session) envPath() string {
+	if s.Env == nil {
+		return ""
+	}
+	return s.Env.Path
 }
 
 // sums returns the checksums of the stack config and environment files.
@@ -135,7 +161,10 @@ func (s *Session) writePlan(ctx context.Context, o OpOptions, sum *orchestrate.S
 // environment files are still those it was made with. It sets o's targets
 // and refresh to the plan's.
 func (s *Session) readPlan(o *OpOptions) (*planFile, error) {
-	if err := checkPlanFlags(*o); err != nil || o.PlanFile == "" {
+	if err := checkPlanFlags(*o); err != nil {
+		return nil, err
+	}
+	if err := s.checkPlanOut(o.PlanOut); err != nil || o.PlanFile == "" {
 		return nil, err
 	}
 	data, err := os.ReadFile(o.PlanFile)
@@ -160,23 +189,32 @@ func (s *Session) readPlan(o *OpOptions) (*planFile, error) {
 	case pf.Provider != s.Provider.Name:
 		return nil, invalid("is a plan of provider %s, not of provider %s; pass --provider %s or make a plan with this one", pf.Provider, s.Provider.Name, pf.Provider)
 	}
+	var unknown *orchestrate.UnknownTargetError
+	if err := orchestrate.CheckTargets(s.Graph.Order(), pf.Targets); errors.As(err, &unknown) {
+		return nil, invalid("names project %s, which provider %s does not have (its projects: %s); make a new plan with `runner preview --out %s`",
+			unknown.Target, s.Provider.Name, strings.Join(unknown.Known, ", "), o.PlanFile)
+	}
 	o.Targets, o.Refresh = pf.Targets, pf.Refresh
 	return pf, s.checkSums(pf)
 }
 
 // checkSums refuses the plan when the stack config or environment file
-// changed since it was made.
+// changed since it was made: a plan file, or (path "") the plan up showed
+// on a terminal before asking.
 func (s *Session) checkSums(pf *planFile) error {
 	cfg, env, err := s.sums()
 	if err != nil {
 		return err
 	}
-	again := fmt.Sprintf("run `runner preview --out %s` again", pf.path)
+	what, again := "the plan "+pf.path, fmt.Sprintf("run `runner preview --out %s` again", pf.path)
+	if pf.path == "" {
+		what, again = "the plan shown", "run up again to see the new plan"
+	}
 	if cfg.SHA256 != pf.Config.SHA256 {
-		return Invalid(fmt.Errorf("the plan %s cannot be executed, so nothing was changed: the stack config changed since the plan was made (%s); %s", pf.path, s.ConfigPath, again))
+		return Invalid(fmt.Errorf("%s cannot be executed, so nothing was changed: the stack config changed since the plan was made (%s); %s", what, s.ConfigPath, again))
 	}
 	if env.SHA256 != pf.Environment.SHA256 {
-		return Invalid(fmt.Errorf("the plan %s cannot be executed, so nothing was changed: the environment file changed since the plan was made (%s); %s", pf.path, s.Env.Path, again))
+		return Invalid(fmt.Errorf("%s cannot be executed, so nothing was changed: the environment file changed since the plan was made (%s); %s", what, s.Env.Path, again))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/runnerhq/runner/runner"
+	"github.com/runnerhq/runner/runner/event"
 	"github.com/runnerhq/runner/runner/orchestrate"
 	"github.com/runnerhq/runner/runner/prompt"
 	"github.com/runnerhq/runner/runner/term"
@@ -79,11 +80,12 @@ type silentError struct{ err error }
 func (s silentError) Error() string { return s.err.Error() }
 func (s silentError) Unwrap() error { return s.err }
 
-// reportError prints the final error, as JSON with --json; on stderr when
+// reportError prints the final error, as JSON with --json (with the event
+// stream's version "v", as the last line of a stream); on stderr when
 // stdout cannot be written (closed, say), so that it is never lost.
 func reportError(io *term.IO, asJSON bool, err error) {
 	if asJSON {
-		doc := map[string]any{"type": "error", "message": err.Error(), "exit_code": exitCode(err)}
+		doc := map[string]any{"v": event.Version, "type": "error", "message": err.Error(), "exit_code": exitCode(err)}
 		if json.NewEncoder(io.Out).Encode(doc) == nil {
 			return
 		}

@@ -20,7 +20,7 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 			Usage: "how many steps (plugin calls) of one project run at once; every project in flight has its own, so up to --parallel x this many run together"},
 		&cli.StringSliceFlag{Name: "target", Usage: "run only this `PROJECT` (repeatable)"},
 		&cli.BoolFlag{Name: "fail-fast", Usage: "stop starting projects after the first failure"},
-		&cli.BoolFlag{Name: "no-durations", Usage: "leave durations out of the output, for logs that compare equal across runs"},
+		&cli.BoolFlag{Name: "no-durations", Usage: "leave durations out of the output, for logs that compare equal across runs (with --parallel 1 --step-parallel 1)"},
 	}
 	if op != orchestrate.Preview {
 		flags = append(flags, &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask for confirmation"})

@@ -92,7 +92,7 @@ func Walk(ctx context.Context, deps [][]int, opts Options, visit func(ctx contex
 		return Result{}, err
 	}
 	w.opts, w.visit = opts, visit
-	w.bound = max(1, opts.Parallel)
+	w.bound = max(1, min(opts.Parallel, len(deps))) // more than the vertices: as unbounded
 	w.run(ctx)
 	return w.res, nil
 }

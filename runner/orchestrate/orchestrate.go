@@ -270,11 +270,23 @@ func (o *run) parallel() int {
 	if o.req.Parallel > 0 {
 		return o.req.Parallel
 	}
-	return max(1, len(o.include))
+	return max(1, o.included())
+}
+
+// included counts the projects the run includes (include holds every
+// project of the provider, false for those outside the targets).
+func (o *run) included() int {
+	n := 0
+	for _, in := range o.include {
+		if in {
+			n++
+		}
+	}
+	return n
 }
 
 func (o *run) startMessage() string {
-	n := len(o.include)
+	n := o.included()
 	word := "projects"
 	if n == 1 {
 		word = "project"

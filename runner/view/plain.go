@@ -21,7 +21,8 @@ type Plain struct {
 	blocks map[string]*strings.Builder
 	color  bool
 	// ShowDurations prints step and project durations (off in golden tests
-	// and with --no-durations, for logs that compare equal across runs).
+	// and with --no-durations, for logs that compare equal across runs
+	// when projects and steps run one at a time).
 	ShowDurations bool
 }
 

@@ -1,0 +1,36 @@
+package e2e
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestTargetedRunCountsItsTargets: the operation-start event of a targeted
+// run counts the projects it runs, not every project of the provider.
+func TestTargetedRunCountsItsTargets(t *testing.T) {
+	dir := deployable(t)
+	for _, tc := range []struct {
+		targets []string
+		want    string
+	}{
+		{[]string{"network"}, "1 project targeted (network)"},
+		{[]string{"ca", "network"}, "2 projects targeted (ca, network)"},
+		{nil, "5 projects"},
+	} {
+		args := []string{"--json", "-s", "dev", "--non-interactive", "preview"}
+		for _, target := range tc.targets {
+			args = append(args, "--target", target)
+		}
+		var got string
+		for _, line := range strings.Split(strings.TrimSpace(ok(t, dir, args...).Stdout), "\n") {
+			var e struct{ Type, Message string }
+			if err := json.Unmarshal([]byte(line), &e); err == nil && e.Type == "operation-start" {
+				got = e.Message
+			}
+		}
+		if got != tc.want {
+			t.Errorf("preview --target %v: operation-start says %q, want %q", tc.targets, got, tc.want)
+		}
+	}
+}
