@@ -110,10 +110,12 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	if err == nil && o.Operation == orchestrate.Up {
 		held.urls = exportedURLs(sum)
 	}
-	held.release()
 	if err == nil && o.PlanOut != "" {
-		err = s.writePlan(ctx, o, sum, req.Crypter)
+		if err = s.writePlan(ctx, o, sum, req.Crypter); err == nil {
+			held.plan = o.PlanOut
+		}
 	}
+	held.release()
 	err = planRefused(err, o)
 	if err == nil && o.Operation == orchestrate.Destroy && len(o.Targets) == 0 {
 		removeEmptyDirs(s.DataDir(), filepath.Join(s.Workspace, ".runner"))
@@ -315,6 +317,7 @@ func (s *Session) report(sink event.Sink, rep *Report) {
 type summaryHold struct {
 	sink event.Sink
 	urls []string
+	plan string // the plan file a preview wrote
 
 	mu   sync.Mutex
 	held *event.Event
@@ -330,13 +333,13 @@ func (h *summaryHold) Emit(e event.Event) {
 	h.sink.Emit(e)
 }
 
-// release emits the held summary, with the URLs.
+// release emits the held summary, with the URLs and the plan file.
 func (h *summaryHold) release() {
 	h.mu.Lock()
 	held := h.held
 	h.mu.Unlock()
 	if held != nil {
-		held.URLs = h.urls
+		held.URLs, held.File = h.urls, h.plan
 		h.sink.Emit(*held)
 	}
 }

@@ -149,9 +149,6 @@ func (s *Session) writePlan(ctx context.Context, o OpOptions, sum *orchestrate.S
 	if err := atomicfile.Write(o.PlanOut, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("writing the plan to %s: %w", o.PlanOut, err)
 	}
-	if !s.Opts.JSON {
-		fmt.Fprintf(s.IO().Err, "The plan is in %s; `runner up --plan %s` executes it.\n", o.PlanOut, o.PlanOut)
-	}
 	return nil
 }
 

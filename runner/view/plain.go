@@ -185,6 +185,9 @@ func (p *Plain) summary(e event.Event) string {
 	for _, u := range e.URLs {
 		b.WriteString("URL: " + u + "\n")
 	}
+	if e.File != "" {
+		fmt.Fprintf(&b, "The plan is in %s; `runner up --plan %s` executes it.\n", e.File, e.File)
+	}
 	return b.String()
 }
 

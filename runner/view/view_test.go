@@ -188,6 +188,16 @@ func TestSummaryListsTheURLs(t *testing.T) {
 	}
 }
 
+func TestSummaryNamesThePlanFile(t *testing.T) {
+	var buf bytes.Buffer
+	p := NewPlain(&buf, false)
+	p.Emit(event.Event{Type: event.Summary, Operation: "preview", Result: "succeeded",
+		Projects: []event.Row{{Project: "app", Operation: "preview", Result: "succeeded"}}, File: "plan.json"})
+	if out := buf.String(); !strings.HasSuffix(out, "The plan is in plan.json; `runner up --plan plan.json` executes it.\n") {
+		t.Fatalf("the summary does not end with the plan file:\n%s", out)
+	}
+}
+
 // The --debug lines go above the status area: the area is erased before
 // each line and drawn again after it.
 func TestLiveDebugPrintsAboveTheStatusArea(t *testing.T) {
