@@ -197,7 +197,12 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Program) (*Context, error) {
 	d.setOld(snap)
 	if err := d.recoverPending(ctx); err != nil {
-		return nil, err
+		if !d.dryRun {
+			return nil, err
+		}
+		// A preview (perhaps of a stack an up is changing right now) plans
+		// on the state as recorded; up resolves or refuses it first.
+		d.ev.diag(SeverityWarning, fmt.Sprintf("the preview plans on the recorded state: %v", err))
 	}
 	if prog == nil {
 		return nil, nil

@@ -193,6 +193,11 @@ func TestPendingCreateRecovery(t *testing.T) {
 			return resource.ReadResponse{}, resource.ErrNotRecognizable
 		}
 		e.backend.Put(project, stack, pending())
+		// A preview (which may run while an up is creating the resource)
+		// plans on, warning that up must resolve it first.
+		if _, err := e.preview(prog); err != nil || !e.hasEvent(engine.EventPendingOperation, urn("a")) {
+			t.Errorf("preview of an unresolvable pending create: %v", err)
+		}
 		_, err := e.up(prog)
 		if err == nil || !contains(err.Error(), string(urn("a"))) || !contains(err.Error(), "runner stack repair --project proj") {
 			t.Fatalf("error %v", err)
