@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/runnerhq/runner/engine/plan"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -26,7 +27,7 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 		return d.failEarly(dr, err)
 	}
 	dr.step = cs.step
-	if err := d.planned.check(&cs.step); err != nil {
+	if err := d.planned.Check(&cs.step); err != nil {
 		d.stepFailed(cs.step.Op, dr.r.urn, dr.r.typ, err, time.Now())
 		return d.fail(dr, err), err
 	}
@@ -76,12 +77,12 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 		if len(cs.keys) == 0 {
 			cs.keys = diff.Replaces
 		}
-		cs.step.Replaces = changedPaths(old.Inputs, checked, diff.Replaces)
+		cs.step.Replaces = plan.ChangedPaths(old.Inputs, checked, diff.Replaces)
 		cs.step.DeleteBeforeReplace = diff.DeleteBeforeReplace || r.opts.deleteBeforeReplace
 	default:
 		cs.step.Op, cs.keys = OpUpdate, diff.Changed
 	}
-	cs.step.Keys = changedPaths(old.Inputs, checked, cs.keys)
+	cs.step.Keys = plan.ChangedPaths(old.Inputs, checked, cs.keys)
 	return cs, nil
 }
 

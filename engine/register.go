@@ -92,7 +92,7 @@ func (d *deployment) recordPlain(ctx context.Context, dr *declared, rec *state.R
 	}
 	if d.planned != nil || d.dryRun {
 		dr.step = Step{Op: op, URN: rec.URN, Type: rec.Type, Deps: dr.deps, NewInputs: rec.Inputs}
-		if err := d.planned.check(&dr.step); err != nil {
+		if err := d.planned.Check(&dr.step); err != nil {
 			d.stepFailed(op, rec.URN, rec.Type, err, now)
 			return d.fail(dr, err), err
 		}
