@@ -8,6 +8,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plan"
+	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -25,7 +26,8 @@ type deployment struct {
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource
-	planned *plan.Index // the plan Up executes (nil: none)
+	planned *plan.Index           // the plan Up executes (nil: none)
+	decls   *program.Declarations // what the program declared (preview, up)
 
 	// owner only
 	news    []*state.Resource

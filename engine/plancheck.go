@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -53,14 +54,17 @@ func (d *deployment) checkPlanBase(ctx context.Context) error {
 
 // checkPlanCoverage refuses, before any step runs, a plan whose steps are
 // not the ones the program and the state call for (plan.CheckCoverage).
-func (d *deployment) checkPlanCoverage(c *Context) error {
+func (d *deployment) checkPlanCoverage(ds *program.Declarations) error {
 	p := d.opts.Plan
 	if p == nil || d.kind != kindUpdate {
 		return nil
 	}
-	declared := make([]resource.URN, len(c.resources))
-	for i, r := range c.resources {
-		declared[i] = r.urn
+	list := ds.List()
+	declared := make([]resource.URN, len(list))
+	isDeclared := make(map[resource.URN]bool, len(list))
+	for i := range list {
+		declared[i] = list[i].URN
+		isDeclared[list[i].URN] = true
 	}
 	var deletes []Step
 	for _, r := range d.old.Resources {
@@ -68,7 +72,7 @@ func (d *deployment) checkPlanCoverage(c *Context) error {
 		case isProvider(r.Type):
 		case r.Delete:
 			deletes = append(deletes, Step{Op: OpDeleteReplaced, URN: r.URN})
-		case c.byURN[r.URN] == nil:
+		case !isDeclared[r.URN]:
 			deletes = append(deletes, Step{Op: OpDelete, URN: r.URN})
 		}
 	}
