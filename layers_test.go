@@ -23,6 +23,16 @@ var layers = []string{"cmd/runner", "runner", "providers", "projects", "engine"}
 // and the atomic file writes.
 var configMayImport = []string{"engine/resource", "engine/state", "engine/atomicfile"}
 
+// engineMayImport are, for the engine's packages that a plan's life is
+// split into below the engine root, the only module packages each may
+// import (besides themselves, from their external tests): what programs
+// use and the plan values know nothing of the execution, the backend or
+// each other.
+var engineMayImport = map[string][]string{
+	"engine/program": {"engine/resource"},
+	"engine/plan":    {"engine/resource", "engine/state"},
+}
+
 // layer returns the index in layers of the module package rel (a path
 // inside the module), -1 for config and -2 for a package of no layer.
 func layer(rel string) int {
@@ -40,6 +50,9 @@ func layer(rel string) int {
 // check returns why importer may not import imported (both paths inside
 // the module), or "" when it may.
 func check(importer, imported string) string {
+	if allowed, ok := engineMayImport[importer]; ok && imported != importer && !hasPrefix(imported, allowed) {
+		return fmt.Sprintf("%s imports %s: it may import only %s", importer, imported, strings.Join(allowed, ", "))
+	}
 	from, to := layer(importer), layer(imported)
 	switch {
 	case from == -2 || to == -2:
@@ -50,10 +63,8 @@ func check(importer, imported string) string {
 		}
 		return fmt.Sprintf("%s imports %s: only cmd/runner and runner may import config", importer, imported)
 	case from == -1:
-		for _, ok := range configMayImport {
-			if imported == ok || strings.HasPrefix(imported, ok+"/") {
-				return ""
-			}
+		if hasPrefix(imported, configMayImport) {
+			return ""
 		}
 		return fmt.Sprintf("%s imports %s: config may import only the engine's value packages (%s)", importer, imported, strings.Join(configMayImport, ", "))
 	case to < from:
@@ -61,6 +72,16 @@ func check(importer, imported string) string {
 			importer, imported, layers[from], layers[to], strings.Join(layers, " -> "))
 	}
 	return ""
+}
+
+// hasPrefix reports whether pkg is one of pkgs or inside one of them.
+func hasPrefix(pkg string, pkgs []string) bool {
+	for _, p := range pkgs {
+		if pkg == p || strings.HasPrefix(pkg, p+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func TestCheck(t *testing.T) {
@@ -84,6 +105,11 @@ func TestCheck(t *testing.T) {
 		{"engine/backend", "config", "only cmd/runner and runner may import config"},
 		{"config", "engine/backend", "config may import only the engine's value packages"},
 		{"config", "runner", "config may import only"},
+		{"engine", "engine/program", ""},
+		{"engine/plan", "engine/state/statetest", ""},
+		{"engine/program", "engine/backend", "engine/program imports engine/backend: it may import only engine/resource"},
+		{"engine/plan", "engine", "engine/plan imports engine: it may import only"},
+		{"engine/plan", "engine/program", "engine/plan imports engine/program"},
 	}
 	for _, tt := range tests {
 		got := check(tt.importer, tt.imported)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/runnerhq/runner/engine/plan"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -26,8 +27,8 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 		return d.failEarly(dr, err)
 	}
 	dr.step = cs.step
-	if err := d.planned.check(&cs.step); err != nil {
-		d.stepFailed(cs.step.Op, dr.r.urn, dr.r.typ, err, time.Now())
+	if err := d.planned.Check(&cs.step); err != nil {
+		d.stepFailed(cs.step.Op, dr.r.URN, dr.r.Type, err, time.Now())
 		return d.fail(dr, err), err
 	}
 	return d.execCustom(ctx, dr, &cs)
@@ -38,22 +39,21 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 // take. Preview and up decide alike; only the execution differs.
 func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep, error) {
 	r := dr.r
-	v, err := resolveValue(map[string]any(r.inputs))
+	news, err := d.decls.Inputs(dr.i)
 	if err != nil {
 		return customStep{}, stepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err))
 	}
-	news := resource.PropertyMap(v.(map[string]any))
 	old := dr.old
 	var olds resource.PropertyMap
 	if old != nil {
 		olds = old.Inputs
-		applyIgnoreChanges(news, olds, r.opts.ignoreChanges)
+		applyIgnoreChanges(news, olds, r.IgnoreChanges)
 	}
-	checked, err := dr.plugin.Check(ctx, resource.CheckRequest{URN: r.urn, Type: r.typ, Olds: olds, News: news})
+	checked, err := dr.plugin.Check(ctx, resource.CheckRequest{URN: r.URN, Type: r.Type, Olds: olds, News: news})
 	if err != nil {
 		return customStep{}, stepError(OpCreate, r, fmt.Errorf("checking its inputs: %w", err), news)
 	}
-	cs := customStep{rec: d.newRecord(dr, checked), step: Step{URN: r.urn, Type: r.typ, Deps: dr.deps, NewInputs: checked}}
+	cs := customStep{rec: d.newRecord(dr, checked), step: Step{URN: r.URN, Type: r.Type, Deps: dr.deps, NewInputs: checked}}
 	if old == nil {
 		cs.step.Op, cs.keys = OpCreate, sortedKeys(checked)
 		cs.step.Keys = cs.keys
@@ -61,8 +61,8 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 	}
 	cs.step.OldInputs = old.Inputs
 	diff, err := dr.plugin.Diff(ctx, resource.DiffRequest{
-		URN: r.urn, Type: r.typ, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
-		NewInputs: checked, IgnoreChanges: r.opts.ignoreChanges,
+		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
+		NewInputs: checked, IgnoreChanges: r.IgnoreChanges,
 	})
 	if err != nil {
 		return customStep{}, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
@@ -76,12 +76,12 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 		if len(cs.keys) == 0 {
 			cs.keys = diff.Replaces
 		}
-		cs.step.Replaces = changedPaths(old.Inputs, checked, diff.Replaces)
-		cs.step.DeleteBeforeReplace = diff.DeleteBeforeReplace || r.opts.deleteBeforeReplace
+		cs.step.Replaces = plan.ChangedPaths(old.Inputs, checked, diff.Replaces)
+		cs.step.DeleteBeforeReplace = diff.DeleteBeforeReplace || r.DeleteBeforeReplace
 	default:
 		cs.step.Op, cs.keys = OpUpdate, diff.Changed
 	}
-	cs.step.Keys = changedPaths(old.Inputs, checked, cs.keys)
+	cs.step.Keys = plan.ChangedPaths(old.Inputs, checked, cs.keys)
 	return cs, nil
 }
 
@@ -91,7 +91,7 @@ func (d *deployment) failEarly(dr *declared, err error) (func(), error) {
 	if dr.old != nil {
 		op = OpUpdate
 	}
-	d.stepFailed(op, dr.r.urn, dr.r.typ, err, time.Now())
+	d.stepFailed(op, dr.r.URN, dr.r.Type, err, time.Now())
 	return d.fail(dr, err), err
 }
 
@@ -124,14 +124,14 @@ func secretOutputs(outs, ins resource.PropertyMap, extra []string) resource.Prop
 				out[key] = val
 			}
 		}
-		plain, _ := unsecretDeep(v)
+		plain, _ := resource.UnsecretDeep(v)
 		out[k] = resource.Secret{Element: plain}
 	}
 	for _, k := range extra {
 		mark(k)
 	}
 	for k, v := range ins {
-		if containsSecret(v) {
+		if resource.ContainsSecret(v) {
 			mark(k)
 		}
 	}

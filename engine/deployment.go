@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/plan"
+	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -24,7 +26,8 @@ type deployment struct {
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource
-	planned *planIndex // the plan Up executes (nil: none)
+	planned *plan.Index           // the plan Up executes (nil: none)
+	decls   *program.Declarations // what the program declared (preview, up)
 
 	// owner only
 	news    []*state.Resource
@@ -45,7 +48,7 @@ func newDeployment(opts *Options, kind string) *deployment {
 		changes: make(map[Op]int),
 	}
 	if kind == kindUpdate {
-		d.planned = newPlanIndex(opts.Plan)
+		d.planned = plan.NewIndex(opts.Plan)
 	}
 	for _, p := range opts.Plugins {
 		d.plugins[p.Package()] = p

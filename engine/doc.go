@@ -18,6 +18,15 @@
 // while the stored state is the one the plan was made from and every step
 // it decides is the planned one; otherwise it stops with a
 // *PlanMismatchError before the first step that differs.
+//
+// The packages follow the life of a plan, each importing only those below
+// it: engine/program holds what programs use (Context, Resource, Output,
+// StackReference, the options) and how the engine reads their
+// declarations; engine/plan holds the plan values (Op, Step, Plan), their
+// file encoding and the plan check; this package decides the steps and
+// executes them (the walk over engine/walk, the plugin calls, the journal
+// writes) and keeps the program-facing and plan names as aliases, so that
+// projects and the runner use the engine through this package alone.
 package engine
 
 // Journal entries. Every mutating step writes a begin entry before its

@@ -7,21 +7,6 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 )
 
-// Op is a step's operation, spelled as Pulumi spells it.
-type Op string
-
-// The step operations.
-const (
-	OpSame              Op = "same"
-	OpCreate            Op = "create"
-	OpUpdate            Op = "update"
-	OpReplace           Op = "replace" // a replacement as a whole (plan and counts)
-	OpCreateReplacement Op = "create-replacement"
-	OpDeleteReplaced    Op = "delete-replaced"
-	OpDelete            Op = "delete"
-	OpRefresh           Op = "refresh"
-)
-
 // The event types.
 const (
 	EventStepStart        = "step-start"

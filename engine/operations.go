@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -142,7 +143,7 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 	if snap == nil && prog == nil {
 		return d.result(start, nil), nil // refresh or destroy of a project never deployed: nothing to do
 	}
-	c, err := d.prepare(ctx, snap, prog)
+	ds, err := d.prepare(ctx, snap, prog)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
@@ -153,7 +154,7 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 		}
 		d.journal = j
 	}
-	outputs, runErr := d.execute(ctx, c)
+	outputs, runErr := d.execute(ctx, ds)
 	if !d.dryRun {
 		err := d.journal.Commit(context.WithoutCancel(ctx), d.snapshot(), d.history(start, runErr != nil))
 		if err != nil {
@@ -164,7 +165,7 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 	if runErr != nil {
 		return res, fmt.Errorf("%s %s: %w", kind, opts.Project, runErr)
 	}
-	if d.dryRun && c != nil {
+	if d.dryRun && ds != nil {
 		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.plan, Outputs: outputs}
 	}
 	return res, nil
@@ -194,7 +195,7 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 // prepare installs the loaded state, resolves pending operations (in
 // preview too, in memory only, so that it plans what up will do), runs the program and refreshes first when asked. An
 // Up with a plan then checks the plan covers exactly the steps to take.
-func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Program) (*Context, error) {
+func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Program) (*program.Declarations, error) {
 	d.setOld(snap)
 	if err := d.recoverPending(ctx); err != nil {
 		if !d.dryRun {
@@ -207,49 +208,36 @@ func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Pro
 	if prog == nil {
 		return nil, nil
 	}
-	c, err := d.runProgram(ctx, prog)
+	env := program.Env{
+		Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun, Config: d.opts.Config,
+		Log:          func(msg string) { d.ev.diag(SeverityInfo, msg) },
+		StackOutputs: stackOutputs(ctx, d.opts),
+	}
+	ds, err := program.Run(ctx, env, prog)
 	if err != nil {
 		return nil, err
 	}
+	d.decls = ds
 	if d.opts.Refresh {
 		if err := d.refreshFirst(ctx); err != nil {
 			return nil, err
 		}
 	}
-	if err := d.checkPlanCoverage(c); err != nil {
+	if err := d.checkPlanCoverage(ds); err != nil {
 		return nil, err
 	}
-	return c, nil
-}
-
-// runProgram runs prog and collects its declarations.
-func (d *deployment) runProgram(ctx context.Context, prog Program) (c *Context, err error) {
-	refs := newStackRefs(ctx, d.opts)
-	c = newContext(ctx, d.opts, d.dryRun, refs, func(msg string) { d.ev.diag(SeverityInfo, msg) })
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("the program panicked: %v", p)
-		}
-	}()
-	if err := prog(c); err != nil {
-		c.seal()
-		return nil, fmt.Errorf("running the program: %w", err)
-	}
-	if err := c.seal(); err != nil {
-		return nil, fmt.Errorf("running the program: %w", err)
-	}
-	return c, nil
+	return ds, nil
 }
 
 // execute runs the steps of the operation and returns the stack outputs.
-func (d *deployment) execute(ctx context.Context, c *Context) (resource.PropertyMap, error) {
+func (d *deployment) execute(ctx context.Context, ds *program.Declarations) (resource.PropertyMap, error) {
 	switch d.kind {
 	case kindRefresh:
 		return d.rootOutputs(), d.runTasks(ctx, d.planRefresh())
 	case kindDestroy:
 		return resource.PropertyMap{}, d.runDeletes(ctx, d.condemnedAll())
 	}
-	tasks, decls, err := d.planRegistrations(c)
+	tasks, decls, err := d.planRegistrations(ds)
 	if err != nil {
 		return d.rootOutputs(), err
 	}
@@ -257,15 +245,15 @@ func (d *deployment) execute(ctx context.Context, c *Context) (resource.Property
 		d.plan = make([]Step, 0, len(decls))
 	}
 	run := runDAG(ctx, tasks, d.opts.parallel())
-	for i, dr := range decls {
+	for _, dr := range decls {
 		if !run.ran[dr.task] {
-			decls[i].r.finish("", false, nil, errNotAttempted)
+			ds.Finish(dr.i, "", false, nil, errNotAttempted)
 		}
 	}
 	if err := runError(run); err != nil {
 		return d.rootOutputs(), err
 	}
-	outputs, err := d.exports(ctx, c)
+	outputs, err := d.exports(ctx, ds)
 	if err != nil {
 		return d.rootOutputs(), err
 	}
@@ -302,14 +290,10 @@ func runError(run dagRun) error {
 // exports resolves the stack outputs and records them on the root
 // resource; changed outputs are journaled, so that a state folded from the
 // journal holds them.
-func (d *deployment) exports(ctx context.Context, c *Context) (resource.PropertyMap, error) {
-	outputs := make(resource.PropertyMap, len(c.exports))
-	for _, e := range c.exports {
-		v, err := resolveValue(e.value)
-		if err != nil {
-			return nil, fmt.Errorf("resolving stack output %q: %w", e.name, err)
-		}
-		outputs[e.name] = v
+func (d *deployment) exports(ctx context.Context, ds *program.Declarations) (resource.PropertyMap, error) {
+	outputs, err := ds.Outputs()
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range d.news {
 		if r.Type != resource.RootStackType {

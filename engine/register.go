@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -18,9 +19,9 @@ var errNotAttempted = errors.New("not attempted: an earlier step failed or the o
 func (d *deployment) registrationTask(dr *declared, deps []int) task {
 	return task{deps: deps, run: func(ctx context.Context) (func(), error) {
 		switch {
-		case dr.r.index == 0:
+		case dr.i == 0:
 			return d.runRoot(ctx, dr)
-		case !dr.r.custom:
+		case !dr.r.Custom:
 			return d.runComponent(ctx, dr)
 		}
 		return d.runCustom(ctx, dr)
@@ -65,7 +66,7 @@ func (d *deployment) runProvider(ctx context.Context, p *defaultProvider) (func(
 // runRoot records the root stack resource; its outputs are set once every
 // other step is done.
 func (d *deployment) runRoot(ctx context.Context, dr *declared) (func(), error) {
-	rec := &state.Resource{URN: dr.r.urn, Type: resource.RootStackType, Inputs: resource.PropertyMap{}, Outputs: resource.PropertyMap{}}
+	rec := &state.Resource{URN: dr.r.URN, Type: resource.RootStackType, Inputs: resource.PropertyMap{}, Outputs: resource.PropertyMap{}}
 	return d.recordPlain(ctx, dr, rec)
 }
 
@@ -92,7 +93,7 @@ func (d *deployment) recordPlain(ctx context.Context, dr *declared, rec *state.R
 	}
 	if d.planned != nil || d.dryRun {
 		dr.step = Step{Op: op, URN: rec.URN, Type: rec.Type, Deps: dr.deps, NewInputs: rec.Inputs}
-		if err := d.planned.check(&dr.step); err != nil {
+		if err := d.planned.Check(&dr.step); err != nil {
 			d.stepFailed(op, rec.URN, rec.Type, err, now)
 			return d.fail(dr, err), err
 		}
@@ -115,13 +116,13 @@ func (d *deployment) recordPlain(ctx context.Context, dr *declared, rec *state.R
 func (d *deployment) newRecord(dr *declared, inputs resource.PropertyMap) *state.Resource {
 	r := dr.r
 	rec := &state.Resource{
-		URN: r.urn, Custom: r.custom, Type: r.typ, Inputs: inputs,
-		Protect: r.opts.protect, Dependencies: dr.deps, PropertyDependencies: dr.propDeps,
-		Provider: dr.provider, AdditionalSecretOutputs: r.opts.additionalSecretOutputs,
-		RetainOnDelete: r.opts.retainOnDelete, IgnoreChanges: r.opts.ignoreChanges,
+		URN: r.URN, Custom: r.Custom, Type: r.Type, Inputs: inputs,
+		Protect: r.Protect, Dependencies: dr.deps, PropertyDependencies: dr.propDeps,
+		Provider: dr.provider, AdditionalSecretOutputs: r.AdditionalSecretOutputs,
+		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges,
 	}
-	if r.parent != nil {
-		rec.Parent = r.parent.urn
+	if r.Parent >= 0 {
+		rec.Parent = d.decls.List()[r.Parent].URN
 	}
 	return rec
 }
@@ -146,18 +147,18 @@ func (d *deployment) commit(dr *declared, op Op, rec *state.Resource, keys []str
 		if d.dryRun && dr.step.Op != "" {
 			d.plan = append(d.plan, dr.step)
 		}
-		dr.r.finish(rec.ID, rec.ID != "", rec.Outputs, nil)
+		d.decls.Finish(dr.i, rec.ID, rec.ID != "", rec.Outputs, nil)
 	}
 }
 
 // fail returns the function that records a failed step.
 func (d *deployment) fail(dr *declared, err error) func() {
-	return func() { dr.r.finish("", false, nil, err) }
+	return func() { d.decls.Finish(dr.i, "", false, nil, err) }
 }
 
 // stepError names the step and resource in err and redacts the secrets of
 // the given property maps from its message.
-func stepError(op Op, r *Resource, err error, secretsFrom ...resource.PropertyMap) error {
-	msg := fmt.Sprintf("%s %s %q: %v", op, r.typ, r.name, err)
+func stepError(op Op, r *program.Declaration, err error, secretsFrom ...resource.PropertyMap) error {
+	msg := fmt.Sprintf("%s %s %q: %v", op, r.Type, r.Name, err)
 	return &redactedError{msg: redact(msg, secretsFrom...), err: err}
 }

@@ -23,9 +23,9 @@ func (d *deployment) execCustom(ctx context.Context, dr *declared, cs *customSte
 		return d.mutate(ctx, dr, cs, OpUpdate, dr.old)
 	}
 	r, old := dr.r, dr.old
-	if r.opts.protect {
-		err := fmt.Errorf("%s %s %q is protected, so it cannot be replaced (changed: %v); to allow the replacement, declare it with Protect(false) and run up again", OpReplace, r.typ, r.name, cs.step.Replaces)
-		d.stepFailed(OpReplace, r.urn, r.typ, err, time.Now())
+	if r.Protect {
+		err := fmt.Errorf("%s %s %q is protected, so it cannot be replaced (changed: %v); to allow the replacement, declare it with Protect(false) and run up again", OpReplace, r.Type, r.Name, cs.step.Replaces)
+		d.stepFailed(OpReplace, r.URN, r.Type, err, time.Now())
 		return d.fail(dr, err), err
 	}
 	if !cs.step.DeleteBeforeReplace {
@@ -51,7 +51,7 @@ func (d *deployment) execCustom(ctx context.Context, dr *declared, cs *customSte
 func (d *deployment) same(dr *declared, rec *state.Resource) (func(), error) {
 	old := dr.old
 	rec.ID = old.ID
-	rec.Outputs = secretOutputs(old.Outputs, rec.Inputs, dr.r.opts.additionalSecretOutputs)
+	rec.Outputs = secretOutputs(old.Outputs, rec.Inputs, dr.r.AdditionalSecretOutputs)
 	rec.Created, rec.Modified = old.Created, old.Modified
 	if d.ev.enabled() {
 		d.ev.emit(Event{Type: EventStepDone, Op: OpSame, URN: rec.URN, ResourceType: rec.Type})
@@ -68,13 +68,13 @@ func (d *deployment) same(dr *declared, rec *state.Resource) (func(), error) {
 func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, op Op, prior *state.Resource) (func(), error) {
 	r, rec, keys := dr.r, cs.rec, cs.keys
 	start := time.Now()
-	d.stepStart(op, r.urn, r.typ, keys)
+	d.stepStart(op, r.URN, r.Type, keys)
 	if op == OpUpdate {
 		rec.ID, rec.Created = prior.ID, prior.Created
 	}
 	failed := func(err error) (func(), error) {
 		err = stepError(op, r, err, rec.Inputs, outputsOf(prior))
-		d.stepFailed(op, r.urn, r.typ, err, start)
+		d.stepFailed(op, r.URN, r.Type, err, start)
 		return d.fail(dr, err), err
 	}
 	seq, err := d.begin(ctx, op, prior, rec)
@@ -90,7 +90,7 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 	}
 	done := *rec
 	done.ID = id
-	done.Outputs = secretOutputs(outs, rec.Inputs, r.opts.additionalSecretOutputs)
+	done.Outputs = secretOutputs(outs, rec.Inputs, r.AdditionalSecretOutputs)
 	now := time.Now().UTC()
 	done.Modified = &now
 	if op != OpUpdate {
@@ -101,7 +101,7 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 		_, ferr := failed(err)
 		return commit, ferr
 	}
-	d.stepDone(op, r.urn, r.typ, keys, start)
+	d.stepDone(op, r.URN, r.Type, keys, start)
 	return commit, nil
 }
 
@@ -110,12 +110,12 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 func (d *deployment) callPlugin(ctx context.Context, dr *declared, op Op, rec *state.Resource) (string, resource.PropertyMap, error) {
 	r := dr.r
 	if op != OpUpdate {
-		resp, err := dr.plugin.Create(ctx, resource.CreateRequest{URN: r.urn, Type: r.typ, Inputs: rec.Inputs, Preview: d.dryRun})
+		resp, err := dr.plugin.Create(ctx, resource.CreateRequest{URN: r.URN, Type: r.Type, Inputs: rec.Inputs, Preview: d.dryRun})
 		return resp.ID, resp.Outputs, err
 	}
 	old := dr.old
 	resp, err := dr.plugin.Update(ctx, resource.UpdateRequest{
-		URN: r.urn, Type: r.typ, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
+		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
 		NewInputs: rec.Inputs, Preview: d.dryRun,
 	})
 	if err != nil {

@@ -105,6 +105,21 @@ func ContainsSecret(v any) bool {
 	})
 }
 
+// UnsecretDeep returns v with every Secret wrapper removed, and whether it
+// had any. A value without secrets is returned as it is.
+func UnsecretDeep(v any) (any, bool) {
+	if !ContainsSecret(v) {
+		return v, false
+	}
+	return Map(v, func(x any) (any, bool) {
+		if s, ok := x.(Secret); ok {
+			plain, _ := UnsecretDeep(s.Element)
+			return plain, true
+		}
+		return nil, false
+	}), true
+}
+
 // Copy returns a copy of m (its values shared) with room for extra more
 // properties.
 func (m PropertyMap) Copy(extra int) PropertyMap {

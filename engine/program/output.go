@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"errors"
@@ -115,7 +115,7 @@ func toOutcome(v any) (outcome, error) {
 	case resource.Computed:
 		return outcome{}, nil
 	}
-	plain, secret := unsecretDeep(v)
+	plain, secret := resource.UnsecretDeep(v)
 	if resource.ContainsComputed(plain) {
 		return outcome{secret: secret}, nil
 	}

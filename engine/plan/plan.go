@@ -1,10 +1,33 @@
-package engine
+// Package plan holds the values of a plan and what is done with them
+// without running anything: the step operations (Op), a step (Step) and a
+// project's plan (Plan), the property paths a step changes, the plan file
+// encoding (Marshal, Unmarshal) and the check that a step being executed
+// is the planned one (Index, CheckCoverage, MismatchError).
+//
+// It may import the standard library and engine/resource and engine/state
+// only: the engine decides steps and executes plans on top of it.
+package plan
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/runnerhq/runner/engine/resource"
+)
+
+// Op is a step's operation, spelled as Pulumi spells it.
+type Op string
+
+// The step operations.
+const (
+	OpSame              Op = "same"
+	OpCreate            Op = "create"
+	OpUpdate            Op = "update"
+	OpReplace           Op = "replace" // a replacement as a whole (plan and counts)
+	OpCreateReplacement Op = "create-replacement"
+	OpDeleteReplaced    Op = "delete-replaced"
+	OpDelete            Op = "delete"
+	OpRefresh           Op = "refresh"
 )
 
 // Step is one planned (or executed) step: what happens to one resource and
@@ -32,7 +55,7 @@ type Step struct {
 
 // Plan is what a preview decided: every step of one (project, stack), in
 // dependency order, and the state it starts from. Up executes a plan given
-// in Options.Plan only if the state and every step are still as planned:
+// in the engine's Options.Plan only if the state and every step are still as planned:
 // the stored state's digest is Base, the program declares exactly the
 // planned resources and the state calls for exactly the planned deletes,
 // each step has its planned op, and every input the plan knew has its
@@ -53,24 +76,24 @@ type Plan struct {
 	Outputs resource.PropertyMap
 }
 
-// PlanMismatchError says Up refused a plan: the state changed since the
+// MismatchError says Up refused a plan: the state changed since the
 // plan was made, or a step would differ from the planned one. Nothing of
 // the refused step was done.
-type PlanMismatchError struct {
+type MismatchError struct {
 	// Project is the project whose plan was refused (the engine's error
-	// wrapping the PlanMismatchError names it).
+	// wrapping the MismatchError names it).
 	Project string
 	// Reason says what differs (resource, planned and actual operation,
 	// differing property paths; never values).
 	Reason string
 }
 
-func (e *PlanMismatchError) Error() string {
+func (e *MismatchError) Error() string {
 	return e.Reason + "; the state or the program changed since the plan was made: run preview again to make a new plan"
 }
 
 // stepMismatch builds the error of a step that differs from its plan.
-func stepMismatch(project string, urn resource.URN, planned, actual Op, paths []string) *PlanMismatchError {
+func stepMismatch(project string, urn resource.URN, planned, actual Op, paths []string) *MismatchError {
 	reason := fmt.Sprintf("%s: the plan says %s, the step now is %s", urn, planned, actual)
 	switch {
 	case planned == actual:
@@ -81,7 +104,7 @@ func stepMismatch(project string, urn resource.URN, planned, actual Op, paths []
 	if len(paths) > 0 {
 		reason += " (differing properties: " + strings.Join(paths, ", ") + ")"
 	}
-	return &PlanMismatchError{Project: project, Reason: reason}
+	return &MismatchError{Project: project, Reason: reason}
 }
 
 // isDelete reports whether op removes a resource from the state.

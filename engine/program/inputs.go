@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"fmt"
@@ -113,21 +113,3 @@ func resolveOne(v any) (any, bool, error) {
 	pv, err := resource.Normalize(v)
 	return pv, true, err
 }
-
-// unsecretDeep returns v with every resource.Secret wrapper removed, and
-// whether it had any. A value without secrets is returned as it is.
-func unsecretDeep(v any) (any, bool) {
-	if !resource.ContainsSecret(v) {
-		return v, false
-	}
-	return resource.Map(v, func(x any) (any, bool) {
-		if s, ok := x.(resource.Secret); ok {
-			plain, _ := unsecretDeep(s.Element)
-			return plain, true
-		}
-		return nil, false
-	}), true
-}
-
-// containsSecret reports whether v holds a resource.Secret anywhere.
-func containsSecret(v any) bool { return resource.ContainsSecret(v) }

@@ -1,4 +1,4 @@
-package engine
+package program
 
 // ResourceOption adjusts how a resource is managed.
 type ResourceOption func(*resourceOptions)

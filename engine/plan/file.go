@@ -1,4 +1,4 @@
-package engine
+package plan
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// PlanVersion is the version of the plan encoding MarshalPlan writes and
-// UnmarshalPlan reads.
-const PlanVersion = 1
+// Version is the version of the plan encoding Marshal writes and
+// Unmarshal reads.
+const Version = 1
 
 // planJSON is a plan as encoded in a plan file.
 type planJSON struct {
@@ -35,11 +35,11 @@ type planStepJSON struct {
 	NewInputs           map[string]any `json:"newInputs,omitempty"`
 }
 
-// MarshalPlan encodes p as JSON, with property values encoded as the state
+// Marshal encodes p as JSON, with property values encoded as the state
 // encodes them: secrets encrypted by c (no plaintext secret in the result),
 // unknown values as Pulumi's unknown sentinel.
-func MarshalPlan(ctx context.Context, p *Plan, c resource.Crypter) ([]byte, error) {
-	out := planJSON{Version: PlanVersion, Project: p.Project, Stack: p.Stack, Base: p.Base, Steps: make([]planStepJSON, len(p.Steps))}
+func Marshal(ctx context.Context, p *Plan, c resource.Crypter) ([]byte, error) {
+	out := planJSON{Version: Version, Project: p.Project, Stack: p.Stack, Base: p.Base, Steps: make([]planStepJSON, len(p.Steps))}
 	var err error
 	if out.Outputs, err = state.MarshalProperties(ctx, p.Outputs, c); err != nil {
 		return nil, fmt.Errorf("encoding the plan's stack outputs: %w", err)
@@ -61,15 +61,15 @@ func MarshalPlan(ctx context.Context, p *Plan, c resource.Crypter) ([]byte, erro
 	return append(data, '\n'), nil
 }
 
-// UnmarshalPlan decodes what MarshalPlan wrote, decrypting secrets with c.
+// Unmarshal decodes what Marshal wrote, decrypting secrets with c.
 // A plan of another encoding version is refused with an error saying so.
-func UnmarshalPlan(ctx context.Context, data []byte, c resource.Crypter) (*Plan, error) {
+func Unmarshal(ctx context.Context, data []byte, c resource.Crypter) (*Plan, error) {
 	var in planJSON
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("reading the plan: it is not a plan file: %w", err)
 	}
-	if in.Version != PlanVersion {
-		return nil, fmt.Errorf("reading the plan: it has version %d and this runner reads version %d; run preview again to make a new plan", in.Version, PlanVersion)
+	if in.Version != Version {
+		return nil, fmt.Errorf("reading the plan: it has version %d and this runner reads version %d; run preview again to make a new plan", in.Version, Version)
 	}
 	p := &Plan{Project: in.Project, Stack: in.Stack, Base: in.Base, Steps: make([]Step, len(in.Steps))}
 	var err error

@@ -1,4 +1,4 @@
-package engine
+package plan
 
 import (
 	"sort"
@@ -8,11 +8,11 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 )
 
-// changedPaths returns, sorted, the paths of the properties under keys
+// ChangedPaths returns, sorted, the paths of the properties under keys
 // whose values differ between olds and news, as deep as both sides are
 // maps or lists: "port", "tags.env", "items[0]". A key whose values compare
 // equal (the plugin saw a change the values do not show) is listed itself.
-func changedPaths(olds, news resource.PropertyMap, keys []string) []string {
+func ChangedPaths(olds, news resource.PropertyMap, keys []string) []string {
 	if len(keys) == 0 {
 		return nil
 	}

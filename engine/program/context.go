@@ -1,4 +1,4 @@
-package engine
+package program
 
 import (
 	"context"
@@ -17,13 +17,13 @@ type Program func(ctx *Context) error
 // Context is what a Program declares its resources through. It is meant
 // for the Program's own goroutine; Apply functions must not call it.
 type Context struct {
-	ctx     context.Context
-	project string
-	stack   string
-	dryRun  bool
-	config  map[string]any
-	refs    *stackRefs
-	log     func(string)
+	ctx          context.Context
+	project      string
+	stack        string
+	dryRun       bool
+	config       map[string]any
+	stackOutputs func(project string) (resource.PropertyMap, bool, error)
+	log          func(string)
 
 	mu        sync.Mutex
 	sealed    bool
@@ -32,6 +32,7 @@ type Context struct {
 	byURN     map[resource.URN]*Resource
 	exports   []export
 	errs      []error
+	refs      map[string]*StackReference // guarded by mu
 }
 
 type export struct {
@@ -39,22 +40,23 @@ type export struct {
 	value any
 }
 
-func newContext(ctx context.Context, opts *Options, dryRun bool, refs *stackRefs, log func(string)) *Context {
+func newContext(ctx context.Context, env *Env) *Context {
 	c := &Context{
-		ctx:     ctx,
-		project: opts.Project,
-		stack:   opts.Stack,
-		dryRun:  dryRun,
-		config:  opts.Config,
-		refs:    refs,
-		log:     log,
-		byURN:   make(map[resource.URN]*Resource),
+		ctx:          ctx,
+		project:      env.Project,
+		stack:        env.Stack,
+		dryRun:       env.DryRun,
+		config:       env.Config,
+		stackOutputs: env.StackOutputs,
+		log:          env.Log,
+		byURN:        make(map[resource.URN]*Resource),
+		refs:         make(map[string]*StackReference),
 	}
 	c.root = &Resource{
 		ctx:  c,
 		typ:  resource.RootStackType,
-		name: opts.Project + "-" + opts.Stack,
-		urn:  resource.RootURN(opts.Project, opts.Stack),
+		name: env.Project + "-" + env.Stack,
+		urn:  resource.RootURN(env.Project, env.Stack),
 	}
 	c.add(c.root)
 	return c
@@ -188,7 +190,7 @@ type Resource struct {
 	children []*Resource
 	index    int
 
-	// Set by the engine's state owner before done is set.
+	// Set through Declarations.Finish before done is set.
 	id      string
 	idKnown bool
 	outputs resource.PropertyMap
@@ -207,8 +209,7 @@ func (r *Resource) Type() string { return r.typ }
 
 func (r *Resource) isDone() bool { return r.done.Load() }
 
-// finish records the resource's result; the engine's state owner calls it
-// once, before any dependent starts.
+// finish records the resource's result (Declarations.Finish).
 func (r *Resource) finish(id string, idKnown bool, outputs resource.PropertyMap, err error) {
 	r.id, r.idKnown, r.outputs, r.err = id, idKnown, outputs, err
 	r.done.Store(true)
@@ -229,7 +230,7 @@ func (r *Resource) Output(key string) Output {
 			// output, Computed for those it cannot know.
 			return outcome{known: true}, nil
 		}
-		plain, secret := unsecretDeep(v)
+		plain, secret := resource.UnsecretDeep(v)
 		if resource.ContainsComputed(plain) {
 			return outcome{secret: secret}, nil
 		}

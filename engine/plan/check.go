@@ -1,0 +1,130 @@
+package plan
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// Index is a plan as Up checks it: the planned steps of the declared
+// resources by URN. A nil *Index is no plan: every step passes.
+type Index struct {
+	project string
+	byURN   map[resource.URN]*Step
+}
+
+// NewIndex indexes p (nil for nil).
+func NewIndex(p *Plan) *Index {
+	if p == nil {
+		return nil
+	}
+	x := &Index{project: p.Project, byURN: make(map[resource.URN]*Step, len(p.Steps))}
+	for i := range p.Steps {
+		if s := &p.Steps[i]; !isDelete(s.Op) {
+			x.byURN[s.URN] = s
+		}
+	}
+	return x
+}
+
+// Check compares a decided step with its planned step. The op must be the
+// planned op, with one exception: a planned update or replace whose planned
+// inputs held unknown values may turn out same (the unknowns resolved to
+// the recorded values; less is done than was approved, never more). Every
+// planned input that was known must equal the actual input.
+func (x *Index) Check(s *Step) error {
+	if x == nil {
+		return nil
+	}
+	p := x.byURN[s.URN]
+	if p == nil {
+		return stepMismatch(x.project, s.URN, "", s.Op, nil)
+	}
+	paths := plannedPaths(normalized(p.NewInputs), normalized(s.NewInputs))
+	sameOK := s.Op == OpSame && (p.Op == OpUpdate || p.Op == OpReplace) && hasComputed(p.NewInputs)
+	if (p.Op != s.Op && !sameOK) || len(paths) > 0 {
+		return stepMismatch(x.project, s.URN, p.Op, s.Op, paths)
+	}
+	if p.Op == OpReplace && s.Op == OpReplace && p.DeleteBeforeReplace != s.DeleteBeforeReplace {
+		m := stepMismatch(x.project, s.URN, p.Op, s.Op, nil)
+		m.Reason = fmt.Sprintf("%s: the planned replacement deletes before it creates: %v, the step now: %v", s.URN, p.DeleteBeforeReplace, s.DeleteBeforeReplace)
+		return m
+	}
+	return nil
+}
+
+// normalized returns m in normalized form (numbers as float64), or m when
+// it has none.
+func normalized(m resource.PropertyMap) resource.PropertyMap {
+	n, err := resource.Normalize(map[string]any(m))
+	if err != nil {
+		return m
+	}
+	return n.(map[string]any)
+}
+
+// CheckCoverage refuses, before any step runs, a plan whose steps are not
+// the ones the program and the state call for: a declared resource without
+// a planned step, a planned resource the program no longer declares, or
+// deletes other than the planned ones. declared are the URNs the program
+// declares, deletes the deletes the state calls for (their Op and URN).
+func (p *Plan) CheckCoverage(project string, declared []resource.URN, deletes []Step) error {
+	var extra, missing []string
+	planned := make(map[string]int, len(p.Steps))
+	for _, s := range p.Steps {
+		planned[coverageKey(s.Op, s.URN)]++
+	}
+	take := func(op Op, urn resource.URN) {
+		k := coverageKey(op, urn)
+		if planned[k] == 0 {
+			extra = append(extra, coverageName(k))
+			return
+		}
+		planned[k]--
+	}
+	for _, urn := range declared {
+		take(OpSame, urn) // any op: declared resources share one key
+	}
+	for _, s := range deletes {
+		take(s.Op, s.URN)
+	}
+	for k, n := range planned {
+		if n > 0 {
+			missing = append(missing, coverageName(k))
+		}
+	}
+	if len(extra)+len(missing) == 0 {
+		return nil
+	}
+	sort.Strings(extra)
+	sort.Strings(missing)
+	reason := "the steps differ from the plan"
+	if len(extra) > 0 {
+		reason += "; not in the plan: " + strings.Join(extra, ", ")
+	}
+	if len(missing) > 0 {
+		reason += "; planned but not called for: " + strings.Join(missing, ", ")
+	}
+	return &MismatchError{Project: project, Reason: reason}
+}
+
+// coverageName spells a coverage key for an error: the URN, and the op of
+// a delete.
+func coverageName(k string) string {
+	urn, what, _ := strings.Cut(k, "\x00")
+	if what == "(declared)" {
+		return urn
+	}
+	return urn + " " + what
+}
+
+// coverageKey identifies a planned step for CheckCoverage: deletes by op
+// and URN, every other step by URN.
+func coverageKey(op Op, urn resource.URN) string {
+	if isDelete(op) {
+		return string(urn) + "\x00(" + string(op) + ")"
+	}
+	return string(urn) + "\x00(declared)"
+}

@@ -1,0 +1,65 @@
+package plan_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/runnerhq/runner/engine/plan"
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+func TestChangedPaths(t *testing.T) {
+	tests := []struct {
+		name       string
+		olds, news resource.PropertyMap
+		keys       []string
+		want       []string
+	}{
+		{"none", resource.PropertyMap{"a": 1.0}, resource.PropertyMap{"a": 2.0}, nil, nil},
+		{"scalar", resource.PropertyMap{"port": 1.0}, resource.PropertyMap{"port": 2.0}, []string{"port"}, []string{"port"}},
+		{"nested", resource.PropertyMap{"tags": map[string]any{"env": "dev", "x": "1"}}, resource.PropertyMap{"tags": map[string]any{"env": "prod", "x": "1"}}, []string{"tags"}, []string{"tags.env"}},
+		{"list", resource.PropertyMap{"items": []any{"a", "b"}}, resource.PropertyMap{"items": []any{"a", "c"}}, []string{"items"}, []string{"items[1]"}},
+		{"added key", resource.PropertyMap{}, resource.PropertyMap{"new": "v"}, []string{"new"}, []string{"new"}},
+		{"quoted", resource.PropertyMap{"a.b": 1.0}, resource.PropertyMap{"a.b": 2.0}, []string{"a.b"}, []string{`["a.b"]`}},
+		{"secret", resource.PropertyMap{"s": resource.Secret{Element: map[string]any{"k": "1"}}}, resource.PropertyMap{"s": resource.Secret{Element: map[string]any{"k": "2"}}}, []string{"s"}, []string{"s.k"}},
+		{"equal values", resource.PropertyMap{"a": 1.0}, resource.PropertyMap{"a": 1.0}, []string{"a"}, []string{"a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := plan.ChangedPaths(tt.olds, tt.news, tt.keys); !slices.Equal(got, tt.want) {
+				t.Errorf("ChangedPaths = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestIndexCheck(t *testing.T) {
+	urn := resource.NewURN("dev", "p", "", "test:index:Thing", "a")
+	p := &plan.Plan{Project: "p", Steps: []plan.Step{{Op: plan.OpUpdate, URN: urn, NewInputs: resource.PropertyMap{"n": resource.Computed{}}}}}
+	tests := []struct {
+		name string
+		step plan.Step
+		ok   bool
+	}{
+		{"planned", plan.Step{Op: plan.OpUpdate, URN: urn, NewInputs: resource.PropertyMap{"n": 2}}, true},
+		{"same after unknowns", plan.Step{Op: plan.OpSame, URN: urn, NewInputs: resource.PropertyMap{"n": 1}}, true},
+		{"other op", plan.Step{Op: plan.OpReplace, URN: urn, NewInputs: resource.PropertyMap{"n": 2}}, false},
+		{"extra input", plan.Step{Op: plan.OpUpdate, URN: urn, NewInputs: resource.PropertyMap{"n": 2, "m": 1}}, false},
+		{"not planned", plan.Step{Op: plan.OpCreate, URN: urn + "x"}, false},
+	}
+	x := plan.NewIndex(p)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := x.Check(&tt.step)
+			if (err == nil) != tt.ok {
+				t.Fatalf("Check = %v, want ok %v", err, tt.ok)
+			}
+			if _, isMismatch := err.(*plan.MismatchError); err != nil && !isMismatch {
+				t.Errorf("Check returned %T, want a *plan.MismatchError", err)
+			}
+		})
+	}
+	if err := (*plan.Index)(nil).Check(&tests[2].step); err != nil {
+		t.Errorf("a nil Index refused a step: %v", err)
+	}
+}

@@ -1,0 +1,64 @@
+package engine
+
+import "github.com/runnerhq/runner/engine/program"
+
+// What programs use lives in engine/program; these names keep it where
+// projects find it.
+type (
+	// Program declares a project's resources and stack outputs
+	// (program.Program).
+	Program = program.Program
+	// Context is what a Program declares its resources through
+	// (program.Context).
+	Context = program.Context
+	// Resource is a declared resource (program.Resource).
+	Resource = program.Resource
+	// Output is a promise of a value that becomes known while the engine
+	// runs (program.Output).
+	Output = program.Output
+	// Inputs are a resource's declared input properties (program.Inputs).
+	Inputs = program.Inputs
+	// StackReference reads the stack outputs of another project
+	// (program.StackReference).
+	StackReference = program.StackReference
+	// ResourceOption adjusts how a resource is managed
+	// (program.ResourceOption).
+	ResourceOption = program.ResourceOption
+)
+
+// All combines outputs into one of their values (program.All).
+func All(outs ...Output) Output { return program.All(outs...) }
+
+// Val returns an Output of v (program.Val).
+func Val(v any) Output { return program.Val(v) }
+
+// Secret returns an Output of v marked secret (program.Secret).
+func Secret(v any) Output { return program.Secret(v) }
+
+// DependsOn makes the resource wait for rs (program.DependsOn).
+func DependsOn(rs ...*Resource) ResourceOption { return program.DependsOn(rs...) }
+
+// Protect refuses every delete or replacement of the resource while set
+// (program.Protect).
+func Protect(on bool) ResourceOption { return program.Protect(on) }
+
+// IgnoreChanges keeps the recorded values of the named top-level input
+// properties (program.IgnoreChanges).
+func IgnoreChanges(keys ...string) ResourceOption { return program.IgnoreChanges(keys...) }
+
+// DeleteBeforeReplace deletes the old resource before creating its
+// replacement (program.DeleteBeforeReplace).
+func DeleteBeforeReplace(on bool) ResourceOption { return program.DeleteBeforeReplace(on) }
+
+// RetainOnDelete leaves the real resource in place when the engine deletes
+// it (program.RetainOnDelete).
+func RetainOnDelete(on bool) ResourceOption { return program.RetainOnDelete(on) }
+
+// Parent makes r the resource's parent (program.Parent).
+func Parent(r *Resource) ResourceOption { return program.Parent(r) }
+
+// AdditionalSecretOutputs marks the named output properties secret
+// (program.AdditionalSecretOutputs).
+func AdditionalSecretOutputs(keys ...string) ResourceOption {
+	return program.AdditionalSecretOutputs(keys...)
+}
