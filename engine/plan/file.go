@@ -77,6 +77,9 @@ func Unmarshal(ctx context.Context, data []byte, c resource.Crypter) (*Plan, err
 		return nil, fmt.Errorf("reading the plan's stack outputs: %w", err)
 	}
 	for i, js := range in.Steps {
+		if !knownOp(js.Op) {
+			return nil, fmt.Errorf("reading the plan: step %d (%s) has the operation %q, which this runner does not have; run preview again to make a new plan", i+1, js.URN, js.Op)
+		}
 		s := Step{Op: js.Op, URN: js.URN, Type: js.Type, Keys: js.Keys, Replaces: js.Replaces, DeleteBeforeReplace: js.DeleteBeforeReplace, Deps: js.Deps}
 		if js.OldInputs != nil {
 			if s.OldInputs, err = state.UnmarshalProperties(ctx, js.OldInputs, c); err != nil {
@@ -91,4 +94,13 @@ func Unmarshal(ctx context.Context, data []byte, c resource.Crypter) (*Plan, err
 		p.Steps[i] = s
 	}
 	return p, nil
+}
+
+// knownOp reports whether op is one of the step operations.
+func knownOp(op Op) bool {
+	switch op {
+	case OpSame, OpCreate, OpUpdate, OpReplace, OpCreateReplacement, OpDeleteReplaced, OpDelete, OpRefresh:
+		return true
+	}
+	return false
 }

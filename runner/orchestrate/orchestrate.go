@@ -299,8 +299,10 @@ func (o *run) startMessage() string {
 
 // checkUpstreamDeployed refuses an up of targets whose upstream projects
 // outside the targets were never deployed: their outputs would be missing.
+// A preview refuses as the up would, so that it never lists what up will
+// not do.
 func (o *run) checkUpstreamDeployed(ctx context.Context) error {
-	if len(o.req.Targets) == 0 || o.req.Operation != Up {
+	if len(o.req.Targets) == 0 || (o.req.Operation != Up && o.req.Operation != Preview) {
 		return nil
 	}
 	var missing []string
