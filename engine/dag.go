@@ -8,8 +8,11 @@ import (
 )
 
 // DefaultParallel is how many steps of one operation run at once when
-// Options.Parallel is 0: four per CPU, as steps mostly wait on plugins.
-func DefaultParallel() int { return 4 * runtime.GOMAXPROCS(0) }
+// Options.Parallel is 0: 32, or four per CPU on a machine with more than
+// eight. Steps mostly wait (on cloud APIs, on the journal's fsyncs, which
+// steps in flight share), so the bound is not the CPU count; Terraform's
+// default is 10, Pulumi's unbounded.
+func DefaultParallel() int { return max(32, 4*runtime.GOMAXPROCS(0)) }
 
 // task is one node of a step graph. run does the work on a worker goroutine
 // and returns a commit function (possibly with an error) that the graph's

@@ -16,7 +16,7 @@ func operationCommand(io *term.IO, op, usage string, aliases []string) *cli.Comm
 	flags := []cli.Flag{
 		&cli.IntFlag{Name: "parallel", DefaultText: "0, every project that is ready",
 			Usage: "how many projects run at once"},
-		&cli.IntFlag{Name: "step-parallel", Value: engine.DefaultParallel(), DefaultText: fmt.Sprintf("%d, 4 x the CPUs", engine.DefaultParallel()),
+		&cli.IntFlag{Name: "step-parallel", Value: engine.DefaultParallel(), DefaultText: fmt.Sprintf("%d", engine.DefaultParallel()),
 			Usage: "how many steps (plugin calls) of one project run at once; every project in flight has its own, so up to --parallel x this many run together"},
 		&cli.StringSliceFlag{Name: "target", Usage: "run only this `PROJECT` (repeatable)"},
 		&cli.BoolFlag{Name: "fail-fast", Usage: "stop starting projects after the first failure"},
