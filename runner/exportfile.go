@@ -17,7 +17,10 @@ import (
 // file beside it, fsynced, renamed over it. Every error names path and
 // what to do; nothing is left behind on failure.
 func (s *Stacks) ExportFile(ctx context.Context, stack, project string, show bool, path string) error {
-	if err := checkWritable(path); err != nil {
+	if err := checkWritable(path, "the export", "--file", "export.json"); err != nil {
+		return err
+	}
+	if err := s.refuseWorkspaceFile(path, StackConfigPath(s.Workspace, stack), "the export", "--file"); err != nil {
 		return err
 	}
 	data, err := s.Export(ctx, stack, project, show)
@@ -30,14 +33,16 @@ func (s *Stacks) ExportFile(ctx context.Context, stack, project string, show boo
 	return nil
 }
 
-// checkWritable explains, before any work, why path cannot be written.
-func checkWritable(path string) error {
-	fail := func(why string) error { return fmt.Errorf("cannot write the export to %s: %s", path, why) }
+// checkWritable explains, before any work, why what ("the export", "the
+// plan") cannot be written to path, given by flag; example is a file name
+// to suggest in a folder.
+func checkWritable(path, what, flag, example string) error {
+	fail := func(why string) error { return fmt.Errorf("cannot write %s to %s: %s", what, path, why) }
 	dir := filepath.Dir(path)
 	st, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return fail(fmt.Sprintf("the folder %s does not exist; create it first, or give another --file", dir))
+		return fail(fmt.Sprintf("the folder %s does not exist; create it first, or give another %s", dir, flag))
 	case err != nil:
 		return fail(err.Error())
 	case !st.IsDir():
@@ -45,17 +50,17 @@ func checkWritable(path string) error {
 	}
 	if st, err := os.Stat(path); err == nil {
 		if st.IsDir() {
-			return fail("it is a folder; give a file name, such as " + filepath.Join(path, "export.json"))
+			return fail("it is a folder; give a file name, such as " + filepath.Join(path, example))
 		}
 		if !st.Mode().IsRegular() {
-			return fail("it is not a regular file (a device, a pipe or a socket), which the export would replace; give the name of a new or a regular file")
+			return fail(fmt.Sprintf("it is not a regular file (a device, a pipe or a socket), which %s would replace; give the name of a new or a regular file", what))
 		}
 		if syscall.Access(path, 2 /* W_OK */) != nil {
-			return fail("the file is read-only; make it writable or give another --file")
+			return fail("the file is read-only; make it writable or give another " + flag)
 		}
 	}
 	if syscall.Access(dir, 2|1 /* W_OK|X_OK */) != nil {
-		return fail(fmt.Sprintf("the folder %s is not writable; give a --file in a folder you can write to", dir))
+		return fail(fmt.Sprintf("the folder %s is not writable; give a %s in a folder you can write to", dir, flag))
 	}
 	return nil
 }

@@ -61,14 +61,8 @@ func checkPlanFlags(o OpOptions) error {
 	case o.PlanFile != "" && o.Refresh:
 		return Usage(fmt.Errorf("--plan cannot go with --refresh: the plan %s says whether it read the resources back; make a new plan with `runner preview --refresh --out FILE`", o.PlanFile))
 	case o.PlanOut != "":
-		dir := filepath.Dir(o.PlanOut)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return Usage(fmt.Errorf("cannot write the plan to %s: the folder %s does not exist; create it first, or give another --out", o.PlanOut, dir))
-		}
-		if st, err := os.Stat(o.PlanOut); err == nil && st.IsDir() {
-			return Usage(fmt.Errorf("cannot write the plan to %s: it is a folder; give a file name, such as %s", o.PlanOut, filepath.Join(o.PlanOut, "plan.json")))
-		} else if err == nil && !st.Mode().IsRegular() {
-			return Usage(fmt.Errorf("cannot write the plan to %s: it is not a regular file (a device, a pipe or a socket), which the plan would replace; give the name of a new or a regular file", o.PlanOut))
+		if err := checkWritable(o.PlanOut, "the plan", "--out", "plan.json"); err != nil {
+			return Usage(err)
 		}
 	}
 	return nil
@@ -77,13 +71,20 @@ func checkPlanFlags(o OpOptions) error {
 // checkPlanOut refuses an --out that names the stack config or the
 // environment file, which the plan would replace.
 func (s *Session) checkPlanOut(out string) error {
-	st, err := os.Stat(out)
-	if out == "" || err != nil {
+	return s.refuseWorkspaceFile(out, s.ConfigPath, "the plan", "--out")
+}
+
+// refuseWorkspaceFile refuses (a usage error) to write what to path when
+// path is the stack config configPath or the environment file, which it
+// would replace.
+func (s *Session) refuseWorkspaceFile(path, configPath, what, flag string) error {
+	st, err := os.Stat(path)
+	if path == "" || err != nil {
 		return nil
 	}
-	for _, f := range []struct{ what, path string }{{"the stack config", s.ConfigPath}, {"the environment file", s.envPath()}} {
+	for _, f := range []struct{ what, path string }{{"the stack config", configPath}, {"the environment file", s.envPath()}} {
 		if kept, err := os.Stat(f.path); err == nil && os.SameFile(st, kept) {
-			return Usage(fmt.Errorf("cannot write the plan to %s: it is %s, which the plan would replace; give another --out", out, f.what))
+			return Usage(fmt.Errorf("cannot write %s to %s: it is %s, which %s would replace; give another %s", what, path, f.what, what, flag))
 		}
 	}
 	return nil
