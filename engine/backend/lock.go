@@ -48,6 +48,8 @@ func (e *LockedError) Error() string {
 		if e.StackWide {
 			msg += " (it clears every lock of the stack whose holder no longer runs)"
 		}
+	} else {
+		msg += "; wait for it to finish, then run again"
 	}
 	return msg
 }

@@ -77,7 +77,7 @@ func TestLockContention(t *testing.T) {
 	if !errors.As(err, &le) || le.Stale {
 		t.Fatalf("second Lock = %v, want a live *LockedError", err)
 	}
-	want := fmt.Sprintf("stack dev of project network is locked by runner up (pid %d on host %s, since 2026-05-01T10:00:00Z)", os.Getpid(), hostname())
+	want := fmt.Sprintf("stack dev of project network is locked by runner up (pid %d on host %s, since 2026-05-01T10:00:00Z); wait for it to finish, then run again", os.Getpid(), hostname())
 	if err.Error() != want {
 		t.Fatalf("error = %q\nwant    %q", err, want)
 	}

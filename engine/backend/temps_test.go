@@ -80,7 +80,7 @@ func TestStackLock(t *testing.T) {
 	if !ok || !le.StackWide || le.Stale || le.Holder.Command != "runner up" {
 		t.Fatalf("second LockStack = %#v", err)
 	}
-	if msg := err.Error(); msg != "stack dev is locked by runner up (pid "+itoa(os.Getpid())+" on host "+hostname()+", since "+le.Holder.Started.Format(time.RFC3339)+")" {
+	if msg := err.Error(); msg != "stack dev is locked by runner up (pid "+itoa(os.Getpid())+" on host "+hostname()+", since "+le.Holder.Started.Format(time.RFC3339)+"); wait for it to finish, then run again" {
 		t.Errorf("message: %s", msg)
 	}
 	if err := l.Unlock(); err != nil {

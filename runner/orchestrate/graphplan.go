@@ -5,12 +5,19 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/runnerhq/runner/engine/backend"
 )
 
 // stateDigester is a backend that can tell whether the stored state of a
 // (project, stack) changed since a plan was made.
 type stateDigester interface {
 	StateDigest(ctx context.Context, project, stack string) (string, error)
+}
+
+// lockReader is a backend that can name the holder of a project's lock.
+type lockReader interface {
+	LockHolder(ctx context.Context, project, stack string) (*backend.LockInfo, error)
 }
 
 // PlanRefusedError is an up refused before any project started: its plans
@@ -62,6 +69,27 @@ func (o *run) checkPlans(ctx context.Context) error {
 	}
 	if len(reasons) > 0 {
 		return &PlanRefusedError{Stack: o.req.Stack, Reasons: reasons}
+	}
+	return o.plannedUnlocked(ctx)
+}
+
+// plannedUnlocked refuses, before any project starts, a planned up of which
+// a project's lock is held (by a process that changes one project only, or
+// left behind): the projects before it would run, changing their state,
+// and the plan would be spent on a run that stops there.
+func (o *run) plannedUnlocked(ctx context.Context) error {
+	lr, ok := o.req.Backend.(lockReader)
+	if !ok {
+		return nil
+	}
+	for _, name := range o.plannedNames() {
+		h, err := lr.LockHolder(ctx, name, o.req.Stack)
+		if err != nil {
+			return fmt.Errorf("up: reading the lock of project %s: %w", name, err)
+		}
+		if h != nil {
+			return fmt.Errorf("up: nothing was changed: %w", &backend.LockedError{Project: name, Stack: o.req.Stack, Holder: *h, Stale: h.Stale()})
+		}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plugintest"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/runner/event"
@@ -166,5 +167,50 @@ func TestOnlyUpExecutesPlans(t *testing.T) {
 	req.Plans = map[string]*engine.Plan{}
 	if _, err := Run(context.Background(), req); err == nil || !strings.Contains(err.Error(), "only up does") {
 		t.Fatalf("a preview with plans = %v", err)
+	}
+}
+
+// A planned up of which a project's lock is held (a process working on that
+// project alone) is refused before any project runs: before, the projects
+// ahead of it ran, changed their state and so spent the plan, and the run
+// then stopped at the locked one.
+func TestPlannedUpRefusesAHeldProjectLock(t *testing.T) {
+	ctx := context.Background()
+	b := plugintest.NewBackend()
+	plug := &plugintest.Plugin{}
+	req, _ := request(Up, b, plug, relay())
+	req.Config = map[string]any{"a:size": 2048.0}
+	if _, err := Run(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	req.Config = map[string]any{"a:size": 4096.0}
+	req.Operation = Preview
+	sum, err := Run(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := b.Lock(ctx, "c", "dev", backend.CurrentLockInfo("runner stack import"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	before := map[string]string{}
+	for _, n := range []string{"a", "b", "c"} {
+		before[n], _ = b.StateDigest(ctx, n, "dev")
+	}
+	calls := plug.Count("Create") + plug.Count("Update")
+	req.Operation, req.Plans = Up, sum.Plans
+	_, err = Run(ctx, req)
+	var locked *backend.LockedError
+	if !errors.As(err, &locked) || locked.Project != "c" || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("up = %v, want project c's lock named and nothing changed", err)
+	}
+	for n, d := range before {
+		if now, _ := b.StateDigest(ctx, n, "dev"); now != d {
+			t.Errorf("the refused up changed the state of %s", n)
+		}
+	}
+	if n := plug.Count("Create") + plug.Count("Update"); n != calls {
+		t.Errorf("the refused up made %d plugin calls", n-calls)
 	}
 }
