@@ -107,10 +107,13 @@ func (s stackCLI) exportCommand() *cli.Command {
 func (s stackCLI) importCommand() *cli.Command {
 	return &cli.Command{
 		Name: "import", Usage: "replace a project's state with a checked deployment file",
-		Flags: []cli.Flag{projectFlag(), &cli.StringFlag{Name: "file", Usage: "read `FILE` (- for stdin)", Required: true}},
+		Flags: []cli.Flag{projectFlag(), &cli.StringFlag{Name: "file", Usage: "read `FILE` (- for stdin); required"}},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
 				return err
+			}
+			if c.String("file") == "" {
+				return usageError("stack import needs --file FILE (- reads standard input)")
 			}
 			msg, err := runner.StackImport(c.Context, s.opts(c), runner.StackImportOptions{Project: c.String("project"), File: c.String("file")})
 			return s.result(c, msg, err)
@@ -123,6 +126,9 @@ func (s stackCLI) historyCommand() *cli.Command {
 		Name: "history", Usage: "list the operations on the stack, newest first",
 		Flags: []cli.Flag{projectFlag()},
 		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
 			return runner.StackHistory(c.Context, s.opts(c), c.String("project"))
 		},
 	}
@@ -133,6 +139,9 @@ func (s stackCLI) tagCommand() *cli.Command {
 		Name: "tag", Usage: "tags kept with the stack",
 		Subcommands: []*cli.Command{
 			{Name: "ls", Usage: "list the tags", Action: func(c *cli.Context) error {
+				if c.NArg() > 0 {
+					return usageError("stack tag ls takes no arguments")
+				}
 				return runner.StackTags(c.Context, s.opts(c))
 			}},
 			{Name: "set", Usage: "set a tag", ArgsUsage: "NAME VALUE", Action: func(c *cli.Context) error {
