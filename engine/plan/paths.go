@@ -69,9 +69,12 @@ func valuePaths(a, b any, path string, out []string) []string {
 		}
 		return out
 	case resource.Secret:
-		if y, ok := b.(resource.Secret); ok {
-			return valuePaths(x.Element, y.Element, path, out)
+		// A secret is one value: the keys inside it are secret too, so the
+		// path ends at the secret.
+		if y, ok := b.(resource.Secret); ok && resource.DeepEqual(x.Element, y.Element) {
+			return out
 		}
+		return append(out, path)
 	}
 	if resource.DeepEqual(a, b) {
 		return out
@@ -127,9 +130,12 @@ func plannedValuePaths(p, a any, path string, out []string) []string {
 	case resource.Computed:
 		return out
 	case resource.Secret:
-		if y, ok := a.(resource.Secret); ok {
-			return plannedValuePaths(x.Element, y.Element, path, out)
+		// The path ends at the secret (its keys are secret too); an unknown
+		// inside it still accepts anything.
+		if y, ok := a.(resource.Secret); ok && len(plannedValuePaths(x.Element, y.Element, path, nil)) == 0 {
+			return out
 		}
+		return append(out, path)
 	case map[string]any:
 		if y, ok := a.(map[string]any); ok {
 			for _, sub := range plannedPaths(x, y) {

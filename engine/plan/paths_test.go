@@ -2,6 +2,7 @@ package plan_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/runnerhq/runner/engine/plan"
@@ -21,7 +22,10 @@ func TestChangedPaths(t *testing.T) {
 		{"list", resource.PropertyMap{"items": []any{"a", "b"}}, resource.PropertyMap{"items": []any{"a", "c"}}, []string{"items"}, []string{"items[1]"}},
 		{"added key", resource.PropertyMap{}, resource.PropertyMap{"new": "v"}, []string{"new"}, []string{"new"}},
 		{"quoted", resource.PropertyMap{"a.b": 1.0}, resource.PropertyMap{"a.b": 2.0}, []string{"a.b"}, []string{`["a.b"]`}},
-		{"secret", resource.PropertyMap{"s": resource.Secret{Element: map[string]any{"k": "1"}}}, resource.PropertyMap{"s": resource.Secret{Element: map[string]any{"k": "2"}}}, []string{"s"}, []string{"s.k"}},
+		{"secret", resource.PropertyMap{"s": resource.Secret{Element: map[string]any{"k": "1"}}}, resource.PropertyMap{"s": resource.Secret{Element: map[string]any{"k": "2"}}}, []string{"s"}, []string{"s"}},
+		// The keys inside a secret are secret too: the path ends at it.
+		{"secret keys", resource.PropertyMap{"env": resource.Secret{Element: map[string]any{"DB_PASSWORD_hunter2": "x"}}}, resource.PropertyMap{"env": resource.Secret{Element: map[string]any{"DB_PASSWORD_s3cr3t": "x"}}}, []string{"env"}, []string{"env"}},
+		{"secret unchanged", resource.PropertyMap{"s": resource.Secret{Element: map[string]any{"k": "1"}}}, resource.PropertyMap{"s": resource.Secret{Element: map[string]any{"k": "1"}}, "b": 1.0}, []string{"b"}, []string{"b"}},
 		{"equal values", resource.PropertyMap{"a": 1.0}, resource.PropertyMap{"a": 1.0}, []string{"a"}, []string{"a"}},
 	}
 	for _, tt := range tests {
@@ -61,5 +65,17 @@ func TestIndexCheck(t *testing.T) {
 	}
 	if err := (*plan.Index)(nil).Check(&tests[2].step); err != nil {
 		t.Errorf("a nil Index refused a step: %v", err)
+	}
+}
+
+// A step whose secret input differs from the planned one is refused naming
+// the secret's path only, never a key inside it.
+func TestIndexCheckHidesSecretKeys(t *testing.T) {
+	urn := resource.NewURN("dev", "p", "", "test:index:Thing", "a")
+	planned := resource.PropertyMap{"env": resource.Secret{Element: map[string]any{"DB_PASSWORD_hunter2": "x"}}}
+	x := plan.NewIndex(&plan.Plan{Project: "p", Steps: []plan.Step{{Op: plan.OpUpdate, URN: urn, NewInputs: planned}}})
+	err := x.Check(&plan.Step{Op: plan.OpUpdate, URN: urn, NewInputs: resource.PropertyMap{"env": resource.Secret{Element: map[string]any{"DB_PASSWORD_s3cr3t": "x"}}}})
+	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "env") {
+		t.Fatalf("Check = %v, want a refusal naming env and no key inside it", err)
 	}
 }
