@@ -295,6 +295,9 @@ func (d *deployment) exports(ctx context.Context, ds *program.Declarations) (res
 	if err != nil {
 		return nil, err
 	}
+	if err := d.planned.CheckOutputs(outputs); err != nil {
+		return nil, err
+	}
 	for _, r := range d.news {
 		if r.Type != resource.RootStackType {
 			continue

@@ -407,3 +407,33 @@ func TestPlanStepKeysArePropertyPaths(t *testing.T) {
 		})
 	}
 }
+
+// An up whose program now exports other stack outputs than the plan stops
+// before recording them (before: the plan ran and the new outputs reached
+// the state, the hooks and the dependents unchecked).
+func TestUpStopsAtStackOutputsThatDifferFromThePlan(t *testing.T) {
+	withURL := func(url string) engine.Program {
+		return func(ctx *engine.Context) error {
+			if err := chain("s")(ctx); err != nil {
+				return err
+			}
+			ctx.Export("url", url)
+			return nil
+		}
+	}
+	e := newEnv(t)
+	e.mustUp(withURL("http://a.example"))
+	prev, err := e.preview(withURL("http://a.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.opts.Plan = planRoundTrip(t, prev.Plan)
+	_, err = e.up(withURL("http://evil.example"))
+	var mismatch *engine.PlanMismatchError
+	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), "url") || strings.Contains(err.Error(), "evil") {
+		t.Fatalf("up = %v, want a *PlanMismatchError naming the output url and not its value", err)
+	}
+	if got := e.snap().Resources[0].Outputs["url"]; got != "http://a.example" {
+		t.Errorf("the recorded output url is %v", got)
+	}
+}

@@ -13,6 +13,7 @@ import (
 type Index struct {
 	project string
 	byURN   map[resource.URN]*Step
+	outputs resource.PropertyMap
 }
 
 // NewIndex indexes p (nil for nil).
@@ -20,7 +21,7 @@ func NewIndex(p *Plan) *Index {
 	if p == nil {
 		return nil
 	}
-	x := &Index{project: p.Project, byURN: make(map[resource.URN]*Step, len(p.Steps))}
+	x := &Index{project: p.Project, byURN: make(map[resource.URN]*Step, len(p.Steps)), outputs: p.Outputs}
 	for i := range p.Steps {
 		if s := &p.Steps[i]; !isDelete(s.Op) {
 			x.byURN[s.URN] = s
@@ -51,6 +52,19 @@ func (x *Index) Check(s *Step) error {
 		m := stepMismatch(x.project, s.URN, p.Op, s.Op, nil)
 		m.Reason = fmt.Sprintf("%s: the planned replacement deletes before it creates: %v, the step now: %v", s.URN, p.DeleteBeforeReplace, s.DeleteBeforeReplace)
 		return m
+	}
+	return nil
+}
+
+// CheckOutputs compares the stack outputs a program exported with the
+// planned ones: the same names, and every planned value that was known
+// equal to the actual one (an unknown accepts anything).
+func (x *Index) CheckOutputs(actual resource.PropertyMap) error {
+	if x == nil {
+		return nil
+	}
+	if paths := plannedPaths(normalized(x.outputs), normalized(actual)); len(paths) > 0 {
+		return &MismatchError{Project: x.project, Reason: "the stack outputs differ from the planned ones (differing outputs: " + strings.Join(paths, ", ") + ")"}
 	}
 	return nil
 }
