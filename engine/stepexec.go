@@ -84,7 +84,7 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 	id, outs, err := d.callPlugin(ctx, dr, op, rec)
 	if err != nil {
 		if jerr := d.end(ctx, seq, false, op, prior, nil); jerr != nil {
-			err = fmt.Errorf("%w (and %v)", err, jerr)
+			err = fmt.Errorf("%w (and %w)", err, jerr)
 		}
 		return failed(err)
 	}

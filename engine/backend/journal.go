@@ -100,7 +100,7 @@ func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJ
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
 	}
-	file, err := os.OpenFile(p.journal, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	file, err := os.OpenFile(p.journal, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
 	}

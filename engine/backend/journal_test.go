@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -287,5 +288,35 @@ func TestRecoveryWriteCrashWindows(t *testing.T) {
 	after, err := f.Load(ctx, "network", "dev", c)
 	if err != nil || len(after.PendingOperations) != 0 || canonical(t, after) != canonical(t, &resolved) {
 		t.Fatalf("Load after the snapshot was replaced = %v", err)
+	}
+}
+
+// Every file the folder keeps state in is readable by its owner only: the
+// journal and the history hold the same records as the snapshot (before:
+// the journal and the history log were created 0644).
+func TestStateFilesAreOwnerOnly(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	commit(t, f, "network", "dev", statetest.Snapshot("network", "dev", 2), c)
+	_, j := openJournal(t, f, c)
+	if err := j.Begin(ctx, Entry{Seq: 1, Op: "create", New: statetest.Snapshot("network", "dev", 3).Resources[2]}); err != nil {
+		t.Fatal(err)
+	}
+	err := filepath.WalkDir(f.Root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if perm := info.Mode().Perm(); perm&0o077 != 0 && !strings.HasSuffix(path, "lock.json") {
+			t.Errorf("%s has mode %v: others may read it", path, perm)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -96,10 +96,11 @@ func Unmarshal(ctx context.Context, data []byte, c resource.Crypter) (*Plan, err
 	return p, nil
 }
 
-// knownOp reports whether op is one of the step operations.
+// knownOp reports whether op is one of the operations a plan's steps have
+// (a replacement is one "replace" step; refreshes are not planned).
 func knownOp(op Op) bool {
 	switch op {
-	case OpSame, OpCreate, OpUpdate, OpReplace, OpCreateReplacement, OpDeleteReplaced, OpDelete, OpRefresh:
+	case OpSame, OpCreate, OpUpdate, OpReplace, OpDeleteReplaced, OpDelete:
 		return true
 	}
 	return false
