@@ -123,18 +123,24 @@ func operate(ctx context.Context, opts *Options, kind string, prog Program) (*Re
 
 // deploy runs one operation: lock, load, resolve pending operations, run
 // the program (preview, up), execute the steps, save.
-func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Result, error) {
+func deploy(ctx context.Context, opts *Options, kind string, prog Program) (res *Result, err error) {
 	start := time.Now()
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
 	d := newDeployment(opts, kind)
 	if !d.dryRun {
-		lock, err := opts.Backend.Lock(ctx, opts.Project, opts.Stack, opts.Lock)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, err)
+		lock, lerr := opts.Backend.Lock(ctx, opts.Project, opts.Stack, opts.Lock)
+		if lerr != nil {
+			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, lerr)
 		}
-		defer lock.Unlock()
+		defer func() {
+			// A lock that is no longer ours (cleared and taken by another
+			// process meanwhile) makes the operation's result doubtful.
+			if uerr := lock.Unlock(); uerr != nil {
+				err = errors.Join(err, fmt.Errorf("%s %s: releasing the lock of stack %s: %w", kind, opts.Project, opts.Stack, uerr))
+			}
+		}()
 	}
 	snap, base, err := d.load(ctx)
 	if err != nil {
@@ -161,7 +167,7 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (*Res
 			runErr = errors.Join(runErr, fmt.Errorf("saving the state: %w", err))
 		}
 	}
-	res := d.result(start, outputs)
+	res = d.result(start, outputs)
 	if runErr != nil {
 		return res, fmt.Errorf("%s %s: %w", kind, opts.Project, runErr)
 	}

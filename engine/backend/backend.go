@@ -48,7 +48,12 @@ type LockInfo struct {
 	// kernel counts it (on Linux, clock ticks since boot), so that another
 	// process that got the same pid later is not taken for the holder; ""
 	// when unknown.
-	ProcessStart string    `json:"processStart,omitempty"`
+	ProcessStart string `json:"processStart,omitempty"`
+	// PIDNamespace names the holder's process-id namespace (on Linux, the
+	// target of /proc/self/ns/pid): containers that share a hostname and a
+	// state folder count pids apart, so a pid is judged only in its own
+	// namespace; "" when unknown.
+	PIDNamespace string    `json:"pidNamespace,omitempty"`
 	User         string    `json:"user"`
 	Started      time.Time `json:"started"`
 	Command      string    `json:"command"`

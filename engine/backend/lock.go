@@ -62,7 +62,16 @@ func CurrentLockInfo(command string) LockInfo {
 		name = u.Username
 	}
 	pid := os.Getpid()
-	return LockInfo{PID: pid, Host: host, ProcessStart: processStart(pid), User: name, Started: time.Now().UTC(), Command: command}
+	return LockInfo{PID: pid, Host: host, ProcessStart: processStart(pid), PIDNamespace: pidNamespace(), User: name, Started: time.Now().UTC(), Command: command}
+}
+
+// pidNamespace names this process's pid namespace ("" when unknown).
+func pidNamespace() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return ns
 }
 
 // fillHolder completes a holder with this process's pid, host, user and
@@ -226,10 +235,11 @@ func describeHolder(e *LockedError) {
 // Stale reports whether the holder is a process of this host that no
 // longer runs: its pid is gone, or now belongs to a process that started
 // at another time than the holder. Only such a lock may be cleared without
-// --force. A holder on another host is never judged from this one.
+// --force. A holder on another host, or in another pid namespace of this
+// host (another container), is never judged from here.
 func (h LockInfo) Stale() bool {
 	host, _ := os.Hostname()
-	if h.Host != host || h.PID <= 0 {
+	if h.Host != host || h.PID <= 0 || h.PIDNamespace != "" && h.PIDNamespace != pidNamespace() {
 		return false
 	}
 	if !processAlive(h.PID) {

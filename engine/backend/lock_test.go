@@ -220,6 +220,10 @@ func TestLockInfoStale(t *testing.T) {
 		{"a live pid on another host, other start", LockInfo{PID: me.PID, Host: me.Host + "-elsewhere", ProcessStart: "1"}, false},
 		{"no host recorded", LockInfo{PID: dead}, false},
 		{"no pid recorded", LockInfo{Host: me.Host}, false},
+		// Containers sharing a hostname and the state folder count pids
+		// apart: a pid of another namespace is not judged from this one.
+		{"a gone pid in another pid namespace", LockInfo{PID: dead, Host: me.Host, PIDNamespace: "pid:[1]"}, me.PIDNamespace == "pid:[1]"},
+		{"a gone pid in this pid namespace", LockInfo{PID: dead, Host: me.Host, PIDNamespace: me.PIDNamespace}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
