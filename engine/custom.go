@@ -53,7 +53,9 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 	if err != nil {
 		return customStep{}, stepError(OpCreate, r, fmt.Errorf("checking its inputs: %w", err), news)
 	}
-	cs := customStep{rec: d.newRecord(dr, checked), step: Step{URN: r.URN, Type: r.Type, Deps: dr.deps, NewInputs: checked}}
+	rec := d.newRecord(dr, checked)
+	cs := customStep{rec: rec, step: Step{URN: r.URN, Type: r.Type, Deps: dr.deps, NewInputs: checked,
+		Protect: rec.Protect, RetainOnDelete: rec.RetainOnDelete}}
 	if old == nil {
 		cs.step.Op, cs.keys = OpCreate, sortedKeys(checked)
 		cs.step.Keys = cs.keys

@@ -437,3 +437,34 @@ func TestUpStopsAtStackOutputsThatDifferFromThePlan(t *testing.T) {
 		t.Errorf("the recorded output url is %v", got)
 	}
 }
+
+// An up whose program now protects a resource (or retains it on delete)
+// that the plan did not stops before that step (before: an option-only
+// change ran under the old plan).
+func TestUpStopsAtOptionsThatDifferFromThePlan(t *testing.T) {
+	prog := func(opts ...engine.ResourceOption) engine.Program {
+		return func(ctx *engine.Context) error {
+			ctx.Resource(typ, "a", engine.Inputs{"size": "s"}, opts...)
+			return nil
+		}
+	}
+	for name, opt := range map[string]engine.ResourceOption{"protect": engine.Protect(true), "retainOnDelete": engine.RetainOnDelete(true)} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			e.mustUp(prog())
+			prev, err := e.preview(prog())
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.opts.Plan = planRoundTrip(t, prev.Plan)
+			_, err = e.up(prog(opt))
+			var mismatch *engine.PlanMismatchError
+			if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), name) {
+				t.Fatalf("up = %v, want a *PlanMismatchError naming %s", err, name)
+			}
+			if a := e.find("a"); a == nil || a.Protect || a.RetainOnDelete {
+				t.Errorf("the state took the new option: %+v", a)
+			}
+		})
+	}
+}

@@ -48,6 +48,11 @@ func (x *Index) Check(s *Step) error {
 	if (p.Op != s.Op && !sameOK) || len(paths) > 0 {
 		return stepMismatch(x.project, s.URN, p.Op, s.Op, paths)
 	}
+	if p.Protect != s.Protect || p.RetainOnDelete != s.RetainOnDelete {
+		m := stepMismatch(x.project, s.URN, p.Op, s.Op, nil)
+		m.Reason = fmt.Sprintf("%s: the planned step has protect %v and retainOnDelete %v, the step now %v and %v", s.URN, p.Protect, p.RetainOnDelete, s.Protect, s.RetainOnDelete)
+		return m
+	}
 	if p.Op == OpReplace && s.Op == OpReplace && p.DeleteBeforeReplace != s.DeleteBeforeReplace {
 		m := stepMismatch(x.project, s.URN, p.Op, s.Op, nil)
 		m.Reason = fmt.Sprintf("%s: the planned replacement deletes before it creates: %v, the step now: %v", s.URN, p.DeleteBeforeReplace, s.DeleteBeforeReplace)

@@ -30,6 +30,8 @@ type planStepJSON struct {
 	Keys                []string       `json:"keys,omitempty"`
 	Replaces            []string       `json:"replaces,omitempty"`
 	DeleteBeforeReplace bool           `json:"deleteBeforeReplace,omitempty"`
+	Protect             bool           `json:"protect,omitempty"`
+	RetainOnDelete      bool           `json:"retainOnDelete,omitempty"`
 	Deps                []resource.URN `json:"deps,omitempty"`
 	OldInputs           map[string]any `json:"oldInputs,omitempty"`
 	NewInputs           map[string]any `json:"newInputs,omitempty"`
@@ -45,7 +47,8 @@ func Marshal(ctx context.Context, p *Plan, c resource.Crypter) ([]byte, error) {
 		return nil, fmt.Errorf("encoding the plan's stack outputs: %w", err)
 	}
 	for i, s := range p.Steps {
-		js := planStepJSON{Op: s.Op, URN: s.URN, Type: s.Type, Keys: s.Keys, Replaces: s.Replaces, DeleteBeforeReplace: s.DeleteBeforeReplace, Deps: s.Deps}
+		js := planStepJSON{Op: s.Op, URN: s.URN, Type: s.Type, Keys: s.Keys, Replaces: s.Replaces, DeleteBeforeReplace: s.DeleteBeforeReplace, Deps: s.Deps,
+			Protect: s.Protect, RetainOnDelete: s.RetainOnDelete}
 		if js.OldInputs, err = state.MarshalProperties(ctx, s.OldInputs, c); err != nil {
 			return nil, fmt.Errorf("encoding the plan's %s step of %s: old inputs: %w", s.Op, s.URN, err)
 		}
@@ -80,7 +83,8 @@ func Unmarshal(ctx context.Context, data []byte, c resource.Crypter) (*Plan, err
 		if !knownOp(js.Op) {
 			return nil, fmt.Errorf("reading the plan: step %d (%s) has the operation %q, which this runner does not have; run preview again to make a new plan", i+1, js.URN, js.Op)
 		}
-		s := Step{Op: js.Op, URN: js.URN, Type: js.Type, Keys: js.Keys, Replaces: js.Replaces, DeleteBeforeReplace: js.DeleteBeforeReplace, Deps: js.Deps}
+		s := Step{Op: js.Op, URN: js.URN, Type: js.Type, Keys: js.Keys, Replaces: js.Replaces, DeleteBeforeReplace: js.DeleteBeforeReplace, Deps: js.Deps,
+			Protect: js.Protect, RetainOnDelete: js.RetainOnDelete}
 		if js.OldInputs != nil {
 			if s.OldInputs, err = state.UnmarshalProperties(ctx, js.OldInputs, c); err != nil {
 				return nil, fmt.Errorf("reading the plan's %s step of %s: old inputs: %w", js.Op, js.URN, err)

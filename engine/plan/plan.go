@@ -45,6 +45,9 @@ type Step struct {
 	// DeleteBeforeReplace says the old resource is deleted before its
 	// replacement is created.
 	DeleteBeforeReplace bool
+	// Protect and RetainOnDelete are the resource's options as the step
+	// records them (a program that changes them no longer matches its plan).
+	Protect, RetainOnDelete bool
 	// Deps are the resources the step waits for.
 	Deps []resource.URN
 	// OldInputs are the recorded inputs (nil for a create); NewInputs the
