@@ -96,6 +96,11 @@ func revealSecrets(ctx context.Context, v any, c *config.Crypter) (any, error) {
 // with --show-secrets) are encrypted with the stack's passphrase first, so
 // that no plaintext secret is ever stored.
 func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte) error {
+	unlock, err := s.lockStack(ctx, stack, "runner stack import", fmt.Sprintf("importing into project %s of stack %s", project, stack))
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	c, err := s.Crypter(stack)
 	if err != nil {
 		return err
@@ -116,6 +121,11 @@ func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte)
 // dependency order, and pending operations are cleared (once the user has
 // checked the resources they name). It returns one line per change.
 func (s *Stacks) Repair(ctx context.Context, stack, project string) (string, error) {
+	unlock, err := s.lockStack(ctx, stack, "runner stack repair", fmt.Sprintf("repairing project %s of stack %s", project, stack))
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	c, err := s.Crypter(stack)
 	if err != nil {
 		return "", err

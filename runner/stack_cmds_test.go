@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -147,5 +149,34 @@ func TestUnknownBackendSchemeIsAValidationError(t *testing.T) {
 	}
 	if _, ok := b.(*backend.Folder); !ok {
 		t.Fatalf("the default backend is a %T, want the folder backend", b)
+	}
+}
+
+// stack import and stack repair rewrite a project's state, so they wait for
+// the stack's own lock, as stack rm does: they never run while an up,
+// refresh or destroy works on the stack, and a planned up never finds one
+// of them holding a project half way (before: they took the project's lock
+// only).
+func TestStackImportAndRepairTakeTheStackLock(t *testing.T) {
+	ctx := context.Background()
+	mem := plugintest.NewBackend()
+	deploy(t, mem, "a", 2)
+	opts, _, _ := memOptions(t, mem, false)
+	opts.KeyIterations = testIterations
+	t.Setenv("PULUMI_CONFIG_PASSPHRASE", "test")
+	lock, err := mem.LockStack(ctx, "dev", backend.CurrentLockInfo("runner up"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	export := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(export, []byte(`{"version": 3, "deployment": {}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := StackImport(ctx, opts, StackImportOptions{Project: "a", File: export}); !IsLocked(err) {
+		t.Errorf("stack import while up holds the stack = %v, want a lock error", err)
+	}
+	if _, err := StackRepair(ctx, opts, "a"); !IsLocked(err) {
+		t.Errorf("stack repair while up holds the stack = %v, want a lock error", err)
 	}
 }

@@ -24,7 +24,7 @@ func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig
 	if len(projects) == 0 && cfgErr != nil {
 		return nil, fmt.Errorf("there is no stack %s in this workspace (no %s and no state)", stack, cfgPath)
 	}
-	unlock, err := s.lockForRemove(ctx, stack)
+	unlock, err := s.lockStack(ctx, stack, "runner stack rm", "removing stack "+stack)
 	if err != nil {
 		return nil, err
 	}
@@ -58,20 +58,22 @@ func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig
 	return warnings, nil
 }
 
-// lockForRemove takes the stack's own lock for `stack rm`, so that the
-// state of no project is removed while up, refresh or destroy works on the
-// stack (a *backend.LockedError, exit 4, names the holder). The returned
-// function lets go of it; once the last project's state is removed, with
-// the stack's lock, there is nothing left to let go. A stack the backend
-// holds nothing of is not locked (locking would leave it something).
-func (s *Stacks) lockForRemove(ctx context.Context, stack string) (func(), error) {
+// lockStack takes the stack's own lock for a stack command that rewrites
+// state (rm, import, repair), so that it never runs while up, refresh or
+// destroy works on the stack (a *backend.LockedError, exit 4, names the
+// holder), and no planned up finds a project lock of it half way. The
+// returned function lets go of it; once the last project's state is
+// removed, with the stack's lock, there is nothing left to let go. A stack
+// the backend holds nothing of is not locked (locking would leave it
+// something).
+func (s *Stacks) lockStack(ctx context.Context, stack, command, doing string) (func(), error) {
 	exists, err := s.backend.StackExists(ctx, stack)
 	if err != nil || !exists {
 		return func() {}, err
 	}
-	lock, err := s.backend.LockStack(ctx, stack, backend.CurrentLockInfo("runner stack rm"))
+	lock, err := s.backend.LockStack(ctx, stack, backend.CurrentLockInfo(command))
 	if err != nil {
-		return nil, fmt.Errorf("removing stack %s: %w", stack, err)
+		return nil, fmt.Errorf("%s: %w", doing, err)
 	}
 	return func() { _ = lock.Unlock() }, nil
 }
