@@ -199,7 +199,7 @@ func TestUpPlanFlagErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range map[string]string{bad: "not json", prod: strings.Replace(string(data), `"stack": "dev"`, `"stack": "prod"`, 1)} {
+	for name, content := range map[string]string{bad: "{\n  \"version\": 1,\n  oops\n}", prod: strings.Replace(string(data), `"stack": "dev"`, `"stack": "prod"`, 1)} {
 		if err := os.WriteFile(name, []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +210,7 @@ func TestUpPlanFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-s", "dev", "up", "--plan", filepath.Join(dir, "none.json")}, 2, "none.json: the file does not exist"},
-		{[]string{"-s", "dev", "up", "--plan", bad}, 3, "bad.json is not a plan file"},
+		{[]string{"-s", "dev", "up", "--plan", bad}, 3, "bad.json is not a plan file (line 3:"},
 		{[]string{"-s", "dev", "up", "--plan", plan, "--target", "app"}, 2, "--plan cannot go with --target"},
 		{[]string{"-s", "dev", "up", "--plan", plan, "--refresh"}, 2, "--plan cannot go with --refresh"},
 		{[]string{"-s", "dev", "up", "--plan", prod}, 3, "is a plan of stack prod, not of stack dev"},

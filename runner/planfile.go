@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -177,7 +178,7 @@ func (s *Session) readPlan(o *OpOptions) (*planFile, error) {
 		return Invalid(fmt.Errorf("the plan %s "+format, append([]any{o.PlanFile}, args...)...))
 	}
 	if err := json.Unmarshal(data, pf); err != nil {
-		return nil, invalid("is not a plan file (%w); make one with `runner preview --out %s`", err, o.PlanFile)
+		return nil, invalid("is not a plan file (%s: %w); make one with `runner preview --out %s`", jsonWhere(data, err), err, o.PlanFile)
 	}
 	switch {
 	case pf.Version != PlanFileVersion:
@@ -249,4 +250,18 @@ func planRefused(err error, o OpOptions) error {
 		return Invalid(fmt.Errorf("%s: %w; run `runner preview --out %s` again", o.PlanFile, err, o.PlanFile))
 	}
 	return Invalid(fmt.Errorf("%w; run up again to see the new plan", err))
+}
+
+// jsonWhere says on which line of data the JSON error err is.
+func jsonWhere(data []byte, err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	offset := int64(len(data))
+	switch {
+	case errors.As(err, &syntax):
+		offset = syntax.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+	}
+	return fmt.Sprintf("line %d", bytes.Count(data[:min(max(offset, 0), int64(len(data)))], []byte("\n"))+1)
 }
