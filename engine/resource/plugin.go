@@ -3,6 +3,7 @@ package resource
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Plugin creates, reads, updates and deletes the resources of one package
@@ -44,8 +45,40 @@ var ErrNotRecognizable = errors.New("the plugin cannot find this resource withou
 type CheckRequest struct {
 	URN  URN
 	Type string
-	Olds PropertyMap // previous inputs; nil on create
+	Olds PropertyMap // previous inputs; nil on create (sent as an empty map)
 	News PropertyMap // declared inputs; may hold Computed values during preview
+	// RandomSeed is 32 random bytes the plugin may derive generated values
+	// (auto-names, say) from; the engine keeps one per resource and step.
+	RandomSeed []byte
+}
+
+// CheckFailure is one reason a plugin refused a resource's inputs.
+type CheckFailure struct {
+	Property string // the property at fault ("" for the inputs as a whole)
+	Reason   string
+}
+
+// CheckFailuresError is the error of a Check (or CheckConfig) that refused
+// the inputs; it lists every failure with its property.
+type CheckFailuresError struct {
+	Failures []CheckFailure
+}
+
+func (e *CheckFailuresError) Error() string {
+	msg := ""
+	for i, f := range e.Failures {
+		if i > 0 {
+			msg += "; "
+		}
+		if f.Property != "" {
+			msg += "property " + f.Property + ": "
+		}
+		msg += f.Reason
+	}
+	if msg == "" {
+		msg = "the plugin refused the inputs without saying why"
+	}
+	return msg
 }
 
 // DiffRequest asks a plugin what changed.
@@ -56,17 +89,50 @@ type DiffRequest struct {
 	OldInputs     PropertyMap
 	OldOutputs    PropertyMap
 	NewInputs     PropertyMap
-	IgnoreChanges []string // top-level property names whose changes are ignored
+	IgnoreChanges []string // property paths ("tags.Name", "rules[0].port") whose changes are ignored
 }
 
 // DiffResponse says which properties changed and how.
 type DiffResponse struct {
-	// Changed lists every changed property (sorted); empty means no change.
+	// Changed lists every changed top-level property (sorted); empty means
+	// no change (unless Unknown).
 	Changed []string
 	// Replaces lists the changed properties that force a replacement.
 	Replaces []string
 	// DeleteBeforeReplace asks for the old resource to be deleted first.
 	DeleteBeforeReplace bool
+	// Unknown says the plugin could not tell (Pulumi's DIFF_UNKNOWN): the
+	// engine compares the old and new inputs itself.
+	Unknown bool
+	// Detailed, when not nil, says how each changed property path changed
+	// (Pulumi's detailedDiff); a replace kind forces a replacement.
+	Detailed map[string]PropertyDiff
+}
+
+// DiffKind is how one property path changed.
+type DiffKind int
+
+// The kinds of a property change, as Pulumi numbers them.
+const (
+	DiffAdd DiffKind = iota
+	DiffAddReplace
+	DiffDelete
+	DiffDeleteReplace
+	DiffUpdate
+	DiffUpdateReplace
+)
+
+// Replaces reports whether a change of this kind forces a replacement.
+func (k DiffKind) Replaces() bool {
+	return k == DiffAddReplace || k == DiffDeleteReplace || k == DiffUpdateReplace
+}
+
+// PropertyDiff is the change of one property path.
+type PropertyDiff struct {
+	Kind DiffKind
+	// InputDiff says the difference is between old and new inputs (not old
+	// outputs and new inputs).
+	InputDiff bool
 }
 
 // CreateRequest asks a plugin to create a resource.
@@ -75,6 +141,7 @@ type CreateRequest struct {
 	Type    string
 	Inputs  PropertyMap
 	Preview bool
+	Timeout time.Duration // 0: the plugin's default
 }
 
 // CreateResponse carries the new resource's ID and outputs.
@@ -88,8 +155,9 @@ type ReadRequest struct {
 	URN     URN
 	Type    string
 	ID      string
-	Inputs  PropertyMap
-	Outputs PropertyMap
+	Inputs  PropertyMap // nil for an import
+	Outputs PropertyMap // nil for an import
+	Timeout time.Duration
 }
 
 // ReadResponse is a resource's current state; an empty ID means it is gone.
@@ -108,6 +176,9 @@ type UpdateRequest struct {
 	OldOutputs PropertyMap
 	NewInputs  PropertyMap
 	Preview    bool
+	Timeout    time.Duration
+	// IgnoreChanges are the property paths whose changes are ignored.
+	IgnoreChanges []string
 }
 
 // UpdateResponse carries the updated outputs.
@@ -122,6 +193,88 @@ type DeleteRequest struct {
 	ID      string
 	Inputs  PropertyMap
 	Outputs PropertyMap
+	Timeout time.Duration
+}
+
+// InitError is the error of a Create, Update or Read that made (or found)
+// the resource but could not finish setting it up (Pulumi's
+// ErrorResourceInitFailed): a partial success. The engine records the
+// resource with this ID and these outputs, fails the step, and retries it
+// with an update on the next run.
+type InitError struct {
+	ID      string
+	Outputs PropertyMap
+	Inputs  PropertyMap // nil: the inputs sent
+	Reasons []string
+}
+
+func (e *InitError) Error() string {
+	msg := "the resource was created but failed to initialize"
+	for i, r := range e.Reasons {
+		if i == 0 {
+			msg += ": "
+		} else {
+			msg += "; "
+		}
+		msg += r
+	}
+	return msg
+}
+
+// Configurable is a Plugin whose default provider resource carries
+// configuration: Pulumi's provider plugins. The engine gives its default
+// provider the stack config keys "<package>:<key>" as inputs (strings;
+// secure keys as secrets) plus "version", checks and diffs them, and
+// configures the plugin before any resource call. Built-in plugins are not
+// Configurable: their provider resources have no inputs.
+type Configurable interface {
+	Plugin
+	// Version is the plugin's version ("": not known), which names the
+	// default provider ("default_1_2_3").
+	Version() string
+	// CheckConfig validates the provider's inputs.
+	CheckConfig(ctx context.Context, req CheckRequest) (PropertyMap, error)
+	// DiffConfig compares the provider's recorded inputs with new ones; a
+	// replacement replaces every resource of the provider.
+	DiffConfig(ctx context.Context, req DiffRequest) (DiffResponse, error)
+	// Configure returns the plugin configured with the provider's checked
+	// inputs. Configurations with equal inputs may share one plugin
+	// process; the engine makes every resource call of that provider on the
+	// returned plugin. Inputs holding Computed values (preview) return a
+	// plugin that answers without calling the provider, as Pulumi does.
+	Configure(ctx context.Context, req ConfigureRequest) (Plugin, error)
+}
+
+// ConfigureRequest configures a provider.
+type ConfigureRequest struct {
+	URN    URN
+	ID     string
+	Inputs PropertyMap
+}
+
+// MissingConfigError is the error of a Configure that lacks required keys.
+type MissingConfigError struct {
+	Package string
+	Keys    []MissingKey
+}
+
+// MissingKey is one required config key ("region") with its description.
+type MissingKey struct {
+	Key         string
+	Description string
+}
+
+func (e *MissingConfigError) Error() string {
+	msg := "the " + e.Package + " provider needs config it does not have:"
+	for _, k := range e.Keys {
+		msg += " " + e.Package + ":" + k.Key
+		if k.Description != "" {
+			msg += " (" + k.Description + ")"
+		}
+		msg += `, set it with "runner config set ` + e.Package + ":" + k.Key + ` VALUE"`
+		msg += ";"
+	}
+	return msg[:len(msg)-1]
 }
 
 // Crypter encrypts and decrypts secret values for state at rest. The
