@@ -13,7 +13,8 @@ const Default = local.Name
 
 // Registry returns a new registry of the built-in providers.
 func Registry() *providers.Registry {
-	r, err := providers.NewRegistry(Default, local.New(), aws.New())
+	list := append([]*providers.Provider{local.New(), aws.New()}, testProviders()...)
+	r, err := providers.NewRegistry(Default, list...)
 	if err != nil {
 		panic("builtin: " + err.Error()) // the list above is fixed: a programming error
 	}
