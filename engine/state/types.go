@@ -83,7 +83,7 @@ type Resource struct {
 	// ImportID is the ID the resource was imported with ("": created).
 	ImportID string
 	Created  *time.Time
-	Modified                *time.Time
+	Modified *time.Time
 }
 
 // OperationType is the kind of a pending operation, as Pulumi spells it.
