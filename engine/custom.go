@@ -163,14 +163,24 @@ func applyIgnoreChanges(news, olds resource.PropertyMap, paths []string) error {
 			return fmt.Errorf("its ignoreChanges: %w", err)
 		}
 		if v, ok := p.Get(olds); ok {
-			if !p.Set(news, v) {
-				return fmt.Errorf("its ignoreChanges path %q does not fit its inputs (a value on the path is not a map or list, or a list is too short)", s)
-			}
+			if !p.Set(news, v) && !hasIndex(p) {
+				return fmt.Errorf("its ignoreChanges path %q does not fit its inputs: a value on the path is not a map", s)
+			} // else a list element in the olds only: nothing to keep (as Pulumi)
 		} else {
 			p.Delete(news)
 		}
 	}
 	return nil
+}
+
+// hasIndex reports whether a path goes through a list element.
+func hasIndex(p resource.PropertyPath) bool {
+	for _, el := range p {
+		if _, ok := el.(int); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // secretOutputs marks secret the outputs named by extra and those whose key

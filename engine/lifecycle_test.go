@@ -146,7 +146,9 @@ func TestImport(t *testing.T) {
 		defer func() { e.plugin.OnRead = nil }()
 		return e.plugin.Read(ctx, req)
 	}
+	e.opts.Plan = planRoundTrip(t, pre.Plan) // up executes the previewed import
 	res := e.mustUp(prog("10.0.0.0/16"))
+	e.opts.Plan = nil
 	if res.Changes[engine.OpImport] != 1 || e.plugin.Count("Create") != 0 {
 		t.Errorf("changes %v, %d creates; want one import and no create", res.Changes, e.plugin.Count("Create"))
 	}
