@@ -147,8 +147,11 @@ func (d *deployment) seedFor(urn resource.URN) []byte {
 // failEarly reports a step that failed before its operation started.
 func (d *deployment) failEarly(dr *declared, err error) (func(), error) {
 	op := OpCreate
-	if dr.old != nil {
+	switch {
+	case dr.old != nil:
 		op = OpUpdate
+	case dr.r.ImportID != "":
+		op = OpImport
 	}
 	d.stepFailed(op, dr.r.URN, dr.r.Type, err, time.Now())
 	return d.fail(dr, err), err
