@@ -247,6 +247,7 @@ func (d *deployment) execute(ctx context.Context, ds *program.Declarations) (res
 	if err != nil {
 		return d.rootOutputs(), err
 	}
+	d.index(decls)
 	if d.dryRun {
 		d.plan = make([]Step, 0, len(decls))
 	}

@@ -24,6 +24,9 @@ type (
 	// ResourceOption adjusts how a resource is managed
 	// (program.ResourceOption).
 	ResourceOption = program.ResourceOption
+	// CustomTimeouts bound a resource's create, update and delete
+	// (program.CustomTimeouts).
+	CustomTimeouts = program.CustomTimeouts
 )
 
 // All combines outputs into one of their values (program.All).
@@ -42,8 +45,8 @@ func DependsOn(rs ...*Resource) ResourceOption { return program.DependsOn(rs...)
 // (program.Protect).
 func Protect(on bool) ResourceOption { return program.Protect(on) }
 
-// IgnoreChanges keeps the recorded values of the named top-level input
-// properties (program.IgnoreChanges).
+// IgnoreChanges keeps the recorded values of the input properties at the
+// given paths (program.IgnoreChanges).
 func IgnoreChanges(keys ...string) ResourceOption { return program.IgnoreChanges(keys...) }
 
 // DeleteBeforeReplace deletes the old resource before creating its
@@ -62,3 +65,9 @@ func Parent(r *Resource) ResourceOption { return program.Parent(r) }
 func AdditionalSecretOutputs(keys ...string) ResourceOption {
 	return program.AdditionalSecretOutputs(keys...)
 }
+
+// Import adopts the existing real resource with this ID (program.Import).
+func Import(id string) ResourceOption { return program.Import(id) }
+
+// Timeouts sets a resource's custom timeouts (program.Timeouts).
+func Timeouts(t CustomTimeouts) ResourceOption { return program.Timeouts(t) }

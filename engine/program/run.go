@@ -47,6 +47,10 @@ type Declaration struct {
 	// The resource options the program gave.
 	Protect, DeleteBeforeReplace, RetainOnDelete bool
 	IgnoreChanges, AdditionalSecretOutputs       []string
+	// ImportID is the ID of the real resource to adopt ("": none).
+	ImportID string
+	// Timeouts are the resource's custom timeouts (zero: none).
+	Timeouts CustomTimeouts
 }
 
 // Run runs prog with env and returns what it declared. A program that
@@ -71,6 +75,7 @@ func Run(ctx context.Context, env Env, prog Program) (ds *Declarations, err erro
 			URN: r.urn, Type: r.typ, Name: r.name, Custom: r.custom, Parent: -1,
 			Protect: r.opts.protect, DeleteBeforeReplace: r.opts.deleteBeforeReplace, RetainOnDelete: r.opts.retainOnDelete,
 			IgnoreChanges: r.opts.ignoreChanges, AdditionalSecretOutputs: r.opts.additionalSecretOutputs,
+			ImportID: r.opts.importID, Timeouts: r.opts.customTimeouts,
 		}
 		if r.parent != nil {
 			ds.list[i].Parent = r.parent.index
