@@ -2,21 +2,32 @@ package specprog
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/runnerhq/runner/engine"
 )
 
-// extraOptions maps the options that need newer engine features.
+// extraOptions maps the import and customTimeouts options.
 func extraOptions(o Options) ([]engine.ResourceOption, error) {
-	for _, t := range []string{o.Timeouts.Create, o.Timeouts.Update, o.Timeouts.Delete} {
-		if _, err := parseDuration(t); err != nil {
+	var opts []engine.ResourceOption
+	if o.Import != "" {
+		opts = append(opts, engine.Import(o.Import))
+	}
+	var t engine.CustomTimeouts
+	for _, x := range []struct {
+		s string
+		d *time.Duration
+	}{{o.Timeouts.Create, &t.Create}, {o.Timeouts.Update, &t.Update}, {o.Timeouts.Delete, &t.Delete}} {
+		d, err := parseDuration(x.s)
+		if err != nil {
 			return nil, err
 		}
+		*x.d = d
 	}
-	if o.Import != "" || o.Timeouts != (Timeouts{}) {
-		return nil, fmt.Errorf("import and customTimeouts are not supported by this build of the spec program yet")
+	if t != (engine.CustomTimeouts{}) {
+		opts = append(opts, engine.Timeouts(t))
 	}
-	return nil, nil
+	return opts, nil
 }
 
 // valueKind maps the special values that need newer engine features.
