@@ -81,7 +81,9 @@ func inMemory(a Archive) bool {
 func (a Asset) IsElided() bool { return a.Text == "" && a.Path == "" && a.URI == "" && a.Hash != "" }
 
 // IsElided reports whether only the archive's hash is known.
-func (a Archive) IsElided() bool { return a.Assets == nil && a.Path == "" && a.URI == "" && a.Hash != "" }
+func (a Archive) IsElided() bool {
+	return a.Assets == nil && a.Path == "" && a.URI == "" && a.Hash != ""
+}
 
 // String shows the asset without its text: "asset(text, sha256:0123abcd…)".
 func (a Asset) String() string {
