@@ -76,9 +76,15 @@ func inMemory(a Archive) bool {
 	return true
 }
 
+// emptyHash is the hash of no bytes: an asset with only this hash is the
+// empty text, not an elided one.
+const emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
 // IsElided reports whether only the asset's hash is known (its contents
-// were left out on the wire).
-func (a Asset) IsElided() bool { return a.Text == "" && a.Path == "" && a.URI == "" && a.Hash != "" }
+// were left out on the wire). The empty text is not elided.
+func (a Asset) IsElided() bool {
+	return a.Text == "" && a.Path == "" && a.URI == "" && a.Hash != "" && a.Hash != emptyHash
+}
 
 // IsElided reports whether only the archive's hash is known.
 func (a Archive) IsElided() bool {

@@ -164,3 +164,9 @@ func TestAssetValues(t *testing.T) {
 		t.Errorf("String = %q", got)
 	}
 }
+
+func TestEmptyTextIsNotElided(t *testing.T) {
+	if NewTextAsset("").IsElided() || !(Asset{Hash: sha("x")}).IsElided() {
+		t.Error("IsElided confuses the empty text with an elided asset")
+	}
+}
