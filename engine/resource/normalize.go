@@ -144,11 +144,18 @@ func DeepEqual(a, b any) bool {
 	return a == b
 }
 
-// ContainsComputed reports whether v holds a Computed value anywhere.
+// ContainsComputed reports whether v holds a Computed value anywhere,
+// counting a resource reference whose ID is unknown.
 func ContainsComputed(v any) bool {
 	return !Walk(v, func(x any, _ bool) bool {
-		_, computed := x.(Computed)
-		return !computed
+		switch y := x.(type) {
+		case Computed:
+			return false
+		case ResourceReference:
+			_, computed := y.ID.(Computed)
+			return !computed
+		}
+		return true
 	})
 }
 
