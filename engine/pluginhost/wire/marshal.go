@@ -25,6 +25,9 @@ func MarshalValue(v any, o Options) (pv *structpb.Value, ok bool, err error) {
 func marshalObject(m map[string]any, o Options, path string) (*structpb.Struct, error) {
 	s := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(m))}
 	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return nil, errAt(path, fmt.Sprintf("the key %q is not valid UTF-8", k))
+		}
 		pv, ok, err := marshalValue(v, o, pathKey(path, k))
 		if err != nil {
 			return nil, err
@@ -173,6 +176,9 @@ func marshalArchive(a resource.Archive, o Options, path string) (*structpb.Struc
 }
 
 func marshalReference(r resource.ResourceReference, o Options, path string) (*structpb.Value, bool, error) {
+	if r.URN == "" {
+		return nil, false, errAt(path, "a resource reference has no URN")
+	}
 	if !o.KeepResources {
 		if r.ID == nil {
 			return structpb.NewStringValue(string(r.URN)), true, nil

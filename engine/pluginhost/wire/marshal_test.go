@@ -74,6 +74,8 @@ func TestMarshalErrorsNameThePath(t *testing.T) {
 	}{
 		{"non-UTF-8 string", resource.PropertyMap{"tags": map[string]any{"Name": "\xff"}}, "tags.Name: the string is not valid UTF-8"},
 		{"no property form", resource.PropertyMap{"l": []any{1.0, make(chan int)}}, "l[1]: a value of type chan int"},
+		{"reference without URN", resource.PropertyMap{"r": resource.ResourceReference{ID: "x"}}, "r: a resource reference has no URN"},
+		{"non-UTF-8 key", resource.PropertyMap{"m": map[string]any{"\xff": 1.0}}, `m: the key "\xff" is not valid UTF-8`},
 		{"archive member", resource.PropertyMap{"a": resource.Archive{Assets: map[string]any{"x": "text"}}}, "a.x: an archive member must be an asset"},
 	}
 	for _, tt := range tests {
