@@ -31,6 +31,8 @@ var configMayImport = []string{"engine/resource", "engine/state", "engine/atomic
 var engineMayImport = map[string][]string{
 	"engine/program": {"engine/resource"},
 	"engine/plan":    {"engine/resource", "engine/state"},
+	// The plugin wire encoding knows only the values.
+	"engine/pluginhost/wire": {"engine/resource"},
 }
 
 // layer returns the index in layers of the module package rel (a path
