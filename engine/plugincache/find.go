@@ -315,3 +315,18 @@ func ambient(getenv func(string) string) []Installed {
 	}
 	return out
 }
+
+// CheckSpec reports whether name and version (optional) can name a
+// plugin, before anything is looked up or downloaded.
+func CheckSpec(name, version string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	if version == "" {
+		return nil
+	}
+	if _, err := parseVersion(version); err != nil {
+		return fmt.Errorf("plugin %s: %w", name, err)
+	}
+	return nil
+}
