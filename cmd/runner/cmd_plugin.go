@@ -11,7 +11,7 @@ import (
 // into the arguments of one runner.Plugin* function.
 func pluginCommand(tio *term.IO) *cli.Command {
 	return &cli.Command{
-		Name: "plugin",
+		Name:  "plugin",
 		Usage: "manage the Pulumi resource plugins in the plugin cache shared with the Pulumi CLI (PATH first, then $PULUMI_HOME/plugins)",
 		Subcommands: []*cli.Command{
 			{
