@@ -67,8 +67,8 @@ func pluginTarball(t testing.TB, name, body string) []byte {
 type server struct {
 	*httptest.Server
 	files map[string][]byte
-	hits  sync.Map // path -> *atomic.Int32
-	delay time.Duration
+	hits  sync.Map     // path -> *atomic.Int32
+	delay atomic.Int64 // nanoseconds to wait before a body
 	auth  atomic.Value // the last Authorization header
 }
 
@@ -88,7 +88,7 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	time.Sleep(s.delay)
+	time.Sleep(time.Duration(s.delay.Load()))
 	w.Write(body)
 }
 
@@ -265,7 +265,7 @@ func TestInstallRefusesBadArchives(t *testing.T) {
 func TestInstallConcurrentGoroutines(t *testing.T) {
 	ball := pluginTarball(t, "testx", "one-copy")
 	srv := newServer(t, map[string][]byte{"/dl/" + asset: ball})
-	srv.delay = 100 * time.Millisecond
+	srv.delay.Store(int64(100 * time.Millisecond))
 	home := t.TempDir()
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -304,7 +304,7 @@ func TestInstallHelperProcess(t *testing.T) {
 func TestInstallConcurrentProcesses(t *testing.T) {
 	ball := pluginTarball(t, "testx", "one-copy")
 	srv := newServer(t, map[string][]byte{"/dl/" + asset: ball})
-	srv.delay = 300 * time.Millisecond
+	srv.delay.Store(int64(300 * time.Millisecond))
 	home := t.TempDir()
 	var cmds []*exec.Cmd
 	var outs []*bytes.Buffer
