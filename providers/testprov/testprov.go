@@ -28,6 +28,7 @@ func New() *providers.Provider {
 	p := &providers.Provider{
 		Name:        Name,
 		Description: "test provider: projects declared by JSON spec files, served by the testprov plugin",
+		Plugins:     []providers.PluginSpec{{Name: "testprov", Version: "1.2.3"}},
 	}
 	add := func(name string, deps ...string) {
 		p.Projects = append(p.Projects, providers.Project{
