@@ -24,12 +24,15 @@ func TestThingLifecycle(t *testing.T) {
 	r, store, eng := configured(t)
 	ctx := context.Background()
 	secret := map[string]any{sigKey: providertest.SecretSig, "value": "hunter2"}
-	id, outs := create(t, r.client, providertest.TypeThing, "web", map[string]any{"size": 1.0, "password": secret})
+	id, outs := create(t, r.client, providertest.TypeThing, "web",
+		map[string]any{"size": 1.0, "password": secret, "warn": "careful"})
 	if outs["generation"] != 1.0 || outs["createdAt"] == nil || outs["size"] != 1.0 {
 		t.Errorf("Create outputs %v", outs)
 	}
-	if !slices.Contains(eng.messages(), "INFO testprov: created "+id) {
-		t.Errorf("engine logs %q, want INFO testprov: created %s", eng.messages(), id)
+	for _, want := range []string{"DEBUG testprov: creating " + thingURN("web"), "WARNING careful", "INFO testprov: created " + id} {
+		if !slices.Contains(eng.messages(), want) {
+			t.Errorf("engine logs %q, want %q", eng.messages(), want)
+		}
 	}
 	res, ok, err := store.Resource(id)
 	if err != nil || !ok || res["type"] != providertest.TypeThing {

@@ -187,9 +187,14 @@ func (p *provider) save(store, id string, urn resource.URN, typ string, inputs, 
 	})
 }
 
-// warn logs the warn input, if any, to the engine as a WARNING.
+// warn logs the warn input, if any, to the engine as a WARNING ("[secret]"
+// for a secret one: its plaintext never reaches a log).
 func (p *provider) warn(urn resource.URN, props resource.PropertyMap) {
-	if v := plain(props[inWarn]); v.IsString() && v.StringValue() != "" {
+	v := props[inWarn]
+	switch {
+	case v.IsSecret():
+		p.log(pulumirpc.LogSeverity_WARNING, urn, "[secret]")
+	case v.IsString() && v.StringValue() != "":
 		p.log(pulumirpc.LogSeverity_WARNING, urn, "%s", v.StringValue())
 	}
 }
