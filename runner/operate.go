@@ -87,10 +87,11 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	if s.Provider.NotDeployable != "" {
 		return nil, &notDeployableError{msg: s.Provider.NotDeployable}
 	}
-	req, err := s.request(ctx, o, sink)
+	req, stopPlugins, err := s.request(ctx, o, sink)
 	if err != nil {
 		return nil, err
 	}
+	defer stopPlugins() // before the view closes: their last lines still show
 	shown, err := s.plan(ctx, &o, &req, pf)
 	if err != nil {
 		return nil, err
@@ -181,19 +182,20 @@ func (s *Session) checkOp(o OpOptions) error {
 }
 
 // request builds the orchestrator's request: the stack's crypter (which
-// writes the encryptionsalt of a new stack), backend, plugins and config.
-func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (orchestrate.Request, error) {
+// writes the encryptionsalt of a new stack), backend, plugins and config,
+// and the function that stops the run's provider plugins.
+func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (orchestrate.Request, func(), error) {
 	c, err := s.Crypter()
 	if err != nil {
-		return orchestrate.Request{}, err
+		return orchestrate.Request{}, nil, err
 	}
 	b, err := s.Backend()
 	if err != nil {
-		return orchestrate.Request{}, err
+		return orchestrate.Request{}, nil, err
 	}
 	cfg, err := s.engineConfig(ctx, c)
 	if err != nil {
-		return orchestrate.Request{}, err
+		return orchestrate.Request{}, nil, err
 	}
 	env := s.Environ()
 	environ := environList(env)
@@ -201,12 +203,13 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 	if plugs == nil {
 		plugs = plugins.Builtin
 	}
+	hosted, stop := s.hostedPlugins(ctx, environ, sink)
 	return orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
-		Backend: b, Plugins: func() []resource.Plugin { return plugs(environ) }, Crypter: c, SecretsProvider: s.SecretsProvider(),
+		Backend: b, Plugins: func() []resource.Plugin { return append(plugs(environ), hosted...) }, Dir: s.Workspace, Crypter: c, SecretsProvider: s.SecretsProvider(),
 		Config: cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation), EngineVersion: s.Opts.Version, Events: sink,
-	}, nil
+	}, stop, nil
 }
 
 // confirm asks before up and destroy unless --yes.

@@ -79,6 +79,8 @@ type Request struct {
 	// Summary.Plans), one per project of the run: see checkPlans.
 	Plans map[string]*engine.Plan
 
+	// Dir is the workspace: relative file assets resolve against it.
+	Dir             string
 	Backend         backend.Backend
 	Plugins         func() []resource.Plugin
 	Crypter         resource.Crypter

@@ -71,7 +71,7 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		SecretsProvider: o.req.SecretsProvider, Config: o.req.Config, Parallel: o.req.StepParallel,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
 		EngineVersion: o.req.EngineVersion,
-		References:    o.references, Plan: o.req.Plans[name],
+		References:    o.references, Plan: o.req.Plans[name], Dir: o.req.Dir,
 	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()

@@ -1,0 +1,78 @@
+package runner
+
+import (
+	"context"
+	"time"
+
+	"github.com/runnerhq/runner/engine/plugincache"
+	"github.com/runnerhq/runner/engine/pluginhost"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/runner/event"
+)
+
+// pluginCloseTimeout bounds how long the end of a run waits for the
+// provider plugins to stop (each gets Cancel, SIGINT, then SIGKILL).
+const pluginCloseTimeout = 15 * time.Second
+
+// hostedPlugins starts the run's plugin host: one pool for the whole run,
+// so every project that uses a provider plugin shares its process (one per
+// package, version and configuration). Plugins start when first called.
+// It returns the handles of the provider's declared plugins and the
+// function that stops them, to be called once the run is over. On Ctrl-C
+// (ctx done) every plugin is sent Cancel at once.
+func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, func()) {
+	if len(s.Provider.Plugins) == 0 {
+		return nil, func() {}
+	}
+	getenv := s.getenv
+	pool := pluginhost.NewPool(pluginhost.PoolOptions{
+		Workspace: s.Workspace,
+		Environ:   environ,
+		Locate: func(pkg, version string) (string, error) {
+			return plugincache.Find(pkg, version, getenv)
+		},
+		Log: func(e pluginhost.LogEntry) {
+			if ev, ok := s.pluginLogEvent(e); ok {
+				sink.Emit(ev)
+			}
+		},
+		Debug: func(line string) {
+			if s.Opts.Debug {
+				sink.Emit(event.Event{Type: event.Log, Message: line})
+			}
+		},
+	})
+	handles := make([]resource.Plugin, 0, len(s.Provider.Plugins))
+	for _, spec := range s.Provider.Plugins {
+		handles = append(handles, pool.Plugin(spec.Name, spec.Version))
+	}
+	stopCancel := context.AfterFunc(ctx, func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		pool.Cancel(cctx)
+	})
+	return handles, func() {
+		stopCancel()
+		cctx, cancel := context.WithTimeout(context.Background(), pluginCloseTimeout)
+		defer cancel()
+		_ = pool.Close(cctx)
+	}
+}
+
+// pluginLogEvent turns a plugin's log line into an event of the project its
+// URN names: debug lines only with --debug, warnings and errors as warnings.
+func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
+	ev := event.Event{Type: event.Log, Message: e.Message, URN: string(e.URN)}
+	if e.URN.Valid() {
+		ev.Project = e.URN.Project()
+	}
+	switch e.Severity {
+	case pluginhost.SeverityDebug:
+		if !s.Opts.Debug {
+			return ev, false
+		}
+	case pluginhost.SeverityWarning, pluginhost.SeverityError:
+		ev.Type = event.Warning
+	}
+	return ev, true
+}
