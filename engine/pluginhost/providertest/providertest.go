@@ -84,6 +84,10 @@ func ModuleDir() (string, error) {
 	return dir, nil
 }
 
+// Build returns the plugin binary's path, building it once per test
+// process as Binary does, for a TestMain that has no testing.TB.
+func Build() (string, error) { return buildOnce() }
+
 // build returns the cached binary for the current sources, building it
 // under the cache's lock when it is missing.
 func build() (string, error) {
