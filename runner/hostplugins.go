@@ -67,11 +67,11 @@ func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
 		ev.Project = e.URN.Project()
 	}
 	switch e.Severity {
-	case pluginhost.SeverityDebug:
+	case "debug":
 		if !s.Opts.Debug {
 			return ev, false
 		}
-	case pluginhost.SeverityWarning, pluginhost.SeverityError:
+	case "warning", "error":
 		ev.Type = event.Warning
 	}
 	return ev, true
