@@ -108,7 +108,7 @@ func providerURN(ref string) resource.URN {
 func (d *deployment) runDelete(ctx context.Context, x doomed) (func(), error) {
 	var plugin resource.Plugin
 	if x.res.Custom && !isProvider(x.res.Type) {
-		p, err := d.pluginFor(x.res.Type, x.res.URN)
+		p, err := d.pluginOf(ctx, x.res)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %q: %w", x.op, x.res.Type, x.res.URN.Name(), err)
 		}
