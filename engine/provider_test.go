@@ -386,3 +386,34 @@ func TestProviderReplacePlan(t *testing.T) {
 		t.Errorf("up changes %v", res.Changes)
 	}
 }
+
+// TestProviderRecoversPending checks the resolution of an interrupted
+// create reads the resource back through the provider its record names,
+// configured once for the whole up.
+func TestProviderRecoversPending(t *testing.T) {
+	e, prov := newProviderEnv(t)
+	e.mustUp(twoResources)
+	p := e.providerRecord()
+	j, err := e.backend.OpenJournal(t.Context(), project, stack, e.snap(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := backendEntry(urn("c"))
+	entry.New.Provider = string(p.URN) + "::" + p.ID
+	if err := j.Begin(t.Context(), entry); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.plugin.Create(t.Context(), resource.CreateRequest{URN: urn("c"), Type: typ, Inputs: resource.PropertyMap{}}); err != nil {
+		t.Fatal(err)
+	}
+	prov.Reset()
+	e.opts.Config["test:region"] = "us" // an update: the up configures anew
+	e.mustUp(resources(map[string]engine.Inputs{"a": {"n": 1}, "b": {"n": 2}, "c": {}}))
+	confs := prov.Configurations()
+	if len(confs) != 2 || confs[0].Request.Inputs["region"] != "eu" || confs[0].Calls() != 1 || confs[1].Request.Inputs["region"] != "us" {
+		t.Errorf("configurations %+v: want the recorded one reading c back, then the updated one", confs)
+	}
+	if e.plugin.Count("Create") != 3 {
+		t.Errorf("%d creates, want 3 (c adopted)", e.plugin.Count("Create"))
+	}
+}

@@ -75,6 +75,9 @@ func (d *deployment) pluginOf(ctx context.Context, res *state.Resource) (resourc
 	ref := res.Provider
 	return d.provs.get(ctx, ref, func(ctx context.Context) (resource.Plugin, error) {
 		prov := d.providerRecord(ref)
+		if ref == "" {
+			return nil, fmt.Errorf("the state of %s names no provider, and its plugin needs one configured; run `runner stack repair --project %s`", res.URN, d.opts.Project)
+		}
 		if prov == nil {
 			return nil, fmt.Errorf("the state of %s names provider %q, which the state does not hold; run `runner stack repair --project %s`", res.URN, ref, d.opts.Project)
 		}
