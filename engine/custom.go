@@ -2,11 +2,12 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
 
-	"github.com/runnerhq/runner/engine/plan"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -17,6 +18,11 @@ type customStep struct {
 	step Step
 	rec  *state.Resource
 	keys []string // the changed top-level properties, for events and Result.Steps
+	// read is what Read returned for an import.
+	read *resource.ReadResponse
+	// dependents are the old records replaced along with a
+	// delete-before-replace replacement, in the order they are deleted.
+	dependents []*state.Resource
 }
 
 // runCustom decides a custom resource's step, checks it against the plan
@@ -38,29 +44,35 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 // and asks its plugin to check and diff them: the result is the step to
 // take. Preview and up decide alike; only the execution differs.
 func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep, error) {
-	r := dr.r
+	r, old := dr.r, dr.old
 	news, err := d.decls.Inputs(dr.i)
 	if err != nil {
 		return customStep{}, stepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err))
 	}
-	old := dr.old
-	var olds resource.PropertyMap
-	if old != nil {
-		olds = old.Inputs
-		applyIgnoreChanges(news, olds, r.IgnoreChanges)
-	}
-	checked, err := dr.plugin.Check(ctx, resource.CheckRequest{URN: r.URN, Type: r.Type, Olds: olds, News: news})
-	if err != nil {
-		return customStep{}, stepError(OpCreate, r, fmt.Errorf("checking its inputs: %w", err), news)
-	}
-	rec := d.newRecord(dr, checked)
-	cs := customStep{rec: rec, step: Step{URN: r.URN, Type: r.Type, Deps: dr.deps, NewInputs: checked,
-		Protect: rec.Protect, RetainOnDelete: rec.RetainOnDelete}}
-	if old == nil {
+	seed := d.seedFor(r.URN)
+	switch {
+	case old == nil && r.ImportID != "":
+		return d.decideImport(ctx, dr, news, seed)
+	case old == nil:
+		checked, err := d.check(ctx, dr, OpCreate, resource.PropertyMap{}, news, seed)
+		if err != nil {
+			return customStep{}, err
+		}
+		cs := d.newCustomStep(dr, checked, seed)
 		cs.step.Op, cs.keys = OpCreate, sortedKeys(checked)
 		cs.step.Keys = cs.keys
 		return cs, nil
+	case d.replacedAlong(r.URN):
+		return d.decideDependentReplace(ctx, dr, news, seed)
 	}
+	if err := applyIgnoreChanges(news, old.Inputs, r.IgnoreChanges); err != nil {
+		return customStep{}, stepError(OpUpdate, r, err)
+	}
+	checked, err := d.check(ctx, dr, OpUpdate, old.Inputs, news, seed)
+	if err != nil {
+		return customStep{}, err
+	}
+	cs := d.newCustomStep(dr, checked, seed)
 	cs.step.OldInputs = old.Inputs
 	diff, err := dr.plugin.Diff(ctx, resource.DiffRequest{
 		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
@@ -69,43 +81,109 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 	if err != nil {
 		return customStep{}, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
 	}
-	switch {
-	case len(diff.Changed) == 0 && len(diff.Replaces) == 0:
-		cs.step.Op = OpSame
+	decideFromDiff(&cs, old, diff, r.DeleteBeforeReplace)
+	if cs.step.Op != OpReplace {
 		return cs, nil
-	case len(diff.Replaces) > 0:
-		cs.step.Op, cs.keys = OpReplace, diff.Changed
-		if len(cs.keys) == 0 {
-			cs.keys = diff.Replaces
-		}
-		cs.step.Replaces = plan.ChangedPaths(old.Inputs, checked, diff.Replaces)
-		cs.step.DeleteBeforeReplace = diff.DeleteBeforeReplace || r.DeleteBeforeReplace
-	default:
-		cs.step.Op, cs.keys = OpUpdate, diff.Changed
 	}
-	cs.step.Keys = plan.ChangedPaths(old.Inputs, checked, cs.keys)
-	return cs, nil
+	return cs, d.prepareReplace(ctx, dr, &cs)
+}
+
+// newCustomStep returns the step of a declared custom resource with its
+// checked inputs (its op not yet decided).
+func (d *deployment) newCustomStep(dr *declared, checked resource.PropertyMap, seed []byte) customStep {
+	r := dr.r
+	rec := d.newRecord(dr, checked)
+	rec.CustomTimeouts = state.CustomTimeouts(r.Timeouts)
+	return customStep{rec: rec, step: Step{URN: r.URN, Type: r.Type, Deps: dr.deps, NewInputs: checked,
+		Protect: rec.Protect, RetainOnDelete: rec.RetainOnDelete, RandomSeed: seed}}
+}
+
+// prepareReplace readies a replacement: Check runs again without the old
+// inputs, on the program's inputs (defaults are recomputed for the new
+// resource), and a delete-before-replace finds the dependents replaced
+// with it.
+func (d *deployment) prepareReplace(ctx context.Context, dr *declared, cs *customStep) error {
+	news, err := d.decls.Inputs(dr.i)
+	if err != nil {
+		return stepError(OpReplace, dr.r, fmt.Errorf("resolving its inputs: %w", err))
+	}
+	checked, err := d.check(ctx, dr, OpReplace, resource.PropertyMap{}, news, cs.step.RandomSeed)
+	if err != nil {
+		return err
+	}
+	cs.rec.Inputs, cs.step.NewInputs = checked, checked
+	if cs.step.DeleteBeforeReplace {
+		cs.dependents = d.replaceDependents(dr)
+	}
+	return nil
+}
+
+// check asks the plugin to check news (olds: the recorded inputs, empty for
+// a new resource). A refusal names the resource and each property.
+func (d *deployment) check(ctx context.Context, dr *declared, op Op, olds, news resource.PropertyMap, seed []byte) (resource.PropertyMap, error) {
+	r := dr.r
+	checked, err := dr.plugin.Check(ctx, resource.CheckRequest{URN: r.URN, Type: r.Type, Olds: olds, News: news, RandomSeed: seed})
+	var cf *resource.CheckFailuresError
+	switch {
+	case errors.As(err, &cf):
+		return nil, stepError(op, r, fmt.Errorf("the plugin refused its inputs: %w", err), news)
+	case err != nil:
+		return nil, stepError(op, r, fmt.Errorf("checking its inputs: %w", err), news)
+	}
+	return checked, nil
+}
+
+// seedFor returns the random seed of a resource's Check: the one the plan
+// being executed gave it, or 32 new random bytes.
+func (d *deployment) seedFor(urn resource.URN) []byte {
+	if s := d.planned.Seed(urn); len(s) > 0 {
+		return s
+	}
+	s := make([]byte, 32)
+	_, _ = rand.Read(s)
+	return s
 }
 
 // failEarly reports a step that failed before its operation started.
 func (d *deployment) failEarly(dr *declared, err error) (func(), error) {
 	op := OpCreate
-	if dr.old != nil {
+	switch {
+	case dr.old != nil:
 		op = OpUpdate
+	case dr.r.ImportID != "":
+		op = OpImport
 	}
 	d.stepFailed(op, dr.r.URN, dr.r.Type, err, time.Now())
 	return d.fail(dr, err), err
 }
 
-// applyIgnoreChanges keeps the recorded values of the ignored properties.
-func applyIgnoreChanges(news, olds resource.PropertyMap, keys []string) {
-	for _, k := range keys {
-		if v, ok := olds[k]; ok {
-			news[k] = v
+// applyIgnoreChanges keeps, in news, the recorded value at each ignored
+// property path (removing the value where olds have none).
+func applyIgnoreChanges(news, olds resource.PropertyMap, paths []string) error {
+	for _, s := range paths {
+		p, err := resource.ParsePropertyPath(s)
+		if err != nil {
+			return fmt.Errorf("its ignoreChanges: %w", err)
+		}
+		if v, ok := p.Get(olds); ok {
+			if !p.Set(news, v) && !hasIndex(p) {
+				return fmt.Errorf("its ignoreChanges path %q does not fit its inputs: a value on the path is not a map", s)
+			} // else a list element in the olds only: nothing to keep (as Pulumi)
 		} else {
-			delete(news, k)
+			p.Delete(news)
 		}
 	}
+	return nil
+}
+
+// hasIndex reports whether a path goes through a list element.
+func hasIndex(p resource.PropertyPath) bool {
+	for _, el := range p {
+		if _, ok := el.(int); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // secretOutputs marks secret the outputs named by extra and those whose key

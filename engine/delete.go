@@ -153,7 +153,7 @@ func (d *deployment) deleteResource(ctx context.Context, res *state.Resource, op
 			d.stepFailed(op, res.URN, res.Type, err, start)
 			return err
 		}
-		err = plugin.Delete(ctx, resource.DeleteRequest{URN: res.URN, Type: res.Type, ID: res.ID, Inputs: res.Inputs, Outputs: res.Outputs})
+		err = callDelete(ctx, plugin, res)
 		err = explainGone(ctx, plugin, res, err)
 		if jerr := d.end(ctx, seq, err == nil, op, res, nil); jerr != nil && err == nil {
 			err = jerr

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,8 +28,12 @@ type deployment struct {
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource
-	planned *plan.Index           // the plan Up executes (nil: none)
-	decls   *program.Declarations // what the program declared (preview, up)
+	planned *plan.Index                // the plan Up executes (nil: none)
+	decls   *program.Declarations      // what the program declared (preview, up)
+	byURN   map[resource.URN]*declared // the declared resources (set before the steps run)
+
+	alongMu sync.Mutex
+	along   map[resource.URN]bool // replaced along with a delete-before-replace replacement
 
 	// owner only
 	news    []*state.Resource
@@ -47,6 +52,7 @@ func newDeployment(opts *Options, kind string) *deployment {
 		ev:      &emitter{fn: opts.Events, project: opts.Project, stack: opts.Stack},
 		fate:    make(map[*state.Resource]*state.Resource),
 		changes: make(map[Op]int),
+		along:   make(map[resource.URN]bool),
 	}
 	if kind == kindUpdate {
 		d.planned = plan.NewIndex(opts.Plan)

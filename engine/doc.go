@@ -1,8 +1,8 @@
 // Package engine is runner's embedded deployment engine. A project Program
 // declares resources through a Context; the engine compares them with the
 // project's recorded state (a state.Snapshot kept by a backend.Backend),
-// decides a step for each (same, create, update, replace, delete) with
-// Pulumi's semantics, and runs the steps through the resource plugins with
+// decides a step for each (same, create, update, replace, import, delete)
+// with Pulumi's semantics, and runs the steps through the resource plugins with
 // bounded parallelism, journaling every mutating step before and after its
 // plugin call and committing the final snapshot at the end.
 //
@@ -41,6 +41,12 @@ package engine
 //     resource was already deleted, delete before replace): New is appended.
 //   - "delete" and "delete-replaced": the record matching Old (URN, ID and
 //     Delete flag) is removed (New is nil).
+//   - "import": New (read before the entry, with its ID) is appended; begin
+//     and end are written together.
+//
+// A create or update that made the resource but failed to initialize it
+// (resource.InitError) ends in success, New carrying the init errors: the
+// resource exists and is recorded, and the step still fails.
 //
 // A begin entry without an end is a pending operation: "creating" for
 // create and create-replacement (the resource is the begin entry's New,

@@ -30,6 +30,7 @@ const (
 	OpDeleteReplaced    = plan.OpDeleteReplaced
 	OpDelete            = plan.OpDelete
 	OpRefresh           = plan.OpRefresh
+	OpImport            = plan.OpImport
 )
 
 // PlanVersion is the version of the plan encoding (plan.Version).

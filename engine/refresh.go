@@ -30,7 +30,7 @@ func (d *deployment) runRefresh(ctx context.Context, old *state.Resource) (func(
 	plugin, err := d.pluginOf(ctx, old)
 	if err == nil {
 		var resp resource.ReadResponse
-		resp, err = plugin.Read(ctx, resource.ReadRequest{URN: old.URN, Type: old.Type, ID: old.ID, Inputs: old.Inputs, Outputs: old.Outputs})
+		resp, err = d.refreshRead(ctx, plugin, old)
 		if err == nil {
 			return d.refreshed(old, resp, start), nil
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -10,9 +11,11 @@ import (
 )
 
 // execCustom executes the decided step of a custom resource: same records
-// it as it was; create and update call the plugin once; a replacement
-// creates the new resource first (the old one is deleted at the end of the
-// operation) or, with DeleteBeforeReplace, deletes the old one first.
+// it as it was; create and update call the plugin once; import records
+// what its decision read; a replacement creates the new resource first
+// (the old one is deleted at the end of the operation) or, with
+// DeleteBeforeReplace, deletes the old one (and the dependents replaced
+// along with it) first.
 func (d *deployment) execCustom(ctx context.Context, dr *declared, cs *customStep) (func(), error) {
 	switch cs.step.Op {
 	case OpSame:
@@ -21,6 +24,8 @@ func (d *deployment) execCustom(ctx context.Context, dr *declared, cs *customSte
 		return d.mutate(ctx, dr, cs, OpCreate, nil)
 	case OpUpdate:
 		return d.mutate(ctx, dr, cs, OpUpdate, dr.old)
+	case OpImport:
+		return d.execImport(ctx, dr, cs)
 	}
 	r, old := dr.r, dr.old
 	if r.Protect {
@@ -28,23 +33,45 @@ func (d *deployment) execCustom(ctx context.Context, dr *declared, cs *customSte
 		d.stepFailed(OpReplace, r.URN, r.Type, err, time.Now())
 		return d.fail(dr, err), err
 	}
-	if !cs.step.DeleteBeforeReplace {
+	switch {
+	case !cs.step.DeleteBeforeReplace:
 		return d.mutate(ctx, dr, cs, OpCreateReplacement, old)
+	case d.replacedAlong(r.URN):
+		// The replacement this one depends on deleted the old record.
+		return d.mutate(ctx, dr, cs, OpCreateReplacement, nil)
+	}
+	return d.deleteThenCreate(ctx, dr, cs)
+}
+
+// deleteThenCreate executes a delete-before-replace replacement: the
+// dependents replaced along with it are deleted (dependents first), then
+// the old resource, then the new one is created. Whatever was deleted
+// leaves the state, even when a later part fails.
+func (d *deployment) deleteThenCreate(ctx context.Context, dr *declared, cs *customStep) (func(), error) {
+	r, old := dr.r, dr.old
+	deleted, err := d.deleteDependents(ctx, dr, cs.dependents)
+	gone := func(commit func()) func() {
+		return func() {
+			for _, x := range deleted {
+				d.fate[x] = nil
+			}
+			commit()
+		}
+	}
+	if err != nil {
+		err = stepError(OpDeleteReplaced, r, err, old.Inputs, old.Outputs)
+		d.stepFailed(OpReplace, r.URN, r.Type, err, time.Now())
+		return gone(d.fail(dr, err)), err
 	}
 	unprotected := *old
-	unprotected.Protect = false // the program no longer protects it (checked above)
+	unprotected.Protect = false // the program no longer protects it (checked before)
 	if err := d.deleteResource(ctx, &unprotected, OpDeleteReplaced, dr.plugin); err != nil {
 		err = stepError(OpDeleteReplaced, r, err, old.Inputs, old.Outputs)
-		return d.fail(dr, err), err
+		return gone(d.fail(dr, err)), err
 	}
+	deleted = append(deleted, old)
 	commit, err := d.mutate(ctx, dr, cs, OpCreateReplacement, nil)
-	if err != nil {
-		return func() {
-			d.fate[old] = nil
-			commit()
-		}, err
-	}
-	return commit, nil
+	return gone(commit), err
 }
 
 // same records a resource whose inputs did not change.
@@ -53,6 +80,7 @@ func (d *deployment) same(dr *declared, rec *state.Resource) (func(), error) {
 	rec.ID = old.ID
 	rec.Outputs = secretOutputs(old.Outputs, rec.Inputs, dr.r.AdditionalSecretOutputs)
 	rec.Created, rec.Modified = old.Created, old.Modified
+	rec.ImportID = old.ImportID
 	if d.ev.enabled() {
 		d.ev.emit(Event{Type: EventStepDone, Op: OpSame, URN: rec.URN, ResourceType: rec.Type})
 	}
@@ -64,13 +92,15 @@ func (d *deployment) same(dr *declared, rec *state.Resource) (func(), error) {
 // step changes or replaces (nil for a create, and for the create of a
 // delete-before-replace replacement, whose old record is already gone).
 // The step is journaled before the call and after it, and reported as
-// events; a replacement condemns prior, to be deleted at the end.
+// events; a replacement condemns prior, to be deleted at the end. A call
+// that made the resource but failed to initialize it (resource.InitError)
+// records the resource with its init errors and fails the step.
 func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, op Op, prior *state.Resource) (func(), error) {
 	r, rec, keys := dr.r, cs.rec, cs.keys
 	start := time.Now()
 	d.stepStart(op, r.URN, r.Type, keys)
 	if op == OpUpdate {
-		rec.ID, rec.Created = prior.ID, prior.Created
+		rec.ID, rec.Created, rec.ImportID = prior.ID, prior.Created, prior.ImportID
 	}
 	failed := func(err error) (func(), error) {
 		err = stepError(op, r, err, rec.Inputs, outputsOf(prior))
@@ -81,47 +111,102 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 	if err != nil {
 		return failed(err)
 	}
-	id, outs, err := d.callPlugin(ctx, dr, op, rec)
-	if err != nil {
+	res, err := d.callPlugin(ctx, dr, op, rec)
+	if err != nil && res.initErrors == nil {
 		if jerr := d.end(ctx, seq, false, op, prior, nil); jerr != nil {
 			err = fmt.Errorf("%w (and %w)", err, jerr)
 		}
 		return failed(err)
 	}
 	done := *rec
-	done.ID = id
-	done.Outputs = secretOutputs(outs, rec.Inputs, r.AdditionalSecretOutputs)
+	done.ID, done.InitErrors = res.id, res.initErrors
+	if res.inputs != nil {
+		done.Inputs = res.inputs
+	}
+	done.Outputs = secretOutputs(res.outputs, done.Inputs, r.AdditionalSecretOutputs)
 	now := time.Now().UTC()
 	done.Modified = &now
 	if op != OpUpdate {
 		done.Created = &now
 	}
 	commit := d.commit(dr, op, &done, keys, op == OpCreateReplacement && prior != nil)
-	if err := d.end(ctx, seq, true, op, prior, &done); err != nil {
-		_, ferr := failed(err)
+	if jerr := d.end(ctx, seq, true, op, prior, &done); jerr != nil {
+		_, ferr := failed(jerr)
 		return commit, ferr
+	}
+	if err != nil { // partial success: recorded, and the step fails
+		_, ferr := failed(fmt.Errorf("%w; it is recorded with these init errors and the next up retries it with an update", err))
+		return func() {
+			commit()
+			d.decls.Finish(dr.i, "", false, nil, ferr)
+		}, ferr
 	}
 	d.stepDone(op, r.URN, r.Type, keys, start)
 	return commit, nil
 }
 
-// callPlugin makes the plugin call of a create or an update and returns
-// the resource's ID and outputs (during preview: predicted).
-func (d *deployment) callPlugin(ctx context.Context, dr *declared, op Op, rec *state.Resource) (string, resource.PropertyMap, error) {
+// callResult is what a create or update made: the resource's ID and
+// outputs, the inputs to record when the plugin says (nil: the sent ones),
+// and the reasons its initialization failed (nil: it did not).
+type callResult struct {
+	id         string
+	inputs     resource.PropertyMap
+	outputs    resource.PropertyMap
+	initErrors []string
+}
+
+// callPlugin makes the plugin call of a create or an update (during
+// preview: predicted), bounded by the resource's custom timeouts. A
+// resource.InitError with an ID fills the result and is returned too.
+func (d *deployment) callPlugin(ctx context.Context, dr *declared, op Op, rec *state.Resource) (callResult, error) {
 	r := dr.r
 	if op != OpUpdate {
-		resp, err := dr.plugin.Create(ctx, resource.CreateRequest{URN: r.URN, Type: r.Type, Inputs: rec.Inputs, Preview: d.dryRun})
-		return resp.ID, resp.Outputs, err
+		limit := rec.CustomTimeouts.Create
+		cctx, cancel := withTimeout(ctx, limit)
+		defer cancel()
+		resp, err := dr.plugin.Create(cctx, resource.CreateRequest{URN: r.URN, Type: r.Type, Inputs: rec.Inputs, Preview: d.dryRun, Timeout: limit})
+		err = timedOut(cctx, err, "create", r.Name, limit)
+		if err != nil {
+			return initFailure(err, "")
+		}
+		return callResult{id: resp.ID, outputs: resp.Outputs}, nil
 	}
 	old := dr.old
-	resp, err := dr.plugin.Update(ctx, resource.UpdateRequest{
+	limit := rec.CustomTimeouts.Update
+	cctx, cancel := withTimeout(ctx, limit)
+	defer cancel()
+	resp, err := dr.plugin.Update(cctx, resource.UpdateRequest{
 		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
-		NewInputs: rec.Inputs, Preview: d.dryRun,
+		NewInputs: rec.Inputs, Preview: d.dryRun, Timeout: limit, IgnoreChanges: r.IgnoreChanges,
 	})
+	err = timedOut(cctx, err, "update", r.Name, limit)
 	if err != nil {
-		return "", nil, explainGone(ctx, dr.plugin, old, err)
+		if res, ierr := initFailure(err, old.ID); res.initErrors != nil {
+			return res, ierr
+		}
+		return callResult{}, explainGone(ctx, dr.plugin, old, err)
 	}
-	return old.ID, resp.Outputs, nil
+	return callResult{id: old.ID, outputs: resp.Outputs}, nil
+}
+
+// initFailure reads a resource.InitError out of err: the resource exists
+// (with its ID, or id when the error has none) but failed to initialize.
+func initFailure(err error, id string) (callResult, error) {
+	var ie *resource.InitError
+	if !errors.As(err, &ie) {
+		return callResult{}, err
+	}
+	if ie.ID != "" {
+		id = ie.ID
+	}
+	if id == "" {
+		return callResult{}, fmt.Errorf("%w (the plugin gave no ID, so the resource cannot be recorded)", err)
+	}
+	reasons := ie.Reasons
+	if len(reasons) == 0 {
+		reasons = []string{"the plugin gave no reason"}
+	}
+	return callResult{id: id, inputs: ie.Inputs, outputs: ie.Outputs, initErrors: reasons}, err
 }
 
 // outputsOf returns the outputs of r (nil for nil).

@@ -38,7 +38,10 @@ func TestReplaceOrder(t *testing.T) {
 			e.mustUp(prog("z1"))
 			oldID := e.find("a").ID
 			res := e.mustUp(prog("z2"))
-			if res.Changes[engine.OpReplace] != 1 || res.Changes[engine.OpUpdate] != 1 {
+			switch {
+			case tt.deleteFirst && res.Changes[engine.OpReplace] != 2:
+				t.Errorf("changes %v, want two replaces (b, which depends on a, is replaced along)", res.Changes)
+			case !tt.deleteFirst && (res.Changes[engine.OpReplace] != 1 || res.Changes[engine.OpUpdate] != 1):
 				t.Errorf("changes %v, want one replace and one update (b follows a's new result)", res.Changes)
 			}
 			var order []string
@@ -299,15 +302,15 @@ func TestDeleteBeforeReplaceFailureKeepsStateValid(t *testing.T) {
 	if _, err := e.up(prog("z2")); err == nil || !contains(err.Error(), "no capacity") {
 		t.Fatalf("error %v", err)
 	}
-	if e.find("a") != nil || e.find("b") == nil {
-		t.Fatalf("a should be gone (deleted before its replacement failed) and b kept")
+	if e.find("a") != nil || e.find("b") != nil {
+		t.Fatalf("a and b (replaced along with a, which it depends on) should be gone: deleted before a's replacement failed")
 	}
 	checkOrder(t, e.snap())
 	e.plugin.OnCreate = nil
 	e.mustUp(prog("z2"))
 	checkOrder(t, e.snap())
-	if e.find("a") == nil || e.find("a").Inputs["zone"] != "z2" {
-		t.Errorf("a was not recreated")
+	if e.find("a") == nil || e.find("a").Inputs["zone"] != "z2" || e.find("b") == nil {
+		t.Errorf("a and b were not recreated")
 	}
 }
 

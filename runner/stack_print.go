@@ -155,9 +155,9 @@ func printHistory(w io.Writer, entries []backend.HistoryEntry) error {
 
 func changesText(c map[string]int) string {
 	var parts []string
-	for _, k := range []string{"create", "update", "replace", "delete", "same", "refresh"} {
+	for _, k := range []string{"create", "import", "update", "replace", "delete", "same", "refresh"} {
 		if c[k] > 0 {
-			sign := map[string]string{"create": "+", "update": "~", "replace": "±", "delete": "-", "same": "=", "refresh": "↻"}[k]
+			sign := map[string]string{"create": "+", "import": "←", "update": "~", "replace": "±", "delete": "-", "same": "=", "refresh": "↻"}[k]
 			parts = append(parts, fmt.Sprintf("%s%d", sign, c[k]))
 		}
 	}

@@ -61,6 +61,15 @@ func (x *Index) Check(s *Step) error {
 	return nil
 }
 
+// Seed returns the random seed the plan gave the resource's step (nil: no
+// plan, no step, or a step without one).
+func (x *Index) Seed(urn resource.URN) []byte {
+	if x == nil || x.byURN[urn] == nil {
+		return nil
+	}
+	return x.byURN[urn].RandomSeed
+}
+
 // CheckOutputs compares the stack outputs a program exported with the
 // planned ones: the same names, and every planned value that was known
 // equal to the actual one (an unknown accepts anything).

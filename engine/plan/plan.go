@@ -28,6 +28,7 @@ const (
 	OpDeleteReplaced    Op = "delete-replaced"
 	OpDelete            Op = "delete"
 	OpRefresh           Op = "refresh"
+	OpImport            Op = "import" // adopting an existing resource (program.Import)
 )
 
 // Step is one planned (or executed) step: what happens to one resource and
@@ -54,6 +55,10 @@ type Step struct {
 	// inputs the step makes (nil for a delete), resource.Computed where a
 	// value is not known before the steps it depends on run.
 	OldInputs, NewInputs resource.PropertyMap
+	// RandomSeed is the 32 random bytes the resource's Check got (nil for
+	// steps without a Check): up reuses a plan's seeds, so that what a
+	// plugin derives from them (auto-names) is what the preview showed.
+	RandomSeed []byte
 }
 
 // Plan is what a preview decided: every step of one (project, stack), in

@@ -325,3 +325,9 @@ func (p *Plugin) URNs() []resource.URN {
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
+
+// Put stores a resource as if it existed before the engine ran (for
+// imports): Read finds it by id.
+func (p *Plugin) Put(id string, urn resource.URN, ins, outs resource.PropertyMap) {
+	p.keep(id, urn, ins, outs)
+}

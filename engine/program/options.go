@@ -1,5 +1,7 @@
 package program
 
+import "time"
+
 // ResourceOption adjusts how a resource is managed.
 type ResourceOption func(*resourceOptions)
 
@@ -11,6 +13,8 @@ type resourceOptions struct {
 	retainOnDelete          bool
 	parent                  *Resource
 	additionalSecretOutputs []string
+	importID                string
+	customTimeouts          CustomTimeouts
 }
 
 // DependsOn makes the resource wait for rs (and, for a component, for the
@@ -25,8 +29,10 @@ func Protect(on bool) ResourceOption {
 	return func(o *resourceOptions) { o.protect = on }
 }
 
-// IgnoreChanges keeps the recorded values of the named top-level input
-// properties: changes to them in the program cause no update.
+// IgnoreChanges keeps the recorded values of the input properties at the
+// given paths (Pulumi's property path syntax: "tags", "tags.Name",
+// "rules[0].port", `labels["a.b"]`): changes to them in the program cause
+// no update. A path absent from the recorded inputs is left out.
 func IgnoreChanges(keys ...string) ResourceOption {
 	return func(o *resourceOptions) { o.ignoreChanges = append(o.ignoreChanges, keys...) }
 }
@@ -53,4 +59,26 @@ func AdditionalSecretOutputs(keys ...string) ResourceOption {
 	return func(o *resourceOptions) {
 		o.additionalSecretOutputs = append(o.additionalSecretOutputs, keys...)
 	}
+}
+
+// Import adopts the existing real resource with this ID instead of
+// creating one, the first time the resource is deployed: the engine reads
+// it, and the program's inputs must match what it read (the step fails
+// naming the differing properties otherwise). Once the resource is in the
+// state the option has no effect.
+func Import(id string) ResourceOption {
+	return func(o *resourceOptions) { o.importID = id }
+}
+
+// CustomTimeouts bound how long the plugin may take to create, update and
+// delete the resource (0: the plugin's default). The engine passes them to
+// the plugin, records them in the state, and ends a call that outlives its
+// bound by a short grace with an error.
+type CustomTimeouts struct {
+	Create, Update, Delete time.Duration
+}
+
+// Timeouts sets the resource's CustomTimeouts.
+func Timeouts(t CustomTimeouts) ResourceOption {
+	return func(o *resourceOptions) { o.customTimeouts = t }
 }

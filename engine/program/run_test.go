@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
@@ -151,5 +152,24 @@ func TestStackReferenceReadsThroughTheEnv(t *testing.T) {
 	}
 	if outs["a"] != "http://net" || outs["b"] != "http://net" || calls != 1 {
 		t.Errorf("outputs %v after %d loads, want both http://net after 1", outs, calls)
+	}
+}
+
+func TestImportAndTimeoutsOptions(t *testing.T) {
+	limits := program.CustomTimeouts{Create: time.Minute, Delete: time.Second}
+	ds, err := program.Run(context.Background(), env(), func(c *program.Context) error {
+		c.Resource(typ, "a", nil, program.Import("id-1"), program.Timeouts(limits))
+		c.Resource(typ, "b", nil)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := ds.List()
+	if list[1].ImportID != "id-1" || list[1].Timeouts != limits {
+		t.Errorf("a: import %q, timeouts %+v", list[1].ImportID, list[1].Timeouts)
+	}
+	if list[2].ImportID != "" || list[2].Timeouts != (program.CustomTimeouts{}) {
+		t.Errorf("b has options it was not given: %+v", list[2])
 	}
 }

@@ -35,6 +35,15 @@ type resourceJSON struct {
 	Created                 *time.Time                `json:"created,omitempty"`
 	Modified                *time.Time                `json:"modified,omitempty"`
 	IgnoreChanges           []string                  `json:"ignoreChanges,omitempty"`
+	CustomTimeouts          *customTimeoutsJSON       `json:"customTimeouts,omitempty"`
+	ImportID                string                    `json:"importID,omitempty"`
+}
+
+// customTimeoutsJSON is Pulumi's CustomTimeouts: float seconds.
+type customTimeoutsJSON struct {
+	Create float64 `json:"create,omitempty"`
+	Update float64 `json:"update,omitempty"`
+	Delete float64 `json:"delete,omitempty"`
 }
 
 type manifestJSON struct {
@@ -188,7 +197,8 @@ func (c valueCodec) encodeResource(ctx context.Context, r *Resource) (resourceJS
 		Dependencies: r.Dependencies, InitErrors: r.InitErrors, Provider: r.Provider,
 		PendingReplacement: r.PendingReplacement, AdditionalSecretOutputs: r.AdditionalSecretOutputs,
 		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges,
-		Created: utc(r.Created), Modified: utc(r.Modified),
+		Created: utc(r.Created), Modified: utc(r.Modified), ImportID: r.ImportID,
+		CustomTimeouts: r.CustomTimeouts.toJSON(),
 	}
 	if len(r.PropertyDependencies) > 0 {
 		rj.PropertyDependencies = r.PropertyDependencies
@@ -211,6 +221,7 @@ func (c valueCodec) decodeResource(ctx context.Context, rj *resourceJSON) (*Reso
 		PropertyDependencies: rj.PropertyDependencies, PendingReplacement: rj.PendingReplacement,
 		AdditionalSecretOutputs: rj.AdditionalSecretOutputs, RetainOnDelete: rj.RetainOnDelete,
 		IgnoreChanges: rj.IgnoreChanges, Created: rj.Created, Modified: rj.Modified,
+		ImportID: rj.ImportID, CustomTimeouts: rj.CustomTimeouts.fromJSON(),
 	}
 	var err error
 	if r.Inputs, err = c.decodeMap(ctx, rj.Inputs); err != nil {

@@ -77,8 +77,13 @@ type Resource struct {
 	RetainOnDelete          bool
 	IgnoreChanges           []string
 	InitErrors              []string
-	Created                 *time.Time
-	Modified                *time.Time
+	// CustomTimeouts bound the resource's create, update and delete (zero:
+	// the plugin's default), recorded as Pulumi's customTimeouts.
+	CustomTimeouts CustomTimeouts
+	// ImportID is the ID the resource was imported with ("": created).
+	ImportID string
+	Created  *time.Time
+	Modified *time.Time
 }
 
 // OperationType is the kind of a pending operation, as Pulumi spells it.
@@ -96,4 +101,10 @@ const (
 type PendingOperation struct {
 	Resource *Resource
 	Type     OperationType
+}
+
+// CustomTimeouts bound how long a resource's create, update and delete may
+// take (0: the plugin's default).
+type CustomTimeouts struct {
+	Create, Update, Delete time.Duration
 }

@@ -100,7 +100,7 @@ func (p *Plain) line(e event.Event) string {
 	case event.StepDone:
 		sym, col := opSymbol(e.Op)
 		s := fmt.Sprintf("  %s %-8s %s", sym, e.Op, urnLabel(e.URN, e.Resource))
-		if len(e.Keys) > 0 && e.Op != "create" && e.Op != "create-replacement" {
+		if len(e.Keys) > 0 && e.Op != "create" && e.Op != "create-replacement" && e.Op != "import" {
 			s += " [" + strings.Join(e.Keys, ", ") + "]"
 		}
 		if p.ShowDurations && e.Op != "same" && e.DurationMS > 0 {
@@ -215,7 +215,7 @@ func table(rows [][]string) string {
 
 func countsText(c map[string]int) string {
 	var parts []string
-	for _, k := range []string{"create", "update", "replace", "delete", "same", "refresh"} {
+	for _, k := range []string{"create", "import", "update", "replace", "delete", "same", "refresh"} {
 		if c[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c[k], pastTense(k)))
 		}
@@ -229,7 +229,7 @@ func countsText(c map[string]int) string {
 // planText describes a preview's counts: "2 to create, 1 to update".
 func planText(c map[string]int) string {
 	var parts []string
-	for _, k := range []string{"create", "update", "replace", "delete"} {
+	for _, k := range []string{"create", "import", "update", "replace", "delete"} {
 		if c[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d to %s", c[k], k))
 		}
@@ -247,6 +247,8 @@ func pastTense(op string) string {
 	switch op {
 	case "create":
 		return "created"
+	case "import":
+		return "imported"
 	case "update":
 		return "updated"
 	case "replace":
@@ -265,6 +267,8 @@ func opSymbol(op string) (string, string) {
 	switch op {
 	case "create", "create-replacement":
 		return "+", green
+	case "import":
+		return "←", green
 	case "update":
 		return "~", yellow
 	case "replace", "delete-replaced":

@@ -1,0 +1,138 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/runnerhq/runner/engine/plan"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// replaceDependents finds the old records replaced along with the
+// delete-before-replace replacement of dr (Pulumi deletes the dependents
+// of such a resource before it, and creates them again after it; this is
+// the conservative version, which replaces every such dependent): each
+// live old resource that the program still declares, that depends on dr's
+// resource or on another of them (through its dependencies, property
+// dependencies, parent or provider), and whose step waits on one of them
+// (so that it runs after dr's). They are marked replaced along and
+// returned in delete order, dependents first.
+func (d *deployment) replaceDependents(dr *declared) []*state.Resource {
+	set := map[resource.URN]bool{dr.r.URN: true}
+	var found []*state.Resource
+	for grew := true; grew; {
+		grew = false
+		for _, old := range d.old.Resources {
+			dep := d.byURN[old.URN]
+			if old.Delete || set[old.URN] || dep == nil || !dep.r.Custom || !refersTo(old, set) || !d.waitsOn(dep, set) {
+				continue
+			}
+			set[old.URN] = true
+			found = append(found, old)
+			grew = true
+		}
+	}
+	order := make(map[*state.Resource]int, len(d.old.Resources))
+	for i, r := range d.old.Resources {
+		order[r] = i
+	}
+	// Dependents first: the reverse of the state's dependency order.
+	sort.Slice(found, func(i, j int) bool { return order[found[i]] > order[found[j]] })
+	d.alongMu.Lock()
+	defer d.alongMu.Unlock()
+	for _, r := range found {
+		d.along[r.URN] = true
+	}
+	return found
+}
+
+// replacedAlong reports whether the resource is replaced along with a
+// delete-before-replace replacement of a resource it depends on.
+func (d *deployment) replacedAlong(urn resource.URN) bool {
+	d.alongMu.Lock()
+	defer d.alongMu.Unlock()
+	return d.along[urn]
+}
+
+// refersTo reports whether the old record refers to a resource of set.
+func refersTo(old *state.Resource, set map[resource.URN]bool) bool {
+	if set[old.Parent] || set[providerURN(old.Provider)] {
+		return true
+	}
+	for _, u := range old.Dependencies {
+		if set[u] {
+			return true
+		}
+	}
+	for _, us := range old.PropertyDependencies {
+		for _, u := range us {
+			if set[u] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// waitsOn reports whether the step of dr waits on a resource of set.
+func (d *deployment) waitsOn(dr *declared, set map[resource.URN]bool) bool {
+	if dr.r.Parent >= 0 && set[d.decls.List()[dr.r.Parent].URN] {
+		return true
+	}
+	if set[providerURN(dr.provider)] {
+		return true
+	}
+	for _, u := range dr.deps {
+		if set[u] {
+			return true
+		}
+	}
+	return false
+}
+
+// decideDependentReplace decides the step of a resource replaced along
+// with a delete-before-replace replacement it depends on: its old record
+// is deleted by that replacement's step (during up, already), so its step
+// is a delete-before-replace replacement whose create is left. Check runs
+// without the old inputs, as for every replacement.
+func (d *deployment) decideDependentReplace(ctx context.Context, dr *declared, news resource.PropertyMap, seed []byte) (customStep, error) {
+	old := dr.old
+	checked, err := d.check(ctx, dr, OpReplace, resource.PropertyMap{}, news, seed)
+	if err != nil {
+		return customStep{}, err
+	}
+	cs := d.newCustomStep(dr, checked, seed)
+	cs.step.Op, cs.step.DeleteBeforeReplace, cs.step.OldInputs = OpReplace, true, old.Inputs
+	cs.keys = resource.DiffKeys(old.Inputs, checked, nil)
+	cs.step.Keys = plan.ChangedPaths(old.Inputs, checked, cs.keys)
+	return cs, nil
+}
+
+// deleteDependents deletes, in order, the dependents replaced along with a
+// delete-before-replace replacement, and returns those it deleted. It
+// refuses, before deleting any, when one is protected.
+func (d *deployment) deleteDependents(ctx context.Context, dr *declared, list []*state.Resource) ([]*state.Resource, error) {
+	for _, old := range list {
+		if old.Protect {
+			return nil, fmt.Errorf("%s %q depends on it and would have to be replaced with it (it is replaced delete-before-replace), but it is protected; to allow the replacement, declare it with Protect(false) and run up again", old.Type, old.URN.Name())
+		}
+	}
+	var deleted []*state.Resource
+	for _, old := range list {
+		if err := d.deleteResource(ctx, old, OpDeleteReplaced, d.byURN[old.URN].plugin); err != nil {
+			return deleted, redactErr(fmt.Errorf("deleting %s %q, which depends on it, first: %w", old.Type, old.URN.Name(), err), old)
+		}
+		deleted = append(deleted, old)
+	}
+	return deleted, nil
+}
+
+// index records the declared resources by URN, before the steps run.
+func (d *deployment) index(decls []*declared) {
+	d.byURN = make(map[resource.URN]*declared, len(decls))
+	for _, dr := range decls {
+		d.byURN[dr.r.URN] = dr
+	}
+}
