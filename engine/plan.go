@@ -13,12 +13,18 @@ import (
 // declared is a declared resource with what its step needs, computed once
 // before the steps run.
 type declared struct {
-	i        int // its index in the program's declarations
-	r        *program.Declaration
-	task     int
-	old      *state.Resource
-	plugin   resource.Plugin // set from prov when the step starts
-	provider string          // "<provider URN>::<provider ID>", set from prov when the step starts
+	i    int // its index in the program's declarations
+	r    *program.Declaration
+	task int
+	old  *state.Resource
+	// plugin serves the resource: a built-in plugin from the start; a
+	// configurable one's configured plugin once its step starts (read it
+	// only from the resource's own step).
+	plugin resource.Plugin
+	// provider is the planned provider reference "<URN>::<ID>": its URN is
+	// final, its ID changes when the provider is replaced (providerRef
+	// gives the final one, once the step starts).
+	provider string
 	prov     *defaultProvider
 	// providerReplaced says the resource's recorded provider is replaced by
 	// prov (set when the step starts): the resource must be replaced too.
@@ -90,7 +96,10 @@ func (d *deployment) planRegistrations(ds *program.Declarations) ([]task, []*dec
 		if r.Custom {
 			p := provByPkg[resource.Package(r.Type)]
 			addDep(p.task)
-			dr.prov = p
+			dr.prov, dr.provider = p, p.ref()
+			if p.configurable == nil {
+				dr.plugin = p.base
+			}
 		}
 		rd, err := ds.Dependencies(i)
 		if err != nil {

@@ -115,14 +115,26 @@ func (d *deployment) providerRecord(ref string) *state.Resource {
 // provider it was recorded with.
 func (d *deployment) bindProvider(dr *declared) {
 	p := dr.prov
-	dr.plugin, dr.provider = p.plugin, p.ref()
-	dr.providerReplaced = dr.old != nil && dr.old.Provider != dr.provider && p.replacing[dr.old.Provider]
+	if p.configurable == nil {
+		return // dr.plugin is set; no call replaces a built-in provider
+	}
+	dr.plugin = p.plugin
+	dr.providerReplaced = dr.old != nil && dr.old.Provider != p.ref() && p.replacing[dr.old.Provider]
 	if dr.providerReplaced {
 		old := dr.old
 		dr.plugin = &replacedProviderPlugin{Plugin: p.plugin, old: func(ctx context.Context) (resource.Plugin, error) {
 			return d.pluginOf(ctx, old)
 		}}
 	}
+}
+
+// providerRef returns the reference "<URN>::<ID>" of the resource's
+// provider, final once its provider's step is done.
+func (dr *declared) providerRef() string {
+	if dr.prov != nil {
+		return dr.prov.ref()
+	}
+	return dr.provider
 }
 
 // replacedProviderPlugin serves a resource whose provider is replaced: Diff

@@ -126,7 +126,7 @@ func (d *deployment) newRecord(dr *declared, inputs resource.PropertyMap) *state
 	rec := &state.Resource{
 		URN: r.URN, Custom: r.Custom, Type: r.Type, Inputs: inputs,
 		Protect: r.Protect, Dependencies: dr.deps, PropertyDependencies: dr.propDeps,
-		Provider: dr.provider, AdditionalSecretOutputs: r.AdditionalSecretOutputs,
+		Provider: dr.providerRef(), AdditionalSecretOutputs: r.AdditionalSecretOutputs,
 		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges,
 	}
 	if r.Parent >= 0 {
