@@ -164,7 +164,7 @@ func (f *fake) Check(ctx context.Context, req *pulumirpc.CheckRequest) (*pulumir
 
 func (f *fake) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc.DiffResponse, error) {
 	return &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME, HasDetailedDiff: true,
-		DetailedDiff: map[string]*pulumirpc.PropertyDiff{"tags.Name": {Kind: pulumirpc.PropertyDiff_UPDATE_REPLACE}},
+		DetailedDiff:        map[string]*pulumirpc.PropertyDiff{"tags.Name": {Kind: pulumirpc.PropertyDiff_UPDATE_REPLACE}},
 		DeleteBeforeReplace: true}, nil
 }
 
