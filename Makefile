@@ -39,6 +39,7 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseStackConfig -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzParseEnvFile -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzRoundTrip -fuzztime $(FUZZTIME) ./engine/pluginhost/wire
 
 lint:
 	$(GO) vet ./...

@@ -31,6 +31,10 @@ var configMayImport = []string{"engine/resource", "engine/state", "engine/atomic
 var engineMayImport = map[string][]string{
 	"engine/program": {"engine/resource"},
 	"engine/plan":    {"engine/resource", "engine/state"},
+	// The plugin wire encoding knows only the values.
+	"engine/pluginhost/wire": {"engine/resource"},
+	// The plugin cache is files and downloads only.
+	"engine/plugincache": {},
 }
 
 // layer returns the index in layers of the module package rel (a path
@@ -110,6 +114,7 @@ func TestCheck(t *testing.T) {
 		{"engine/program", "engine/backend", "engine/program imports engine/backend: it may import only engine/resource"},
 		{"engine/plan", "engine", "engine/plan imports engine: it may import only"},
 		{"engine/plan", "engine/program", "engine/plan imports engine/program"},
+		{"engine/plugincache", "engine/resource", "engine/plugincache imports engine/resource: it may import only"},
 	}
 	for _, tt := range tests {
 		got := check(tt.importer, tt.imported)

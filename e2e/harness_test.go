@@ -13,10 +13,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runnerhq/runner/providers/builtin"
 )
 
 // binary is the runner binary built once for the package's tests.
 var binary string
+
+// pulumiHome is the PULUMI_HOME of every run: a plugin cache holding a
+// stand-in for each plugin a built-in provider declares, so that the
+// plugin check passes (a test wanting another cache sets PULUMI_HOME).
+var pulumiHome string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "runner-e2e-")
@@ -29,6 +36,11 @@ func TestMain(m *testing.M) {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building runner:", err)
+		os.Exit(1)
+	}
+	pulumiHome = filepath.Join(dir, "pulumi-home")
+	if err := fakePlugins(pulumiHome); err != nil {
+		fmt.Fprintln(os.Stderr, "making the plugin cache:", err)
 		os.Exit(1)
 	}
 	code := m.Run()
@@ -60,7 +72,25 @@ func baseEnv() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "PULUMI_CONFIG_PASSPHRASE=e2e-passphrase", "NO_COLOR=1")
+	return append(env, "PULUMI_CONFIG_PASSPHRASE=e2e-passphrase", "NO_COLOR=1", "PULUMI_HOME="+pulumiHome)
+}
+
+// fakePlugins lays out, in the plugin cache of home, a stand-in binary
+// (which fails if started) for every plugin the built-in providers declare.
+func fakePlugins(home string) error {
+	for _, p := range builtin.Registry().All() {
+		for _, spec := range p.Plugins {
+			dir := filepath.Join(home, "plugins", "resource-"+spec.Name+"-v"+spec.Version)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			script := "#!/bin/sh\necho 'a stand-in for the e2e tests, not a plugin' >&2\nexit 1\n"
+			if err := os.WriteFile(filepath.Join(dir, "pulumi-resource-"+spec.Name), []byte(script), 0o755); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // run runs the binary in dir with args (after --root dir), stdin as input,

@@ -43,6 +43,9 @@ type Options struct {
 	// EngineVersion is the version of the program running the engine,
 	// recorded in the manifest of every snapshot written ("": "dev").
 	EngineVersion string
+	// Dir is the project directory: relative paths of file assets and
+	// archives resolve against it ("": the current directory).
+	Dir string
 	// Plan, for Up, is the plan to execute (as Preview returned it in
 	// Result.Plan): Up refuses it with a *PlanMismatchError, changing
 	// nothing, when the stored state changed since, and stops before the
@@ -218,6 +221,7 @@ func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Pro
 		Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun, Config: d.opts.Config,
 		Log:          func(msg string) { d.ev.diag(SeverityInfo, msg) },
 		StackOutputs: stackOutputs(ctx, d.opts),
+		Dir:          d.opts.Dir,
 	}
 	ds, err := program.Run(ctx, env, prog)
 	if err != nil {

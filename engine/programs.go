@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/runnerhq/runner/engine/program"
+import (
+	"github.com/runnerhq/runner/engine/program"
+	"github.com/runnerhq/runner/engine/resource"
+)
 
 // What programs use lives in engine/program; these names keep it where
 // projects find it.
@@ -71,3 +74,25 @@ func Import(id string) ResourceOption { return program.Import(id) }
 
 // Timeouts sets a resource's custom timeouts (program.Timeouts).
 func Timeouts(t CustomTimeouts) ResourceOption { return program.Timeouts(t) }
+
+// StringAsset returns an asset holding text (program.StringAsset).
+func StringAsset(text string) resource.Asset { return program.StringAsset(text) }
+
+// FileAsset returns an asset of the file at path, relative to the project
+// directory (program.FileAsset).
+func FileAsset(path string) resource.Asset { return program.FileAsset(path) }
+
+// RemoteAsset returns an asset of the file at uri (program.RemoteAsset).
+func RemoteAsset(uri string) resource.Asset { return program.RemoteAsset(uri) }
+
+// FileArchive returns an archive of the folder or archive file at path
+// (program.FileArchive).
+func FileArchive(path string) resource.Archive { return program.FileArchive(path) }
+
+// RemoteArchive returns an archive of the archive file at uri
+// (program.RemoteArchive).
+func RemoteArchive(uri string) resource.Archive { return program.RemoteArchive(uri) }
+
+// AssetArchive returns an archive of assets and archives by name
+// (program.AssetArchive).
+func AssetArchive(assets map[string]any) resource.Archive { return program.AssetArchive(assets) }

@@ -45,6 +45,8 @@ func secretPlaintexts(v any, out []string) []string {
 				out = append(out, y)
 			case float64, bool:
 				out = append(out, fmt.Sprint(y))
+			case resource.Asset:
+				out = append(out, y.Text) // the text of a secret asset
 			}
 		}
 		return true

@@ -111,6 +111,26 @@ type Provider struct {
 	// NotDeployable, when set, says why preview, up, refresh and destroy
 	// must stop before changing anything.
 	NotDeployable string
+	// Plugins are the Pulumi resource plugins the provider's projects need:
+	// validate and every operation check that each is installed before
+	// anything changes, and `runner plugin install --provider NAME`
+	// installs them.
+	Plugins []PluginSpec
+}
+
+// PluginSpec is a Pulumi resource plugin (pulumi-resource-<Name>) at one
+// version.
+type PluginSpec struct {
+	// Name is the plugin's package name (aws, kubernetes).
+	Name string
+	// Version is the exact semantic version the projects were written for.
+	Version string
+	// Server is where to download it instead of Pulumi's defaults (the
+	// package's pluginDownloadURL; "" for Pulumi's own plugins).
+	Server string
+	// Checksums are the SHA-256 sums (hex) of the release asset by
+	// platform ("linux-amd64"), checked when known.
+	Checksums map[string]string
 }
 
 // Project returns the project named name.

@@ -83,6 +83,11 @@ func ValidateConfig(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// The plugins first, as `terraform validate` wants `terraform init`:
+	// no answer is asked for a provider that cannot run yet.
+	if err := s.checkPlugins(); err != nil {
+		return err
+	}
 	rep, err := s.Validate(ctx)
 	if err != nil {
 		return err

@@ -63,6 +63,10 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	if err != nil {
 		return nil, err
 	}
+	// A missing plugin stops the run before validation writes anything.
+	if err := s.checkPlugins(); err != nil {
+		return nil, err
+	}
 	sink, closeView := s.view(o)
 	defer func() {
 		if verr := closeView(); verr != nil {

@@ -127,6 +127,7 @@ func newApp(io *term.IO) *cli.App {
 			operationCommand(io, orchestrate.Destroy, "tear down every project in reverse order", []string{"down"}),
 			configCommand(io),
 			stackCommand(io),
+			pluginCommand(io),
 			versionCommand(io),
 			serveCommand(io),
 		},

@@ -150,6 +150,15 @@ func plannedValuePaths(p, a any, path string, out []string) []string {
 			}
 			return out
 		}
+	case resource.ResourceReference:
+		// A reference planned with an unknown ID (its resource was to be
+		// created) accepts the ID it got.
+		if y, ok := a.(resource.ResourceReference); ok && isComputed(x.ID) && x.URN == y.URN && x.PackageVersion == y.PackageVersion {
+			return out
+		}
+		if resource.DeepEqual(p, a) {
+			return out
+		}
 	default:
 		if resource.DeepEqual(p, a) {
 			return out

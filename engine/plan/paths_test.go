@@ -79,3 +79,30 @@ func TestIndexCheckHidesSecretKeys(t *testing.T) {
 		t.Fatalf("Check = %v, want a refusal naming env and no key inside it", err)
 	}
 }
+
+// A plan made while a referenced resource had no ID yet accepts the ID it
+// got; assets compare by hash.
+func TestIndexCheckAssetsAndReferences(t *testing.T) {
+	urn := resource.NewURN("dev", "p", "", "test:index:Thing", "a")
+	dep := resource.NewURN("dev", "p", "", "test:index:Thing", "dep")
+	code := resource.NewTextAsset("print(1)")
+	p := &plan.Plan{Project: "p", Steps: []plan.Step{{Op: plan.OpCreate, URN: urn, NewInputs: resource.PropertyMap{
+		"ref": resource.ResourceReference{URN: dep, ID: resource.Computed{}}, "code": code, "fixed": resource.ResourceReference{URN: dep, ID: "id-1"},
+	}}}}
+	tests := []struct {
+		name   string
+		inputs resource.PropertyMap
+		ok     bool
+	}{
+		{"as planned", resource.PropertyMap{"ref": resource.ResourceReference{URN: dep, ID: "id-9"}, "code": resource.Asset{Hash: code.Hash}, "fixed": resource.ResourceReference{URN: dep, ID: "id-1"}}, true},
+		{"other resource", resource.PropertyMap{"ref": resource.ResourceReference{URN: urn, ID: "id-9"}, "code": code, "fixed": resource.ResourceReference{URN: dep, ID: "id-1"}}, false},
+		{"other code", resource.PropertyMap{"ref": resource.ResourceReference{URN: dep, ID: "id-9"}, "code": resource.NewTextAsset("print(2)"), "fixed": resource.ResourceReference{URN: dep, ID: "id-1"}}, false},
+		{"other known ID", resource.PropertyMap{"ref": resource.ResourceReference{URN: dep, ID: "id-9"}, "code": code, "fixed": resource.ResourceReference{URN: dep, ID: "id-2"}}, false},
+	}
+	x := plan.NewIndex(p)
+	for _, tt := range tests {
+		if err := x.Check(&plan.Step{Op: plan.OpCreate, URN: urn, NewInputs: tt.inputs}); (err == nil) != tt.ok {
+			t.Errorf("%s: Check = %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package program
 
 import (
-	"fmt"
-
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -45,6 +43,8 @@ func collectDeps(v any, deps []*Resource) []*Resource {
 func walkDeps(v any, s *depSet) {
 	resource.Walk(v, func(x any, _ bool) bool {
 		switch y := x.(type) {
+		case *Resource:
+			s.add(y)
 		case Output:
 			s.add(y.resources()...)
 		case Inputs:
@@ -64,7 +64,8 @@ func walkDeps(v any, s *depSet) {
 
 // resolveValue turns v into a normalized property value: Outputs become
 // their values (resource.Secret when secret, resource.Computed when
-// unknown), Go values are normalized.
+// unknown), resources references to them (resource.ResourceReference), Go
+// values are normalized.
 func resolveValue(v any) (any, error) { return resource.MapErr(v, resolveOne) }
 
 // resolveOne is the resource.MapErr function of resolveValue: it resolves
@@ -83,7 +84,8 @@ func resolveOne(v any) (any, bool, error) {
 		}
 		return pv, true, err
 	case *Resource:
-		return nil, true, fmt.Errorf("a resource (%s) cannot be a value; use its Output or ID", x.urn)
+		ref, err := reference(x)
+		return ref, true, err
 	case Inputs:
 		pv, err := resolveValue(map[string]any(x))
 		return pv, true, err

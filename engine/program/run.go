@@ -23,12 +23,16 @@ type Env struct {
 	// outputs of the project's plan in this operation, which then name
 	// every output the project has.
 	StackOutputs func(project string) (outputs resource.PropertyMap, planned bool, err error)
+	// Dir is the project directory: relative paths of file assets and
+	// archives resolve against it ("": the current directory).
+	Dir string
 }
 
 // Declarations are what one run of a program declared, for the engine to
 // read and to record results in. Only Run makes them.
 type Declarations struct {
 	c    *Context
+	dir  string // Env.Dir
 	list []Declaration
 	desc map[*Resource][]*Resource // descendantsOf's memo
 }
@@ -69,7 +73,7 @@ func Run(ctx context.Context, env Env, prog Program) (ds *Declarations, err erro
 	if err := c.seal(); err != nil {
 		return nil, fmt.Errorf("running the program: %w", err)
 	}
-	ds = &Declarations{c: c, list: make([]Declaration, len(c.resources)), desc: make(map[*Resource][]*Resource)}
+	ds = &Declarations{c: c, dir: env.Dir, list: make([]Declaration, len(c.resources)), desc: make(map[*Resource][]*Resource)}
 	for i, r := range c.resources {
 		ds.list[i] = Declaration{
 			URN: r.urn, Type: r.typ, Name: r.name, Custom: r.custom, Parent: -1,
@@ -123,11 +127,21 @@ func (ds *Declarations) Dependencies(i int) (Dependencies, error) {
 // refer to are finished: Outputs become their values (resource.Secret when
 // secret, resource.Computed when unknown).
 func (ds *Declarations) Inputs(i int) (resource.PropertyMap, error) {
-	v, err := resolveValue(map[string]any(ds.c.resources[i].inputs))
+	v, err := ds.resolve(map[string]any(ds.c.resources[i].inputs))
 	if err != nil {
 		return nil, err
 	}
 	return resource.PropertyMap(v.(map[string]any)), nil
+}
+
+// resolve resolves v (resolveValue) and hashes the assets and archives in
+// it, reading files relative to the project directory.
+func (ds *Declarations) resolve(v any) (any, error) {
+	r, err := resolveValue(v)
+	if err != nil {
+		return nil, err
+	}
+	return resource.EnsureHashes(r, ds.dir)
 }
 
 // Outputs resolves the stack outputs the program exported, once every
@@ -135,7 +149,7 @@ func (ds *Declarations) Inputs(i int) (resource.PropertyMap, error) {
 func (ds *Declarations) Outputs() (resource.PropertyMap, error) {
 	outputs := make(resource.PropertyMap, len(ds.c.exports))
 	for _, e := range ds.c.exports {
-		v, err := resolveValue(e.value)
+		v, err := ds.resolve(e.value)
 		if err != nil {
 			return nil, fmt.Errorf("resolving stack output %q: %w", e.name, err)
 		}

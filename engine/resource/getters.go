@@ -121,6 +121,12 @@ func typeName(v any) string {
 		return "an object"
 	case Computed:
 		return "an unknown value"
+	case Asset:
+		return "an asset"
+	case Archive:
+		return "an archive"
+	case ResourceReference:
+		return "a resource reference"
 	}
 	return fmt.Sprintf("%T", v)
 }

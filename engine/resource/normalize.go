@@ -9,8 +9,9 @@ import (
 // Normalize converts a Go value into the property-value shape documented on
 // PropertyMap: every integer and float becomes float64, slices become []any,
 // maps with string keys become map[string]any. Secret and Computed are kept
-// (a Secret's element is normalized too). It fails on values that have no
-// property-value form, such as channels or functions.
+// (a Secret's element is normalized too), and so are Asset, Archive and
+// ResourceReference (pointers to them become values). It fails on values
+// that have no property-value form, such as channels or functions.
 func Normalize(v any) (any, error) { return MapErr(v, normalizeOne) }
 
 // normalizeOne is the MapErr function of Normalize: it converts the Go
@@ -18,10 +19,19 @@ func Normalize(v any) (any, error) { return MapErr(v, normalizeOne) }
 // those that are.
 func normalizeOne(v any) (any, bool, error) {
 	switch x := v.(type) {
-	case nil, bool, float64, string, Computed:
+	case nil, bool, float64, string, Computed, Asset, ResourceReference:
 		return x, true, nil
 	case Secret, PropertyMap, map[string]any, []any:
 		return nil, false, nil
+	case Archive:
+		return nil, false, checkMembers(x)
+	case *Asset:
+		return *x, true, nil
+	case *ResourceReference:
+		return *x, true, nil
+	case *Archive:
+		n, err := Normalize(*x)
+		return n, true, err
 	case int:
 		return float64(x), true, nil
 	case int64:
@@ -64,9 +74,23 @@ func normalizeOne(v any) (any, bool, error) {
 	return nil, true, fmt.Errorf("a value of type %T has no property value form", v)
 }
 
+// checkMembers fails when an asset archive has a member that is not an
+// Asset or an Archive (or a pointer to one).
+func checkMembers(a Archive) error {
+	for k, v := range a.Assets {
+		switch v.(type) {
+		case Asset, Archive, *Asset, *Archive:
+		default:
+			return fmt.Errorf("archive member %q is %T: an archive holds only assets and archives", k, v)
+		}
+	}
+	return nil
+}
+
 // DeepEqual reports whether two normalized property values are equal. A
 // Secret equals another Secret with an equal element; Computed equals nothing,
 // not even another Computed (an unknown value may differ from anything).
+// Assets and archives with hashes are equal when their hashes are.
 func DeepEqual(a, b any) bool {
 	if y, ok := a.(PropertyMap); ok {
 		a = map[string]any(y)
@@ -103,19 +127,35 @@ func DeepEqual(a, b any) bool {
 			}
 		}
 		return true
+	case Asset:
+		y, ok := b.(Asset)
+		return ok && x.Equal(y)
+	case Archive:
+		y, ok := b.(Archive)
+		return ok && x.Equal(y)
+	case ResourceReference:
+		y, ok := b.(ResourceReference)
+		return ok && x.Equal(y)
 	}
 	switch b.(type) {
-	case Computed, Secret, map[string]any, []any:
+	case Computed, Secret, map[string]any, []any, Asset, Archive, ResourceReference:
 		return false
 	}
 	return a == b
 }
 
-// ContainsComputed reports whether v holds a Computed value anywhere.
+// ContainsComputed reports whether v holds a Computed value anywhere,
+// counting a resource reference whose ID is unknown.
 func ContainsComputed(v any) bool {
 	return !Walk(v, func(x any, _ bool) bool {
-		_, computed := x.(Computed)
-		return !computed
+		switch y := x.(type) {
+		case Computed:
+			return false
+		case ResourceReference:
+			_, computed := y.ID.(Computed)
+			return !computed
+		}
+		return true
 	})
 }
 

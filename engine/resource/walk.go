@@ -4,7 +4,7 @@ import "fmt"
 
 // Walk calls visit for v and then for every value nested inside it, depth
 // first: the entries of a map[string]any or PropertyMap, the elements of a
-// []any, the element of a Secret. secret says that the value lies inside a
+// []any, the element of a Secret, the members of an Archive. secret says that the value lies inside a
 // Secret. visit returns whether to go on; Walk returns false when a visit
 // ended the walk.
 func Walk(v any, visit func(v any, secret bool) bool) bool {
@@ -36,14 +36,21 @@ func walk(v any, secret bool, visit func(any, bool) bool) bool {
 				return false
 			}
 		}
+	case Archive:
+		for _, e := range x.Assets {
+			if !walk(e, secret, visit) {
+				return false
+			}
+		}
 	}
 	return true
 }
 
 // Map returns v with values replaced by fn: fn is called for v first, and
 // when it reports done, what it returns stands for v. Otherwise a map (a
-// PropertyMap becomes a map[string]any, a nil one an empty one), a list or a
-// Secret is rebuilt from its mapped elements, and any other value is kept.
+// PropertyMap becomes a map[string]any, a nil one an empty one), a list, a
+// Secret or an asset Archive is rebuilt from its mapped elements, and any
+// other value is kept.
 // v is never changed.
 func Map(v any, fn func(v any) (out any, done bool)) any {
 	out, _ := MapErr(v, func(x any) (any, bool, error) {
@@ -81,6 +88,16 @@ func MapErr(v any, fn func(v any) (out any, done bool, err error)) (any, error) 
 			out[i] = m
 		}
 		return out, nil
+	case Archive:
+		if x.Assets == nil {
+			return x, nil
+		}
+		m, err := mapEntries(x.Assets, fn)
+		if err != nil {
+			return nil, err
+		}
+		x.Assets = m.(map[string]any)
+		return x, nil
 	}
 	return v, nil
 }

@@ -69,6 +69,12 @@ func (c valueCodec) encodeOne(ctx context.Context, v any) (any, bool, error) {
 	case resource.PropertyMap:
 		enc, err := c.encodeMap(ctx, x)
 		return enc, true, err
+	case resource.Asset:
+		return EncodeAsset(x), true, nil
+	case resource.Archive:
+		return EncodeArchive(x), true, nil
+	case resource.ResourceReference:
+		return EncodeResourceReference(x), true, nil
 	case map[string]any, []any:
 		return nil, false, nil
 	}
@@ -127,7 +133,10 @@ func (c valueCodec) decodeOne(ctx context.Context, v any) (any, bool, error) {
 			d, err := c.decodeSecret(ctx, x)
 			return d, true, err
 		}
-		return x, true, nil // assets, archives, resource references: kept as they are
+		if d, ok, err := DecodeSpecial(sig, x); ok {
+			return d, true, err
+		}
+		return x, true, nil // other special objects (such as integers): kept as they are
 	case []any:
 		return nil, false, nil
 	}

@@ -30,6 +30,17 @@ func New() *providers.Provider {
 		Projects:      projects(),
 		Questions:     questions(),
 		Validate:      validate,
+		Plugins:       plugins(),
+	}
+}
+
+// plugins are the Pulumi resource plugins of MARA's AWS projects, at the
+// versions whose schemas the projects' resources were checked against
+// (@pulumi/aws 7.48.0 and @pulumi/kubernetes 4.34.2).
+func plugins() []providers.PluginSpec {
+	return []providers.PluginSpec{
+		{Name: "aws", Version: "7.48.0"},
+		{Name: "kubernetes", Version: "4.34.2"},
 	}
 }
 

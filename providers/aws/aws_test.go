@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runnerhq/runner/engine/plugincache"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/providers"
 )
@@ -212,5 +213,20 @@ func TestUpdateKubeconfigHook(t *testing.T) {
 				t.Fatalf("the hook's log lacks aws's output: %q", log.String())
 			}
 		})
+	}
+}
+
+// TestPlugins: the aws provider declares Pulumi's aws and kubernetes
+// plugins at the versions of the provider contracts, as exact versions.
+func TestPlugins(t *testing.T) {
+	got := map[string]string{}
+	for _, p := range New().Plugins {
+		if err := plugincache.CheckSpec(p.Name, p.Version); err != nil || p.Version == "" {
+			t.Errorf("plugin %+v: %v", p, err)
+		}
+		got[p.Name] = p.Version
+	}
+	if len(got) != 2 || got["aws"] != "7.48.0" || got["kubernetes"] != "4.34.2" {
+		t.Errorf("plugins = %v", got)
 	}
 }

@@ -271,3 +271,24 @@ func TestDisplayRedacts(t *testing.T) {
 		t.Fatalf("display %s", s)
 	}
 }
+
+func TestDisplayAssets(t *testing.T) {
+	code := resource.NewTextAsset("print(1)")
+	v := Display(resource.PropertyMap{
+		"code":   code,
+		"site":   resource.NewFileArchive("dist"),
+		"ref":    resource.ResourceReference{URN: "urn:pulumi:dev::p::t::n", ID: resource.Computed{}},
+		"secret": resource.Secret{Element: resource.NewTextAsset("hunter2-text")},
+	}).(map[string]any)
+	want := map[string]any{
+		"code":   "asset(text, sha256:" + code.Hash[:8] + "…)",
+		"site":   `archive(file "dist")`,
+		"ref":    "resource(urn:pulumi:dev::p::t::n, id [unknown])",
+		"secret": "[secret]",
+	}
+	for k, w := range want {
+		if v[k] != w {
+			t.Errorf("Display(%s) = %#v, want %q", k, v[k], w)
+		}
+	}
+}

@@ -257,14 +257,22 @@ func skippedNote(skipped, cancelled []string) string {
 }
 
 // Display returns v for showing to people: secrets as "[secret]", unknown
-// values as "[unknown]". It never returns plaintext of a secret.
+// values as "[unknown]", assets, archives and resource references as their
+// short forms ("asset(text, sha256:0123abcd…)"). It never returns
+// plaintext of a secret.
 func Display(v any) any {
 	return resource.Map(v, func(x any) (any, bool) {
-		switch x.(type) {
+		switch y := x.(type) {
 		case resource.Secret:
 			return "[secret]", true
 		case resource.Computed:
 			return "[unknown]", true
+		case resource.Asset:
+			return y.String(), true
+		case resource.Archive:
+			return y.String(), true
+		case resource.ResourceReference:
+			return y.String(), true
 		}
 		return nil, false
 	})

@@ -1,0 +1,14 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+func TestRedactSecretAssetText(t *testing.T) {
+	m := resource.PropertyMap{"code": resource.Secret{Element: resource.NewTextAsset("hunter2-code")}, "plain": resource.NewTextAsset("public")}
+	if got := redact("failed on hunter2-code and public", m); got != "failed on [secret] and public" {
+		t.Errorf("redact = %q", got)
+	}
+}
