@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
 	"github.com/runnerhq/runner/engine/resource"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -16,7 +17,7 @@ func (p *plugin) Package() string { return p.pkg }
 // send marshals a map for a resource call with this plugin's secret and
 // reference support; nil gives an empty Struct.
 func (p *plugin) send(m resource.PropertyMap, unknowns, elide bool) (*structpb.Struct, error) {
-	return wireMarshal(m, wireOptions{KeepUnknowns: unknowns, KeepSecrets: p.acceptSecrets,
+	return wire.Marshal(m, wire.Options{KeepUnknowns: unknowns, KeepSecrets: p.acceptSecrets,
 		KeepResources: p.acceptResources, ElideAssetContents: elide})
 }
 
@@ -31,11 +32,11 @@ func (p *plugin) sendOpt(m resource.PropertyMap, elide bool) (*structpb.Struct, 
 // recv unmarshals a plugin's answer, re-marking as secret what was secret
 // in ins when the plugin does not accept secrets.
 func (p *plugin) recv(s *structpb.Struct, reject bool, ins resource.PropertyMap) (resource.PropertyMap, error) {
-	m, err := wireUnmarshal(s, wireOptions{KeepUnknowns: true, RejectUnknowns: reject, KeepSecrets: true, KeepResources: true})
+	m, err := wire.Unmarshal(s, wire.Options{KeepUnknowns: true, RejectUnknowns: reject, KeepSecrets: true, KeepResources: true})
 	if err != nil || p.acceptSecrets {
 		return m, err
 	}
-	return wireRemark(m, ins), nil
+	return wire.Remark(m, ins), nil
 }
 
 func typeOf(typ string, urn resource.URN) string {
@@ -211,11 +212,11 @@ func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.R
 	if err != nil {
 		return resource.ReadResponse{}, fmt.Errorf("the %s plugin's read of %s returned %w", p.pkg, req.URN, err)
 	}
-	out.Outputs = wireRestoreAssets(wireRestoreAssets(out.Outputs, req.Outputs), req.Inputs)
+	out.Outputs = wire.RestoreAssets(wire.RestoreAssets(out.Outputs, req.Outputs), req.Inputs)
 	if out.Inputs == nil {
 		out.Inputs = req.Inputs // the plugin keeps the old inputs
 	} else {
-		out.Inputs = wireRestoreAssets(wireRestoreAssets(out.Inputs, req.Inputs), req.Outputs)
+		out.Inputs = wire.RestoreAssets(wire.RestoreAssets(out.Inputs, req.Inputs), req.Outputs)
 	}
 	return out, nil
 }

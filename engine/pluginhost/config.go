@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
 	"github.com/runnerhq/runner/engine/resource"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -34,7 +35,7 @@ func (p *plugin) runConfigure(req resource.ConfigureRequest) {
 		return
 	}
 	inputs := withoutInternal(req.Inputs)
-	args, err := wireMarshal(inputs, wireOptions{KeepUnknowns: true, KeepSecrets: true, KeepResources: true})
+	args, err := wire.Marshal(inputs, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true})
 	if err != nil {
 		p.cfgErr = fmt.Errorf("the %s provider's configuration cannot be sent: %w", p.pkg, err)
 		return

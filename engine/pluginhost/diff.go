@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
 	"github.com/runnerhq/runner/engine/resource"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -92,12 +93,12 @@ func topKey(path string) string {
 // checkConfig runs CheckConfig: secrets go as plain values and the same
 // keys are marked secret in the answer; Unimplemented accepts news.
 func (p *plugin) checkConfig(ctx context.Context, req resource.CheckRequest) (resource.PropertyMap, error) {
-	o := wireOptions{KeepUnknowns: true, KeepResources: p.acceptResources}
-	olds, err := wireMarshal(withoutInternal(req.Olds), o)
+	o := wire.Options{KeepUnknowns: true, KeepResources: p.acceptResources}
+	olds, err := wire.Marshal(withoutInternal(req.Olds), o)
 	if err != nil {
 		return nil, fmt.Errorf("the %s provider's old configuration cannot be sent: %w", p.pkg, err)
 	}
-	news, err := wireMarshal(withoutInternal(req.News), o)
+	news, err := wire.Marshal(withoutInternal(req.News), o)
 	if err != nil {
 		return nil, fmt.Errorf("the %s provider's configuration cannot be sent: %w", p.pkg, err)
 	}
@@ -113,7 +114,7 @@ func (p *plugin) checkConfig(ctx context.Context, req resource.CheckRequest) (re
 	if err != nil {
 		return nil, err
 	}
-	ins = wireRemark(ins, req.News)
+	ins = wire.Remark(ins, req.News)
 	if v, ok := req.News[internalKey]; ok {
 		ins[internalKey] = v // the engine's own, never sent
 	}
@@ -122,10 +123,10 @@ func (p *plugin) checkConfig(ctx context.Context, req resource.CheckRequest) (re
 
 // diffConfig runs DiffConfig; Unimplemented reads as an unknown diff.
 func (p *plugin) diffConfig(ctx context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
-	o := wireOptions{KeepUnknowns: true, KeepResources: p.acceptResources, ElideAssetContents: true}
+	o := wire.Options{KeepUnknowns: true, KeepResources: p.acceptResources, ElideAssetContents: true}
 	var maps [3]*structpb.Struct
 	for i, m := range []resource.PropertyMap{req.OldOutputs, req.OldInputs, req.NewInputs} {
-		s, err := wireMarshal(withoutInternal(m), o)
+		s, err := wire.Marshal(withoutInternal(m), o)
 		if err != nil {
 			return resource.DiffResponse{}, fmt.Errorf("the %s provider's configuration cannot be sent: %w", p.pkg, err)
 		}

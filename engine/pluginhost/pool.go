@@ -3,13 +3,12 @@ package pluginhost
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/runnerhq/runner/engine/plugincache"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -22,7 +21,8 @@ type PoolOptions struct {
 	// PULUMI_CONFIG and PULUMI_PROJECT are added.
 	Environ []string
 	// Locate returns the path of the plugin executable of a package and
-	// version (nil: pulumi-resource-<pkg> on PATH).
+	// version (nil: plugincache.Find, reading PATH and PULUMI_HOME from
+	// Environ; a missing plugin is a *plugincache.NotInstalledError).
 	Locate func(pkg, version string) (string, error)
 	// Log receives what plugins log through the engine callback service,
 	// and the pool's own warnings (nil: dropped).
@@ -114,11 +114,22 @@ func (pool *Pool) locate(pkg, version string) (string, error) {
 	if pool.opts.Locate != nil {
 		return pool.opts.Locate(pkg, version)
 	}
-	path, err := exec.LookPath("pulumi-resource-" + pkg)
-	if err != nil {
-		return "", fmt.Errorf("the %s plugin (pulumi-resource-%s) is not installed: %w", pkg, pkg, err)
+	return plugincache.Find(pkg, version, pool.getenv)
+}
+
+// getenv reads the plugins' environment (PATH, PULUMI_HOME,
+// PULUMI_IGNORE_AMBIENT_PLUGINS) to find them.
+func (pool *Pool) getenv(key string) string {
+	if pool.opts.Environ == nil {
+		return os.Getenv(key)
 	}
-	return path, nil
+	v := ""
+	for _, kv := range pool.opts.Environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val // the last one wins, as in exec
+		}
+	}
+	return v
 }
 
 // environ is a plugin's environment: the pool's, with PULUMI_CONFIG and
