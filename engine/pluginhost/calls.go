@@ -65,10 +65,14 @@ func (p *plugin) Check(ctx context.Context, req resource.CheckRequest) (resource
 	if err != nil {
 		return nil, p.callError(ctx, "check", req.URN, err)
 	}
-	return p.checked(resp, req, "check")
+	ins, err := p.checked(resp, req, "check")
+	if err != nil || p.acceptSecrets {
+		return ins, err
+	}
+	return wire.Remark(ins, req.News), nil
 }
 
-// checked reads a Check or CheckConfig answer.
+// checked reads a Check or CheckConfig answer (secrets not re-marked).
 func (p *plugin) checked(resp *pulumirpc.CheckResponse, req resource.CheckRequest, op string) (resource.PropertyMap, error) {
 	if fs := resp.GetFailures(); len(fs) > 0 {
 		e := &resource.CheckFailuresError{}
@@ -77,7 +81,7 @@ func (p *plugin) checked(resp *pulumirpc.CheckResponse, req resource.CheckReques
 		}
 		return nil, e
 	}
-	ins, err := p.recv(resp.GetInputs(), false, req.News)
+	ins, err := wire.Unmarshal(resp.GetInputs(), wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true})
 	if err != nil {
 		return nil, fmt.Errorf("the %s plugin's %s of %s returned %w", p.pkg, op, req.URN, err)
 	}

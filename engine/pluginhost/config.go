@@ -51,7 +51,9 @@ func (p *plugin) runConfigure(req resource.ConfigureRequest) {
 		p.cfgErr = p.callError(ctx, "configure", req.URN, err)
 		return
 	}
-	if !p.handshake {
+	if p.handshake {
+		p.acceptSecrets, p.acceptResources, p.supportsPreview = p.hs.GetAcceptSecrets(), p.hs.GetAcceptResources(), true
+	} else {
 		p.acceptSecrets, p.acceptResources = resp.GetAcceptSecrets(), resp.GetAcceptResources()
 		p.supportsPreview = resp.GetSupportsPreview()
 	}

@@ -91,9 +91,11 @@ func topKey(path string) string {
 }
 
 // checkConfig runs CheckConfig: secrets go as plain values and the same
-// keys are marked secret in the answer; Unimplemented accepts news.
+// keys are marked secret in the answer; Unimplemented accepts news. It may
+// run before or during Configure: only the handshake's flags are read (a
+// legacy plugin gets no resource references).
 func (p *plugin) checkConfig(ctx context.Context, req resource.CheckRequest) (resource.PropertyMap, error) {
-	o := wire.Options{KeepUnknowns: true, KeepResources: p.acceptResources}
+	o := wire.Options{KeepUnknowns: true, KeepResources: p.hs.GetAcceptResources()}
 	olds, err := wire.Marshal(withoutInternal(req.Olds), o)
 	if err != nil {
 		return nil, fmt.Errorf("the %s provider's old configuration cannot be sent: %w", p.pkg, err)
@@ -123,7 +125,7 @@ func (p *plugin) checkConfig(ctx context.Context, req resource.CheckRequest) (re
 
 // diffConfig runs DiffConfig; Unimplemented reads as an unknown diff.
 func (p *plugin) diffConfig(ctx context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
-	o := wire.Options{KeepUnknowns: true, KeepResources: p.acceptResources, ElideAssetContents: true}
+	o := wire.Options{KeepUnknowns: true, KeepResources: p.hs.GetAcceptResources(), ElideAssetContents: true}
 	var maps [3]*structpb.Struct
 	for i, m := range []resource.PropertyMap{req.OldOutputs, req.OldInputs, req.NewInputs} {
 		s, err := wire.Marshal(withoutInternal(m), o)

@@ -186,3 +186,15 @@ func TestLogRouting(t *testing.T) {
 		t.Fatalf("logs = %+v", e.logs)
 	}
 }
+
+func TestOlderVersionWarns(t *testing.T) {
+	e := newEnv(t, "modern") // the fake is version 1.0.0
+	if _, err := e.pool.Plugin("fake", "2.0.0").Configure(context.Background(), resource.ConfigureRequest{URN: fakeURN, Inputs: resource.PropertyMap{}}); err != nil {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.logs) != 1 || e.logs[0].Severity != "warning" || !strings.Contains(e.logs[0].Message, "is version 1.0.0, older than the 2.0.0 asked for") {
+		t.Errorf("logs = %+v", e.logs)
+	}
+}

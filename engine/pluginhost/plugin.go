@@ -39,7 +39,8 @@ type plugin struct {
 	cc              *grpc.ClientConn
 	rpc             pulumirpc.ResourceProviderClient
 	handshake       bool // false: a legacy plugin, its flags come from Configure
-	acceptSecrets   bool
+	hs              *pulumirpc.ProviderHandshakeResponse
+	acceptSecrets   bool // these three are set by Configure
 	acceptResources bool
 	supportsPreview bool
 
@@ -71,6 +72,10 @@ func (p *plugin) start(ctx context.Context, l launch) {
 		}
 		proc.stop(context.Background(), 0)
 		p.startErr = err
+		return
+	}
+	if l.debug != nil {
+		l.debug(fmt.Sprintf("plugin %s[%d] (%s) serves on port %d", p.pkg, proc.pid, l.path, port))
 	}
 }
 
@@ -115,8 +120,7 @@ func (p *plugin) shakeHands(ctx context.Context, l launch) error {
 		resp, err := p.rpc.Handshake(ctx, req)
 		switch status.Code(err) {
 		case codes.OK:
-			p.handshake, p.supportsPreview = true, true
-			p.acceptSecrets, p.acceptResources = resp.GetAcceptSecrets(), resp.GetAcceptResources()
+			p.handshake, p.hs = true, resp
 			return nil
 		case codes.Unimplemented:
 			return nil
@@ -177,7 +181,7 @@ func (p *plugin) callError(ctx context.Context, op string, urn resource.URN, err
 	code := status.Code(err)
 	if p.proc != nil {
 		wait := time.Duration(0)
-		if code == codes.Unavailable || code == codes.Canceled || code == codes.Internal {
+		if ctx.Err() == nil && (code == codes.Unavailable || code == codes.Canceled || code == codes.Internal) {
 			wait = time.Second // the connection may break before the exit is seen
 		}
 		if d := p.proc.died(op, wait); d != nil {

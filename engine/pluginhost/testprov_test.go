@@ -206,3 +206,27 @@ func TestTestprovCancelAndBadStart(t *testing.T) {
 		}
 	}
 }
+
+func TestTestprovAssetsAndReferences(t *testing.T) {
+	tp := newTestprov(t)
+	p := tp.configure(t, nil)
+	ctx := context.Background()
+	blob := resource.URN("urn:pulumi:dev::web::testprov:index:Blob::b")
+	asset := resource.NewTextAsset("hello")
+	ins := resource.PropertyMap{"asset": asset}
+	made, err := p.Create(ctx, resource.CreateRequest{URN: blob, Type: providertest.TypeBlob, Inputs: ins})
+	if err != nil || made.Outputs["assetText"] != "hello" || made.Outputs["assetHash"] != asset.Hash {
+		t.Fatalf("Create of a Blob = %+v, %v", made, err)
+	}
+	// Read gets the asset elided to its hash, and the contents come back.
+	r, err := p.Read(ctx, resource.ReadRequest{URN: blob, Type: providertest.TypeBlob, ID: made.ID, Inputs: ins, Outputs: made.Outputs})
+	if err != nil || r.Outputs["asset"] != asset || r.Inputs["asset"] != asset {
+		t.Fatalf("Read of a Blob = %+v, %v", r, err)
+	}
+	ref := resource.URN("urn:pulumi:dev::web::testprov:index:Ref::r")
+	target := resource.ResourceReference{URN: testprovURNOf("t"), ID: "thing-1", PackageVersion: "1.2.3"}
+	got, err := p.Create(ctx, resource.CreateRequest{URN: ref, Type: providertest.TypeRef, Inputs: resource.PropertyMap{"target": target}})
+	if err != nil || got.Outputs["targetUrn"] != string(target.URN) || got.Outputs["targetId"] != "thing-1" {
+		t.Fatalf("Create of a Ref = %+v, %v", got, err)
+	}
+}
