@@ -33,6 +33,9 @@ var engineMayImport = map[string][]string{
 	"engine/plan":    {"engine/resource", "engine/state"},
 	// The plugin wire encoding knows only the values.
 	"engine/pluginhost/wire": {"engine/resource"},
+	// The plugin host runs plugins: values, their encoding and the cache
+	// (and, in its tests, the test plugin).
+	"engine/pluginhost": {"engine/resource", "engine/pluginhost/wire", "engine/plugincache", "engine/pluginhost/providertest"},
 	// The plugin cache is files and downloads only.
 	"engine/plugincache": {},
 }

@@ -121,7 +121,11 @@ func (d *deployment) deleteDependents(ctx context.Context, dr *declared, list []
 	}
 	var deleted []*state.Resource
 	for _, old := range list {
-		if err := d.deleteResource(ctx, old, OpDeleteReplaced, d.byURN[old.URN].plugin); err != nil {
+		plugin, err := d.pluginOf(ctx, old) // the provider its record names
+		if err == nil {
+			err = d.deleteResource(ctx, old, OpDeleteReplaced, plugin)
+		}
+		if err != nil {
 			return deleted, redactErr(fmt.Errorf("deleting %s %q, which depends on it, first: %w", old.Type, old.URN.Name(), err), old)
 		}
 		deleted = append(deleted, old)

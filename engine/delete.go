@@ -108,11 +108,15 @@ func providerURN(ref string) resource.URN {
 func (d *deployment) runDelete(ctx context.Context, x doomed) (func(), error) {
 	var plugin resource.Plugin
 	if x.res.Custom && !isProvider(x.res.Type) {
-		p, err := d.pluginFor(x.res.Type, x.res.URN)
+		var err error
+		if d.dryRun || x.res.RetainOnDelete {
+			_, err = d.pluginFor(x.res.Type, x.res.URN) // no call: nothing to configure
+		} else {
+			plugin, err = d.pluginOf(ctx, x.res)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %q: %w", x.op, x.res.Type, x.res.URN.Name(), err)
 		}
-		plugin = p
 	}
 	if err := d.deleteResource(ctx, x.res, x.op, plugin); err != nil {
 		return nil, &redactedError{

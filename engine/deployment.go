@@ -24,6 +24,7 @@ type deployment struct {
 	ev      *emitter
 	journal backend.Journal
 	seq     atomic.Int64
+	provs   providerCache // the providers configured so far
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource

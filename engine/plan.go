@@ -13,25 +13,47 @@ import (
 // declared is a declared resource with what its step needs, computed once
 // before the steps run.
 type declared struct {
-	i        int // its index in the program's declarations
-	r        *program.Declaration
-	task     int
-	old      *state.Resource
-	plugin   resource.Plugin
-	provider string // "<provider URN>::<provider ID>"
-	deps     []resource.URN
-	propDeps map[string][]resource.URN
-	step     Step // the decided step, set by the worker before commit (Op "": none)
+	i    int // its index in the program's declarations
+	r    *program.Declaration
+	task int
+	old  *state.Resource
+	// plugin serves the resource: a built-in plugin from the start; a
+	// configurable one's configured plugin once its step starts (read it
+	// only from the resource's own step).
+	plugin resource.Plugin
+	// provider is the planned provider reference "<URN>::<ID>": its URN is
+	// final, its ID changes when the provider is replaced (providerRef
+	// gives the final one, once the step starts).
+	provider string
+	prov     *defaultProvider
+	// providerReplaced says the resource's recorded provider is replaced by
+	// prov (set when the step starts): the resource must be replaced too.
+	providerReplaced bool
+	deps             []resource.URN
+	propDeps         map[string][]resource.URN
+	step             Step // the decided step, set by the worker before commit (Op "": none)
 }
 
 // defaultProvider is the default provider resource of one package.
 type defaultProvider struct {
 	pkg  string
 	urn  resource.URN
-	id   string
+	id   string // changed by the provider's task when it replaces the provider
 	old  *state.Resource
 	task int
+	base resource.Plugin
+	// configurable is base when it is a resource.Configurable (nil: a
+	// built-in plugin, whose provider has no inputs and makes no call).
+	configurable resource.Configurable
+
+	// Set by the provider's task, read by the tasks of its resources, which
+	// depend on it.
+	plugin    resource.Plugin // base, configured
+	replacing map[string]bool // recorded provider references whose resources are replaced
 }
+
+// ref returns the provider reference "<URN>::<ID>" resources record.
+func (p *defaultProvider) ref() string { return string(p.urn) + "::" + p.id }
 
 // planRegistrations builds the step graph of the declared resources: the
 // root stack first, then one default provider per package, then every
@@ -74,8 +96,10 @@ func (d *deployment) planRegistrations(ds *program.Declarations) ([]task, []*dec
 		if r.Custom {
 			p := provByPkg[resource.Package(r.Type)]
 			addDep(p.task)
-			dr.plugin = d.plugins[p.pkg]
-			dr.provider = string(p.urn) + "::" + p.id
+			dr.prov, dr.provider = p, p.ref()
+			if p.configurable == nil {
+				dr.plugin = p.base
+			}
 		}
 		rd, err := ds.Dependencies(i)
 		if err != nil {
@@ -92,7 +116,9 @@ func (d *deployment) planRegistrations(ds *program.Declarations) ([]task, []*dec
 
 // planProviders finds the packages the declared custom resources use, in
 // order of first use, checks each has a plugin, and gives each a default
-// provider whose ID is kept from the previous state.
+// provider whose ID is kept from the previous state. A configurable plugin's
+// provider is named after its version, as Pulumi names it; a new one has the
+// unknown ID during preview.
 func (d *deployment) planProviders(decls []program.Declaration) ([]*defaultProvider, map[string]*defaultProvider, error) {
 	byPkg := make(map[string]*defaultProvider)
 	var list []*defaultProvider
@@ -105,15 +131,26 @@ func (d *deployment) planProviders(decls []program.Declaration) ([]*defaultProvi
 		if byPkg[pkg] != nil {
 			continue
 		}
-		if _, err := d.pluginFor(r.Type, r.URN); err != nil {
+		base, err := d.pluginFor(r.Type, r.URN)
+		if err != nil {
 			return nil, nil, err
 		}
-		p := &defaultProvider{pkg: pkg, task: len(list) + 1}
-		p.urn = resource.NewURN(d.opts.Stack, d.opts.Project, "", providerTypePrefix+pkg, "default")
+		p := &defaultProvider{pkg: pkg, task: len(list) + 1, base: base}
+		name := "default"
+		if cp, ok := base.(resource.Configurable); ok {
+			p.configurable = cp
+			if name, err = defaultProviderName(cp.Version()); err != nil {
+				return nil, nil, fmt.Errorf("the %s plugin: %w", pkg, err)
+			}
+		}
+		p.urn = resource.NewURN(d.opts.Stack, d.opts.Project, "", providerTypePrefix+pkg, name)
 		p.old = d.oldLive[p.urn]
-		if p.old != nil && p.old.ID != "" {
+		switch {
+		case p.old != nil && p.old.ID != "":
 			p.id = p.old.ID
-		} else {
+		case p.configurable != nil && d.dryRun:
+			p.id = resource.UnknownStringValue
+		default:
 			p.id = newUUID()
 		}
 		byPkg[pkg] = p

@@ -62,7 +62,7 @@ func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperatio
 	if p.Type == state.OperationReading || !r.Custom || isProvider(r.Type) {
 		return list, nil
 	}
-	plugin, err := d.pluginFor(r.Type, r.URN)
+	plugin, err := d.pluginOf(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("resolving the interrupted %s of %s: %w", p.Type, r.URN, err)
 	}

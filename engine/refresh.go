@@ -27,7 +27,7 @@ func (d *deployment) planRefresh() []task {
 func (d *deployment) runRefresh(ctx context.Context, old *state.Resource) (func(), error) {
 	start := time.Now()
 	d.stepStart(OpRefresh, old.URN, old.Type, nil)
-	plugin, err := d.pluginFor(old.Type, old.URN)
+	plugin, err := d.pluginOf(ctx, old)
 	if err == nil {
 		var resp resource.ReadResponse
 		resp, err = d.refreshRead(ctx, plugin, old)

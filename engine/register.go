@@ -18,6 +18,9 @@ var errNotAttempted = errors.New("not attempted: an earlier step failed or the o
 // registrationTask wraps the step of one declared resource.
 func (d *deployment) registrationTask(dr *declared, deps []int) task {
 	return task{deps: deps, run: func(ctx context.Context) (func(), error) {
+		if dr.prov != nil {
+			d.bindProvider(dr)
+		}
 		switch {
 		case dr.i == 0:
 			return d.runRoot(ctx, dr)
@@ -28,10 +31,15 @@ func (d *deployment) registrationTask(dr *declared, deps []int) task {
 	}}
 }
 
-// runProvider records a default provider resource (no plugin call). A new
-// provider, or one whose ID changes, is journaled before the resources that
-// use it run.
+// runProvider records a default provider resource: a configurable
+// plugin's is checked, diffed and configured (runConfiguredProvider); a
+// built-in plugin's has no inputs and makes no call. A new provider, or one
+// whose ID changes, is journaled before the resources that use it run.
 func (d *deployment) runProvider(ctx context.Context, p *defaultProvider) (func(), error) {
+	if p.configurable != nil {
+		return d.runConfiguredProvider(ctx, p)
+	}
+	p.plugin = p.base
 	rec := &state.Resource{
 		URN: p.urn, Custom: true, ID: p.id, Type: providerTypePrefix + p.pkg,
 		Inputs: resource.PropertyMap{}, Outputs: resource.PropertyMap{},
@@ -118,7 +126,7 @@ func (d *deployment) newRecord(dr *declared, inputs resource.PropertyMap) *state
 	rec := &state.Resource{
 		URN: r.URN, Custom: r.Custom, Type: r.Type, Inputs: inputs,
 		Protect: r.Protect, Dependencies: dr.deps, PropertyDependencies: dr.propDeps,
-		Provider: dr.provider, AdditionalSecretOutputs: r.AdditionalSecretOutputs,
+		Provider: dr.providerRef(), AdditionalSecretOutputs: r.AdditionalSecretOutputs,
 		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges,
 	}
 	if r.Parent >= 0 {

@@ -1,0 +1,156 @@
+package pluginhost
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+var thing = resource.URN("urn:pulumi:dev::web::fake:index:Thing::a")
+
+func TestResourceCalls(t *testing.T) {
+	e := newEnv(t, "modern", "FAKE_SECRETS=1")
+	p := e.configure(t, resource.PropertyMap{})
+	ctx := context.Background()
+
+	pre, err := p.Create(ctx, resource.CreateRequest{URN: thing, Inputs: resource.PropertyMap{"a": resource.Computed{}, "b": "x"}, Preview: true})
+	if err != nil || pre.ID != "id-1" || pre.Outputs["out"] != (resource.Computed{}) {
+		t.Fatalf("preview Create = %+v, %v", pre, err)
+	}
+	if c := e.calls("Create")[0].Data; c["preview"] != true || c["props"].(map[string]any)["a"] != resource.UnknownStringValue {
+		t.Errorf("preview Create sent %v: unknowns must be kept", c)
+	}
+
+	ins := resource.PropertyMap{"b": "x", "pw": resource.Secret{Element: "hunter2"}}
+	got, err := p.Create(ctx, resource.CreateRequest{URN: thing, Inputs: ins, Timeout: 90 * time.Second})
+	if err != nil || got.ID != "id-1" || got.Outputs["out"] != "made" || got.Outputs["pw"] != (resource.Secret{Element: "hunter2"}) {
+		t.Fatalf("Create = %+v, %v", got, err)
+	}
+	if c := e.calls("Create")[1].Data; c["timeout"] != 90.0 {
+		t.Errorf("Create sent timeout %v, want 90", c["timeout"])
+	}
+
+	d, err := p.Diff(ctx, resource.DiffRequest{URN: thing, ID: "id-1", OldInputs: ins, OldOutputs: got.Outputs, NewInputs: ins})
+	want := resource.DiffResponse{Changed: []string{"tags"}, Replaces: []string{"tags"}, DeleteBeforeReplace: true,
+		Detailed: map[string]resource.PropertyDiff{"tags.Name": {Kind: resource.DiffUpdateReplace}}}
+	if err != nil || !reflect.DeepEqual(d, want) {
+		t.Errorf("Diff = %+v, %v; want %+v", d, err, want)
+	}
+
+	r, err := p.Read(ctx, resource.ReadRequest{URN: thing, ID: "id-1"}) // an import
+	if err != nil || r.ID != "id-1" {
+		t.Errorf("Read = %+v, %v", r, err)
+	}
+	if c := e.calls("Read")[0].Data; c["hasProps"] != false || c["hasInputs"] != false {
+		t.Errorf("an import's Read sent %v, want only the ID", c)
+	}
+	if err := p.Delete(ctx, resource.DeleteRequest{URN: thing, ID: "id-1", Inputs: ins, Outputs: got.Outputs}); err != nil {
+		t.Fatal(err)
+	}
+	if c := e.calls("Delete")[0].Data; c["id"] != "id-1" || c["oldInputs"] != true {
+		t.Errorf("Delete sent %v", c)
+	}
+}
+
+func TestCallErrors(t *testing.T) {
+	e := newEnv(t, "modern")
+	p := e.configure(t, resource.PropertyMap{})
+	ctx := context.Background()
+
+	_, err := p.Check(ctx, resource.CheckRequest{URN: thing, News: resource.PropertyMap{"fail": "size"}})
+	var cf *resource.CheckFailuresError
+	if !errors.As(err, &cf) || cf.Failures[0] != (resource.CheckFailure{Property: "size", Reason: "is not allowed"}) {
+		t.Errorf("Check failure = %v", err)
+	}
+
+	_, err = p.Create(ctx, resource.CreateRequest{URN: thing, Inputs: resource.PropertyMap{"initfail": true}})
+	var ie *resource.InitError
+	if !errors.As(err, &ie) || ie.ID != "id-half" || ie.Outputs["half"] != "made" || ie.Reasons[0] != "not ready" {
+		t.Errorf("init failure = %#v", err)
+	}
+
+	_, err = e.pool.Plugin("fake", "1.0.0").Configure(ctx, resource.ConfigureRequest{URN: fakeURN, Inputs: resource.PropertyMap{"missing": true}})
+	var mc *resource.MissingConfigError
+	if !errors.As(err, &mc) || mc.Package != "fake" || mc.Keys[0] != (resource.MissingKey{Key: "region", Description: "the region"}) {
+		t.Errorf("missing config = %v", err)
+	}
+
+	_, err = p.Create(ctx, resource.CreateRequest{URN: thing, Inputs: resource.PropertyMap{"crash": true}})
+	for _, w := range []string{"the fake plugin (" + e.bin + ") exited with status 2 during create", "panic: the fake crashed during create"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("crash error %q does not contain %q", err, w)
+		}
+	}
+	if _, err := p.Check(ctx, resource.CheckRequest{URN: thing}); err == nil || !strings.Contains(err.Error(), "exited with status 2 during check") {
+		t.Errorf("call after the crash: %v", err)
+	}
+}
+
+func TestConfigCalls(t *testing.T) {
+	ctx := context.Background()
+	news := resource.PropertyMap{"region": "eu", "token": resource.Secret{Element: "s3"}, "__internal": map[string]any{"x": "y"}}
+	t.Run("implemented", func(t *testing.T) {
+		e := newEnv(t, "modern", "FAKE_SECRETS=1")
+		got, err := e.pool.Plugin("fake", "").CheckConfig(ctx, resource.CheckRequest{URN: fakeURN, News: news})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := resource.PropertyMap{"region": "eu", "token": resource.Secret{Element: "s3"}, "checked": true, "__internal": map[string]any{"x": "y"}}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("CheckConfig = %v, want %v", got, want)
+		}
+		sent := e.calls("CheckConfig")[0].Data["news"].(map[string]any)
+		if sent["token"] != "s3" || sent["__internal"] != nil {
+			t.Errorf("CheckConfig sent %v: secrets go plain, __internal never", sent)
+		}
+		d, err := e.pool.Plugin("fake", "").DiffConfig(ctx, resource.DiffRequest{URN: fakeURN, NewInputs: news})
+		if err != nil || !d.Unknown {
+			t.Errorf("DiffConfig (unimplemented) = %+v, %v", d, err)
+		}
+	})
+	t.Run("unimplemented", func(t *testing.T) {
+		e := newEnv(t, "modern", "FAKE_NOCHECKCONFIG=1")
+		got, err := e.pool.Plugin("fake", "").CheckConfig(ctx, resource.CheckRequest{URN: fakeURN, News: news})
+		if err != nil || !reflect.DeepEqual(got, news) {
+			t.Errorf("CheckConfig = %v, %v; want news unchanged", got, err)
+		}
+	})
+}
+
+func TestUnknownConfiguration(t *testing.T) {
+	e := newEnv(t, "modern")
+	ctx := context.Background()
+	p := e.configure(t, resource.PropertyMap{"region": resource.Computed{}})
+	news := resource.PropertyMap{"a": "b"}
+	if got, err := p.Check(ctx, resource.CheckRequest{URN: thing, News: news}); err != nil || !reflect.DeepEqual(got, news) {
+		t.Errorf("Check = %v, %v", got, err)
+	}
+	if d, err := p.Diff(ctx, resource.DiffRequest{URN: thing, NewInputs: news}); err != nil || !d.Unknown {
+		t.Errorf("Diff = %+v, %v", d, err)
+	}
+	if c, err := p.Create(ctx, resource.CreateRequest{URN: thing, Inputs: news, Preview: true}); err != nil || c.ID != "" || !reflect.DeepEqual(c.Outputs, news) {
+		t.Errorf("Create = %+v, %v", c, err)
+	}
+	if _, err := p.Create(ctx, resource.CreateRequest{URN: thing, Inputs: news}); err == nil {
+		t.Error("a real Create with an unknown configuration succeeded")
+	}
+	if n := len(e.calls("start")); n != 0 {
+		t.Errorf("%d processes started for an unknown configuration", n)
+	}
+	if len(e.logs) != 1 || !strings.Contains(e.logs[0].Message, "diff unavailable") || e.logs[0].URN != thing {
+		t.Errorf("logs = %+v", e.logs)
+	}
+}
+
+func TestHandleNeedsConfigure(t *testing.T) {
+	e := newEnv(t, "modern")
+	_, err := e.pool.Plugin("fake", "").Check(context.Background(), resource.CheckRequest{URN: thing})
+	if err == nil || !strings.Contains(err.Error(), "not configured") {
+		t.Errorf("Check on the handle = %v", err)
+	}
+}

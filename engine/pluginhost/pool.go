@@ -1,0 +1,193 @@
+package pluginhost
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/runnerhq/runner/engine/plugincache"
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// PoolOptions configure a Pool.
+type PoolOptions struct {
+	// Workspace is the plugins' working directory (relative asset paths
+	// resolve against it).
+	Workspace string
+	// Environ is the plugins' environment (nil: the runner's own);
+	// PULUMI_CONFIG and PULUMI_PROJECT are added.
+	Environ []string
+	// Locate returns the path of the plugin executable of a package and
+	// version (nil: plugincache.Find, reading PATH and PULUMI_HOME from
+	// Environ; a missing plugin is a *plugincache.NotInstalledError).
+	Locate func(pkg, version string) (string, error)
+	// Log receives what plugins log through the engine callback service,
+	// and the pool's own warnings (nil: dropped).
+	Log func(LogEntry)
+	// Debug receives the plugins' stdout and stderr lines (nil: dropped).
+	Debug func(string)
+}
+
+// Pool runs the plugin processes of a run: one per package, version and
+// configuration, started when first needed and shared by every handle of
+// the pool, until Close. A plugin that dies is not restarted: its calls
+// fail with its exit and last output lines.
+type Pool struct {
+	opts   PoolOptions
+	ctx    context.Context // ends at Close: aborts starts and Configures in flight
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	closed  bool
+	eng     *engineServer
+	plugins []*plugin
+}
+
+// NewPool returns a pool that has started nothing yet.
+func NewPool(opts PoolOptions) *Pool {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Pool{opts: opts, ctx: ctx, cancel: cancel}
+}
+
+// errClosed is returned by calls on a closed pool.
+var errClosed = errors.New("the plugin pool is closed: the run has ended")
+
+// Plugin returns the plugin of a package at a version ("": any) as a lazy
+// handle: no process starts until its first call.
+func (pool *Pool) Plugin(pkg, version string) resource.Configurable {
+	return &handle{pool: pool, pkg: pkg, version: version}
+}
+
+func (pool *Pool) log(e LogEntry) {
+	if pool.opts.Log != nil {
+		pool.opts.Log(e)
+	}
+}
+
+// acquire returns the plugin of (pkg, version) serving the configuration
+// key, claiming a spare or starting one if there is none. An empty key
+// asks for any live plugin of (pkg, version).
+func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs resource.PropertyMap) (*plugin, error) {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if pool.closed {
+		return nil, errClosed
+	}
+	var spare *plugin
+	for _, p := range pool.plugins {
+		switch {
+		case p.pkg != pkg || p.version != version:
+		case key != "" && p.key == key:
+			return p, nil
+		case key == "" && !p.dead():
+			return p, nil
+		case p.key == "" && spare == nil && !p.dead():
+			spare = p
+		}
+	}
+	if spare != nil {
+		spare.key = key
+		return spare, nil
+	}
+	if pool.eng == nil {
+		eng, err := startEngine(pool.opts.Log)
+		if err != nil {
+			return nil, err
+		}
+		pool.eng = eng
+	}
+	path, err := pool.locate(pkg, version)
+	if err != nil {
+		return nil, err
+	}
+	p := newPlugin(pool, pkg, version, key)
+	pool.plugins = append(pool.plugins, p)
+	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: pool.eng.addr,
+		env: pool.environ(urn.Project(), launchConfig(inputs)), debug: pool.opts.Debug})
+	return p, nil
+}
+
+func (pool *Pool) locate(pkg, version string) (string, error) {
+	if pool.opts.Locate != nil {
+		return pool.opts.Locate(pkg, version)
+	}
+	return plugincache.Find(pkg, version, pool.getenv)
+}
+
+// getenv reads the plugins' environment (PATH, PULUMI_HOME,
+// PULUMI_IGNORE_AMBIENT_PLUGINS) to find them.
+func (pool *Pool) getenv(key string) string {
+	if pool.opts.Environ == nil {
+		return os.Getenv(key)
+	}
+	v := ""
+	for _, kv := range pool.opts.Environ {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val // the last one wins, as in exec
+		}
+	}
+	return v
+}
+
+// environ is a plugin's environment: the pool's, with PULUMI_CONFIG and
+// PULUMI_PROJECT set.
+func (pool *Pool) environ(project, config string) []string {
+	base := pool.opts.Environ
+	if base == nil {
+		base = os.Environ()
+	}
+	env := make([]string, 0, len(base)+2)
+	for _, kv := range base {
+		if !strings.HasPrefix(kv, "PULUMI_CONFIG=") && !strings.HasPrefix(kv, "PULUMI_PROJECT=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, "PULUMI_CONFIG="+config, "PULUMI_PROJECT="+project)
+}
+
+// Cancel asks every running plugin to stop its work in flight (Pulumi's
+// Cancel, in parallel, at most 30 s); plugins that do not implement it are
+// left alone. The runner calls it on Ctrl-C, before Close.
+func (pool *Pool) Cancel(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return pool.each(func(p *plugin) error { return p.cancel(ctx) })
+}
+
+// Close ends every plugin: Cancel (5 s), close its connection, SIGINT to
+// its process group and SIGKILL 5 s later (at once when ctx is done). It
+// waits for the processes, then stops the callback server. Later calls
+// fail.
+func (pool *Pool) Close(ctx context.Context) error {
+	pool.mu.Lock()
+	pool.closed = true
+	pool.mu.Unlock()
+	pool.cancel()
+	err := pool.each(func(p *plugin) error { p.closeDown(ctx); return nil })
+	pool.mu.Lock()
+	eng := pool.eng
+	pool.eng = nil
+	pool.mu.Unlock()
+	if eng != nil {
+		eng.stop()
+	}
+	return err
+}
+
+// each runs fn on every plugin in parallel and joins the errors.
+func (pool *Pool) each(fn func(*plugin) error) error {
+	pool.mu.Lock()
+	plugins := append([]*plugin(nil), pool.plugins...)
+	pool.mu.Unlock()
+	errs := make([]error, len(plugins))
+	var wg sync.WaitGroup
+	for i, p := range plugins {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = fn(p) }()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

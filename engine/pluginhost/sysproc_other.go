@@ -1,0 +1,11 @@
+//go:build !linux
+
+package pluginhost
+
+import "syscall"
+
+// sysProcAttr puts the plugin in its own process group (no Pdeathsig
+// outside Linux).
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true}
+}

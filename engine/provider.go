@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// defaultProviderName names the default provider of a plugin of the given
+// version as Pulumi does: "default_1_2_3", with the pre-release and build
+// identifiers appended ("default_1_2_3_alpha_1"), or "default" when the
+// version is not known.
+func defaultProviderName(version string) (string, error) {
+	if version == "" {
+		return "default", nil
+	}
+	v := strings.TrimPrefix(version, "v")
+	var build, pre []string
+	if i := strings.IndexByte(v, '+'); i >= 0 {
+		build, v = strings.Split(v[i+1:], "."), v[:i]
+	}
+	if i := strings.IndexByte(v, '-'); i >= 0 {
+		pre, v = strings.Split(v[i+1:], "."), v[:i]
+	}
+	core := strings.Split(v, ".")
+	bad := fmt.Errorf("its version %q is not a semantic version (major.minor.patch)", version)
+	if len(core) > 3 {
+		return "", bad
+	}
+	name := "default"
+	for i := range 3 {
+		n := uint64(0)
+		if i < len(core) {
+			var err error
+			if n, err = strconv.ParseUint(core[i], 10, 64); err != nil {
+				return "", bad
+			}
+		}
+		name += "_" + strconv.FormatUint(n, 10)
+	}
+	for _, id := range append(pre, build...) {
+		if id == "" || strings.ContainsAny(id, ":/ ") {
+			return "", bad
+		}
+		name += "_" + id
+	}
+	return name, nil
+}
+
+// providerInputs builds a default provider's inputs from the stack config:
+// every key "<pkg>:<key>" as "key", its value a string (other values
+// JSON-encoded; secrets stay secret, unknown values unknown), plus
+// "version" when known.
+func providerInputs(config map[string]any, pkg, version string) (resource.PropertyMap, error) {
+	in := resource.PropertyMap{}
+	prefix := pkg + ":"
+	for k, v := range config {
+		if !strings.HasPrefix(k, prefix) {
+			continue
+		}
+		key := strings.TrimPrefix(k[len(prefix):], "config:")
+		if key == "" {
+			continue
+		}
+		s, err := configString(v)
+		if err != nil {
+			return nil, fmt.Errorf("config key %s: %w", k, err)
+		}
+		in[key] = s
+	}
+	if version != "" {
+		in["version"] = version
+	}
+	return in, nil
+}
+
+// configString turns a config value into the string a provider receives.
+func configString(v any) (any, error) {
+	switch x := v.(type) {
+	case string, resource.Computed:
+		return x, nil
+	case resource.Secret:
+		s, err := configString(x.Element)
+		if _, ok := s.(resource.Secret); ok || err != nil {
+			return s, err
+		}
+		return resource.Secret{Element: s}, nil
+	}
+	if resource.ContainsComputed(v) {
+		return resource.Computed{}, nil
+	}
+	plain, secret := resource.UnsecretDeep(v)
+	b, err := json.Marshal(plain)
+	if err != nil {
+		return nil, fmt.Errorf("encoding it as JSON for the provider: %w", err)
+	}
+	if secret {
+		return resource.Secret{Element: string(b)}, nil
+	}
+	return string(b), nil
+}
+
+// providerChange is what a default provider's step does.
+type providerChange struct {
+	op      Op // OpCreate, OpSame, OpUpdate or OpReplace
+	checked resource.PropertyMap
+}
+
+// runConfiguredProvider runs the step of a configurable plugin's default
+// provider: CheckConfig, then (when recorded) DiffConfig to decide between
+// same, update and replace (a new ID), then Configure. Every resource of
+// the provider then calls the configured plugin. The provider is recorded
+// with its checked config as inputs and outputs (secrets kept secret).
+func (d *deployment) runConfiguredProvider(ctx context.Context, p *defaultProvider) (func(), error) {
+	start := time.Now()
+	typ := providerTypePrefix + p.pkg
+	news, err := providerInputs(d.opts.Config, p.pkg, p.configurable.Version())
+	ch := providerChange{op: OpCreate}
+	if p.old != nil {
+		ch.op = OpUpdate
+	}
+	if err == nil {
+		ch, err = d.decideProvider(ctx, p, news)
+	}
+	if err == nil && !d.dryRun && resource.ContainsComputed(map[string]any(ch.checked)) {
+		err = fmt.Errorf("its config holds values that are not known; an %s needs every value known", d.kind)
+	}
+	if err == nil {
+		err = d.configureProvider(ctx, p, ch)
+	}
+	if err != nil {
+		err = &redactedError{
+			msg: redact(fmt.Sprintf("provider %s (%s): %v", p.urn.Name(), typ, err), news, inputsOf(p.old)),
+			err: err,
+		}
+		d.stepFailed(ch.op, p.urn, typ, err, start)
+		return nil, err
+	}
+	return d.recordProvider(ctx, p, ch)
+}
+
+// decideProvider checks the provider's config and decides its step. It
+// also finds which recorded default providers of the package the new
+// config replaces (p.replacing): their resources are replaced.
+func (d *deployment) decideProvider(ctx context.Context, p *defaultProvider, news resource.PropertyMap) (providerChange, error) {
+	typ := providerTypePrefix + p.pkg
+	ch := providerChange{op: OpCreate}
+	olds := resource.PropertyMap{}
+	if p.old != nil {
+		ch.op, olds = OpSame, p.old.Inputs
+	}
+	checked, err := p.configurable.CheckConfig(ctx, resource.CheckRequest{URN: p.urn, Type: typ, Olds: olds, News: news})
+	if err != nil {
+		return ch, fmt.Errorf("checking its config: %w", err)
+	}
+	ch.checked = secretOutputs(checked, news, nil)
+	p.replacing = map[string]bool{}
+	for _, r := range d.old.Resources {
+		if r.Type != typ || !strings.HasPrefix(r.URN.Name(), "default") {
+			continue
+		}
+		changed, replace, err := d.diffProvider(ctx, p, r, ch.checked)
+		if err != nil {
+			return ch, fmt.Errorf("comparing its config with the recorded one of %s: %w", r.URN.Name(), err)
+		}
+		if replace {
+			p.replacing[string(r.URN)+"::"+r.ID] = true
+		}
+		if r == p.old {
+			switch {
+			case replace:
+				ch.op = OpReplace
+			case changed:
+				ch.op = OpUpdate
+			}
+		}
+	}
+	return ch, nil
+}
+
+// diffProvider asks DiffConfig how the recorded provider old differs from
+// the checked config news. When the plugin cannot tell, the recorded
+// outputs are compared with news (a change, never a replacement).
+func (d *deployment) diffProvider(ctx context.Context, p *defaultProvider, old *state.Resource, news resource.PropertyMap) (changed, replace bool, err error) {
+	diff, err := p.configurable.DiffConfig(ctx, resource.DiffRequest{
+		URN: old.URN, Type: old.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs, NewInputs: news,
+	})
+	if err != nil {
+		return false, false, err
+	}
+	replace = len(diff.Replaces) > 0
+	for _, pd := range diff.Detailed {
+		replace = replace || pd.Kind.Replaces()
+	}
+	changed = replace || len(diff.Changed) > 0 || len(diff.Detailed) > 0
+	if diff.Unknown && !changed {
+		changed = len(resource.DiffKeys(old.Outputs, news, nil)) > 0
+	}
+	return changed, replace, nil
+}
+
+// configureProvider gives a replaced provider its new ID and configures the
+// plugin with the checked config (an unchanged provider reuses a plugin
+// already configured from its record in this operation).
+func (d *deployment) configureProvider(ctx context.Context, p *defaultProvider, ch providerChange) error {
+	if ch.op == OpReplace {
+		p.id = newUUID()
+		if d.dryRun {
+			p.id = resource.UnknownStringValue
+		}
+	}
+	configure := func(ctx context.Context) (resource.Plugin, error) {
+		return p.configurable.Configure(ctx, resource.ConfigureRequest{URN: p.urn, ID: p.id, Inputs: ch.checked})
+	}
+	var err error
+	if ch.op == OpSame {
+		p.plugin, err = d.provs.get(ctx, p.ref(), configure)
+	} else {
+		p.plugin, err = configure(ctx)
+		if err == nil {
+			d.provs.set(p.ref(), p.plugin)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("configuring it: %w", err)
+	}
+	return nil
+}
+
+// recordProvider journals a provider's step (not an unchanged one) and
+// returns the function that records it; a replaced provider's old record
+// stays, condemned, until the resources that name it are deleted.
+func (d *deployment) recordProvider(ctx context.Context, p *defaultProvider, ch providerChange) (func(), error) {
+	now := time.Now().UTC()
+	rec := &state.Resource{
+		URN: p.urn, Custom: true, ID: p.id, Type: providerTypePrefix + p.pkg,
+		Inputs: ch.checked, Outputs: ch.checked.Copy(0), Created: &now, Modified: &now,
+	}
+	var err error
+	switch ch.op {
+	case OpSame:
+		c := *p.old
+		rec = &c
+	case OpCreate:
+		err = d.journalPlain(ctx, OpCreate, nil, rec)
+	case OpUpdate:
+		rec.Created = p.old.Created
+		err = d.journalPlain(ctx, OpUpdate, p.old, rec)
+	case OpReplace:
+		err = d.journalPlain(ctx, OpCreateReplacement, p.old, rec)
+	}
+	if err != nil {
+		err = fmt.Errorf("%s provider %s: %w", ch.op, p.urn.Name(), err)
+		d.stepFailed(ch.op, p.urn, rec.Type, err, now)
+		return nil, err
+	}
+	return func() {
+		d.news = append(d.news, rec)
+		switch {
+		case ch.op == OpReplace:
+			c := *p.old
+			c.Delete, c.Protect = true, false
+			d.fate[p.old] = &c
+		case p.old != nil:
+			d.fate[p.old] = nil
+		}
+	}, nil
+}
+
+// inputsOf returns the inputs of r (nil for nil).
+func inputsOf(r *state.Resource) resource.PropertyMap {
+	if r == nil {
+		return nil
+	}
+	return r.Inputs
+}
