@@ -7,21 +7,37 @@ import (
 	"testing"
 )
 
-// summary runs an operation with --json and returns the summary's counts.
+// counts runs an operation with --json and counts the steps done on the
+// plugin's resources by operation.
 func (e *env) counts(args ...string) (map[string]int, result) {
 	e.t.Helper()
-	r := e.run(append(args, "--json", "--yes")...)
+	args = append(args, "--json")
+	if args[0] != "preview" {
+		args = append(args, "--yes")
+	}
+	r := e.run(args...)
+	counts := map[string]int{}
+	summary := false
 	for _, line := range strings.Split(r.Stdout, "\n") {
 		var ev struct {
-			Type   string         `json:"type"`
-			Counts map[string]int `json:"counts"`
+			Type     string `json:"type"`
+			Op       string `json:"op"`
+			Resource string `json:"resource_type"`
 		}
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == "summary" {
-			return ev.Counts, r
+		if json.Unmarshal([]byte(line), &ev) != nil {
+			continue
+		}
+		switch {
+		case ev.Type == "summary":
+			summary = true
+		case ev.Type == "step-done" && strings.HasPrefix(ev.Resource, "testprov:"):
+			counts[ev.Op]++
 		}
 	}
-	e.t.Fatalf("runner %v printed no summary: %s", args, r)
-	return nil, r
+	if !summary {
+		e.t.Fatalf("runner %v printed no summary: %s", args, r)
+	}
+	return counts, r
 }
 
 // want checks counts of the named ops (others may be anything but those
@@ -89,7 +105,7 @@ func TestLifecycleThroughTheCLI(t *testing.T) {
 		"outputs": map[string]any{"aColor": map[string]any{"$output": "a.color"}, "aID": map[string]any{"$id": "a"}},
 	})
 	got, r = e.counts("up")
-	want(t, "up of the replacement", got, r, map[string]int{"replace": 1})
+	want(t, "up of the replacement", got, r, map[string]int{"create-replacement": 1, "delete-replaced": 1})
 	rs = e.byURNName()
 	if len(rs) != 3 || rs["a"]["id"] == oldID {
 		t.Fatalf("after the replacement the cloud holds %v (old id %v)", rs, oldID)
@@ -109,7 +125,12 @@ func TestLifecycleThroughTheCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, r = e.counts("refresh")
-	want(t, "refresh", got, r, map[string]int{"update": 1, "delete": 1})
+	want(t, "refresh", got, r, map[string]int{"refresh": 3})
+	if !strings.Contains(r.Stdout, "the resource no longer exists") {
+		t.Fatalf("refresh did not say c is gone: %s", r)
+	}
+	got, r = e.counts("preview")
+	want(t, "preview after the refresh", got, r, map[string]int{"update": 1, "create": 1})
 
 	got, r = e.counts("destroy")
 	if n := len(e.resources()); n != 0 || r.Code != 0 {
