@@ -86,8 +86,34 @@ func TestCallErrors(t *testing.T) {
 			t.Errorf("crash error %q does not contain %q", err, w)
 		}
 	}
-	if _, err := p.Check(ctx, resource.CheckRequest{URN: thing}); err == nil || !strings.Contains(err.Error(), "exited with status 2 during check") {
-		t.Errorf("call after the crash: %v", err)
+}
+
+// TestRestartAfterDeath: the plugin process of a configuration is shared by
+// every project of a run, so its death must not fail the calls that start
+// afterwards: they go to a new process, configured alike (never the call
+// in flight, and at most maxRestarts times a run).
+func TestRestartAfterDeath(t *testing.T) {
+	e := newEnv(t, "modern")
+	ctx := context.Background()
+	early := e.configure(t, resource.PropertyMap{"region": "eu"}) // configured before the crash
+	for i := range maxRestarts {
+		_, err := early.Create(ctx, resource.CreateRequest{URN: thing, Inputs: resource.PropertyMap{"crash": true}})
+		if err == nil || !strings.Contains(err.Error(), "exited with status 2 during create") {
+			t.Fatalf("crash %d = %v", i, err)
+		}
+		if _, err := early.Check(ctx, resource.CheckRequest{URN: thing}); err != nil {
+			t.Fatalf("a call after crash %d: %v", i, err)
+		}
+		if _, err := e.configure(t, resource.PropertyMap{"region": "eu"}).Check(ctx, resource.CheckRequest{URN: thing}); err != nil {
+			t.Fatalf("a Configure after crash %d: %v", i, err)
+		}
+	}
+	if n, c := len(e.calls("start")), len(e.calls("Configure")); n != maxRestarts+1 || c != n {
+		t.Errorf("%d processes started and %d configured, want %d each", n, c, maxRestarts+1)
+	}
+	_, _ = early.Create(ctx, resource.CreateRequest{URN: thing, Inputs: resource.PropertyMap{"crash": true}})
+	if _, err := early.Check(ctx, resource.CheckRequest{URN: thing}); err == nil || !strings.Contains(err.Error(), "exited with status 2 during check") {
+		t.Errorf("a call after the restarts are used up = %v, want the death", err)
 	}
 }
 

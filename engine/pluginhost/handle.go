@@ -63,7 +63,7 @@ func (h *handle) Configure(ctx context.Context, req resource.ConfigureRequest) (
 	if err := p.configure(ctx, req); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return &configured{h: h, req: req, key: configKey(req.Inputs), p: p}, nil
 }
 
 func (h *handle) notConfigured() error {

@@ -169,7 +169,7 @@ func runHelper() int {
 		fmt.Println(err)
 		return 1
 	}
-	fmt.Println(p.(*plugin).proc.pid)
+	fmt.Println(p.(*configured).p.proc.pid)
 	time.Sleep(time.Minute)
 	return 0
 }

@@ -33,17 +33,19 @@ type PoolOptions struct {
 
 // Pool runs the plugin processes of a run: one per package, version and
 // configuration, started when first needed and shared by every handle of
-// the pool, until Close. A plugin that dies is not restarted: its calls
-// fail with its exit and last output lines.
+// the pool, until Close. A plugin that dies fails the calls in flight with
+// its exit and last output lines; a later Configure or call of the same
+// configuration starts a new process (at most maxRestarts times a run).
 type Pool struct {
 	opts   PoolOptions
 	ctx    context.Context // ends at Close: aborts starts and Configures in flight
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	closed  bool
-	eng     *engineServer
-	plugins []*plugin
+	mu       sync.Mutex
+	closed   bool
+	eng      *engineServer
+	plugins  []*plugin
+	restarts map[string]int // by configuration key
 }
 
 // NewPool returns a pool that has started nothing yet.
@@ -51,6 +53,10 @@ func NewPool(opts PoolOptions) *Pool {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Pool{opts: opts, ctx: ctx, cancel: cancel}
 }
+
+// retiredKey marks a plugin that died and was replaced: no configuration
+// matches it.
+const retiredKey = "\x00retired"
 
 // errClosed is returned by calls on a closed pool.
 var errClosed = errors.New("the plugin pool is closed: the run has ended")
@@ -81,7 +87,14 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 		switch {
 		case p.pkg != pkg || p.version != version:
 		case key != "" && p.key == key:
-			return p, nil
+			if !p.exited() || pool.restarts[key] >= maxRestarts {
+				return p, nil
+			}
+			p.key = retiredKey // dead: a new process serves the configuration
+			if pool.restarts == nil {
+				pool.restarts = map[string]int{}
+			}
+			pool.restarts[key]++
 		case key == "" && !p.dead():
 			return p, nil
 		case p.key == "" && spare == nil && !p.dead():
