@@ -155,8 +155,11 @@ func (d *deployment) deleteResource(ctx context.Context, res *state.Resource, op
 		}
 		err = callDelete(ctx, plugin, res)
 		err = explainGone(ctx, plugin, res, err)
-		if jerr := d.end(ctx, seq, err == nil, op, res, nil); jerr != nil && err == nil {
-			err = jerr
+		unknown, err := d.outcomeUnknown(err, op, res, nil)
+		if !unknown { // unknown: the journal step stays open, pending
+			if jerr := d.end(ctx, seq, err == nil, op, res, nil); jerr != nil && err == nil {
+				err = jerr
+			}
 		}
 		if err != nil {
 			d.stepFailed(op, res.URN, res.Type, redactErr(err, res), start)

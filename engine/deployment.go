@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,9 @@ type deployment struct {
 
 	alongMu sync.Mutex
 	along   map[resource.URN]bool // replaced along with a delete-before-replace replacement
+
+	pendingMu sync.Mutex
+	pending   []state.PendingOperation // steps whose outcome is unknown (resource.ErrOutcomeUnknown)
 
 	// owner only
 	news    []*state.Resource
@@ -107,11 +111,41 @@ func (d *deployment) snapshot() *state.Snapshot {
 	if sp == nil {
 		sp = d.old.SecretsProvider
 	}
+	d.pendingMu.Lock()
+	pending := append([]state.PendingOperation(nil), d.pending...)
+	d.pendingMu.Unlock()
 	return &state.Snapshot{
-		Manifest:        state.Manifest{Time: time.Now().UTC(), Version: d.opts.engineVersion()},
-		SecretsProvider: sp,
-		Resources:       res,
+		Manifest:          state.Manifest{Time: time.Now().UTC(), Version: d.opts.engineVersion()},
+		SecretsProvider:   sp,
+		Resources:         res,
+		PendingOperations: pending,
 	}
+}
+
+// leavePending records a step whose plugin stopped before answering as a
+// pending operation of the snapshot (its journal entry is left open, so a
+// crash folds it the same way): the next run reads the resource back.
+func (d *deployment) leavePending(op Op, old, new *state.Resource) {
+	p := state.PendingOperation{Resource: new, Type: state.OperationUpdating}
+	switch {
+	case op == OpCreate || op == OpCreateReplacement || old == nil:
+		p.Type = state.OperationCreating
+	case new == nil:
+		p = state.PendingOperation{Resource: old, Type: state.OperationDeleting}
+	}
+	d.pendingMu.Lock()
+	d.pending = append(d.pending, p)
+	d.pendingMu.Unlock()
+}
+
+// outcomeUnknown reports whether err leaves the step's outcome unknown,
+// and then records it as pending and says so in the error.
+func (d *deployment) outcomeUnknown(err error, op Op, old, new *state.Resource) (bool, error) {
+	if !errors.Is(err, resource.ErrOutcomeUnknown) {
+		return false, err
+	}
+	d.leavePending(op, old, new)
+	return true, fmt.Errorf("%w; it is kept as a pending operation that the next up, refresh or destroy reads back", err)
 }
 
 // count records a step in the changes and the step list.

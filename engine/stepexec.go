@@ -113,6 +113,9 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 	}
 	res, err := d.callPlugin(ctx, dr, op, rec)
 	if err != nil && res.initErrors == nil {
+		if unknown, err := d.outcomeUnknown(err, op, prior, rec); unknown {
+			return failed(err) // the journal step stays open: pending
+		}
 		if jerr := d.end(ctx, seq, false, op, prior, nil); jerr != nil {
 			err = fmt.Errorf("%w (and %w)", err, jerr)
 		}

@@ -185,13 +185,12 @@ func (p *plugin) Update(ctx context.Context, req resource.UpdateRequest) (resour
 	return resource.UpdateResponse{Outputs: outs}, nil
 }
 
-// Read reads a resource back; an import sends only its ID.
+// Read reads a resource back; an import sends only its ID. Without an ID
+// (an interrupted create) the plugin may find the resource from its URN and
+// inputs; if it does not, the error is resource.ErrNotRecognizable.
 func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.ReadResponse, error) {
 	if err := p.waitConfigured(ctx); err != nil {
 		return resource.ReadResponse{}, err
-	}
-	if req.ID == "" {
-		return resource.ReadResponse{}, fmt.Errorf("the %s plugin reads %s: %w", p.pkg, req.URN, resource.ErrNotRecognizable)
 	}
 	props, err := p.sendOpt(req.Outputs, true)
 	if err != nil {
@@ -203,10 +202,14 @@ func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.R
 	}
 	resp, err := p.rpc.Read(ctx, &pulumirpc.ReadRequest{Id: req.ID, Urn: string(req.URN), Name: req.URN.Name(),
 		Type: typeOf(req.Type, req.URN), Properties: props, Inputs: ins, Timeout: req.Timeout.Seconds()})
-	if err != nil {
+	switch {
+	case req.ID == "" && (err != nil || resp.GetId() == ""):
+		// An interrupted create: most plugins cannot find a resource
+		// without its ID, and "not found" must not make it be created twice.
+		return resource.ReadResponse{}, p.unrecognizable(ctx, req.URN, err)
+	case err != nil:
 		return resource.ReadResponse{}, p.resourceError(ctx, "read", req.URN, err, req.Outputs)
-	}
-	if resp.GetId() == "" {
+	case resp.GetId() == "":
 		return resource.ReadResponse{}, nil // gone
 	}
 	out := resource.ReadResponse{ID: resp.GetId()}
@@ -223,6 +226,15 @@ func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.R
 		out.Inputs = wire.RestoreAssets(wire.RestoreAssets(out.Inputs, req.Inputs), req.Outputs)
 	}
 	return out, nil
+}
+
+// unrecognizable is the error of a Read without an ID that found nothing.
+func (p *plugin) unrecognizable(ctx context.Context, urn resource.URN, err error) error {
+	if err != nil {
+		err = p.callError(ctx, "read", urn, err)
+		return fmt.Errorf("the %s plugin reads %s: %w (%w)", p.pkg, urn, resource.ErrNotRecognizable, err)
+	}
+	return fmt.Errorf("the %s plugin reads %s: %w", p.pkg, urn, resource.ErrNotRecognizable)
 }
 
 // Delete deletes a resource, sending its old outputs and inputs.

@@ -185,7 +185,7 @@ func (p *plugin) callError(ctx context.Context, op string, urn resource.URN, err
 			wait = time.Second // the connection may break before the exit is seen
 		}
 		if d := p.proc.died(op, wait); d != nil {
-			return d
+			return outcomeUnknown{d}
 		}
 	}
 	st := status.Convert(err)
@@ -199,6 +199,15 @@ func (p *plugin) callError(ctx context.Context, op string, urn resource.URN, err
 	}
 	return fmt.Errorf("the %s plugin's %s of %s failed: %s", p.pkg, op, urn, st.Message())
 }
+
+// outcomeUnknown is the error of a call whose plugin died before answering:
+// it matches resource.ErrOutcomeUnknown, so that the engine keeps a create,
+// update or delete pending and reads it back on the next run.
+type outcomeUnknown struct{ error }
+
+func (outcomeUnknown) Is(target error) bool { return target == resource.ErrOutcomeUnknown }
+
+func (o outcomeUnknown) Unwrap() error { return o.error }
 
 // closeDown cancels the plugin's work, closes its connection and ends its
 // process group (SIGINT, then SIGKILL after killGrace or when ctx is done).

@@ -41,6 +41,12 @@ var ErrGone = errors.New("the resource no longer exists")
 // resource from its inputs alone (it needs the ID).
 var ErrNotRecognizable = errors.New("the plugin cannot find this resource without its ID")
 
+// ErrOutcomeUnknown is matched (errors.Is) by the error of a Create,
+// Update or Delete whose plugin stopped before answering (it crashed or
+// its connection broke): the change may or may not have been made, so the
+// engine keeps the operation pending and the next run reads it back.
+var ErrOutcomeUnknown = errors.New("the plugin stopped before answering, so whether the change was made is not known")
+
 // CheckRequest asks a plugin to validate inputs.
 type CheckRequest struct {
 	URN  URN

@@ -110,10 +110,16 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 		return plugin.ReadResponse{}, err
 	}
 	id := string(req.ID)
-	rec, err := readRecord(store, id)
+	var rec *record
+	if id == "" { // an interrupted create: find it by URN
+		rec, err = findRecord(store, string(req.URN))
+	} else {
+		rec, err = readRecord(store, id)
+	}
 	if err != nil || rec == nil {
 		return plugin.ReadResponse{}, err
 	}
+	id = rec.ID
 	if req.Type != "" && rec.Type != string(req.Type) {
 		return plugin.ReadResponse{}, status.Errorf(codes.InvalidArgument,
 			"testprov: resource %s is a %s, not a %s", id, rec.Type, req.Type)
@@ -127,7 +133,7 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 		return plugin.ReadResponse{}, err
 	}
 	p.log(pulumirpc.LogSeverity_DEBUG, req.URN, "testprov: read %s", id)
-	return plugin.ReadResponse{ReadResult: plugin.ReadResult{ID: req.ID, Inputs: inputs, Outputs: outs}}, nil
+	return plugin.ReadResponse{ReadResult: plugin.ReadResult{ID: resource.ID(id), Inputs: inputs, Outputs: outs}}, nil
 }
 
 // Delete removes the resource's file (a missing one is fine), after

@@ -93,6 +93,31 @@ func writeRecord(store string, r *record) error {
 	return nil
 }
 
+// findRecord returns the record of urn (nil if there is none; an error if
+// there are several).
+func findRecord(store, urn string) (*record, error) {
+	entries, err := os.ReadDir(store)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "testprov: list the store: %v", err)
+	}
+	var found *record
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !validID.MatchString(id) {
+			continue
+		}
+		r, err := readRecord(store, id)
+		if err != nil || r == nil || r.URN != urn {
+			continue
+		}
+		if found != nil {
+			return nil, status.Errorf(codes.FailedPrecondition, "testprov: %s has two resources: %s and %s", urn, found.ID, r.ID)
+		}
+		found = r
+	}
+	return found, nil
+}
+
 // deleteRecord removes id's file; a missing file is no error.
 func deleteRecord(store, id string) error {
 	path, err := recordPath(store, id)
