@@ -7,6 +7,7 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/runnerhq/runner/engine/pluginhost/wire"
 	"github.com/runnerhq/runner/engine/resource"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -187,7 +188,10 @@ func (p *plugin) Update(ctx context.Context, req resource.UpdateRequest) (resour
 
 // Read reads a resource back; an import sends only its ID. Without an ID
 // (an interrupted create) the plugin may find the resource from its URN and
-// inputs; if it does not, the error is resource.ErrNotRecognizable.
+// inputs, or answer NotFound when it looked and there is none (the create
+// did not happen); an empty answer or another error is
+// resource.ErrNotRecognizable, since most plugins cannot look without an ID
+// and a create must not be made twice.
 func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.ReadResponse, error) {
 	if err := p.waitConfigured(ctx); err != nil {
 		return resource.ReadResponse{}, err
@@ -203,6 +207,8 @@ func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.R
 	resp, err := p.rpc.Read(ctx, &pulumirpc.ReadRequest{Id: req.ID, Urn: string(req.URN), Name: req.URN.Name(),
 		Type: typeOf(req.Type, req.URN), Properties: props, Inputs: ins, Timeout: req.Timeout.Seconds()})
 	switch {
+	case req.ID == "" && status.Code(err) == codes.NotFound:
+		return resource.ReadResponse{}, nil // the plugin looked: the create did not happen
 	case req.ID == "" && (err != nil || resp.GetId() == ""):
 		// An interrupted create: most plugins cannot find a resource
 		// without its ID, and "not found" must not make it be created twice.

@@ -112,7 +112,9 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 	id := string(req.ID)
 	var rec *record
 	if id == "" { // an interrupted create: find it by URN
-		rec, err = findRecord(store, string(req.URN))
+		if rec, err = findRecord(store, string(req.URN)); err == nil && rec == nil {
+			return plugin.ReadResponse{}, status.Errorf(codes.NotFound, "testprov: no resource has the URN %s", req.URN)
+		}
 	} else {
 		rec, err = readRecord(store, id)
 	}
