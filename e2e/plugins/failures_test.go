@@ -69,6 +69,7 @@ func TestInitError(t *testing.T) {
 	}
 	got, r = e.counts("up")
 	want(t, "up after the retry", got, r, map[string]int{"update": 0, "create": 0})
+	e.destroyAll()
 }
 
 // A required provider config key is missing: up exits 3 with the command
@@ -95,4 +96,12 @@ func TestMissingProviderConfig(t *testing.T) {
 		t.Fatalf("project one's state changed:\n%v\nwas\n%v", after, before)
 	}
 	e.fails(3, "preview")
+
+	// Once the key is set again, the change goes through.
+	e.ok("config", "set", "testprov:store", string(e.store))
+	got, r := e.counts("up")
+	want(t, "up with the store set again", got, r, map[string]int{"update": 1, "create": 0})
+	if c := e.byURNName()["a"]["inputs"].(map[string]any)["color"]; c != "blue" {
+		t.Fatalf("a's color = %v, want blue", c)
+	}
 }

@@ -30,7 +30,9 @@ func TestImportByID(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got, r := e.counts("up")
+	got, r := e.counts("preview")
+	want(t, "preview of the import", got, r, map[string]int{"import": 1, "create": 0})
+	got, r = e.counts("up")
 	want(t, "up of the import", got, r, map[string]int{"import": 1, "create": 0})
 	if ids := e.ids(); len(ids) != 1 || !ids[id] {
 		t.Fatalf("the import changed the store: %v", ids)
@@ -64,4 +66,8 @@ func TestImportByID(t *testing.T) {
 	if _, ok := e.exported("one", false)["b"]; ok {
 		t.Fatalf("the failed import is in state")
 	}
+
+	// prod now manages the resource: its destroy deletes it.
+	e.spec("one", map[string]any{"resources": []any{imported}})
+	e.destroyAll()
 }

@@ -46,6 +46,7 @@ func TestResourceReference(t *testing.T) {
 			}
 			got, r := e.counts("up")
 			want(t, "second up", got, r, map[string]int{"update": 0, "create": 0, "create-replacement": 0})
+			e.destroyAll()
 		})
 	}
 }
@@ -99,4 +100,5 @@ func TestAssetsAndArchives(t *testing.T) {
 	}
 	got, r = e.counts("up")
 	want(t, "up after the update", got, r, map[string]int{"update": 0, "create": 0})
+	e.destroyAll()
 }

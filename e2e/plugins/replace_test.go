@@ -80,6 +80,15 @@ func TestDeleteBeforeReplaceWithADependent(t *testing.T) {
 			if a["createdAt"].(string) > b["createdAt"].(string) || b["key"] != "k2" {
 				t.Fatalf("a created at %v, b at %v with key %v", a["createdAt"], b["createdAt"], b["key"])
 			}
+			things := 0
+			for _, res := range e.exported("one", false) {
+				if res.Type == "testprov:index:Thing" {
+					things++
+				}
+			}
+			if things != 2 {
+				t.Fatalf("state holds %d Things after the replacement, want 2", things)
+			}
 			got, r := e.counts("up")
 			want(t, "up after the replacement", got, r, map[string]int{"create": 0, "update": 0, "create-replacement": 0})
 		})
@@ -115,6 +124,11 @@ func TestZoneChangeReplacesEveryResource(t *testing.T) {
 	for id := range now {
 		if old[id] {
 			t.Fatalf("resource %s was not replaced: old %v, now %v", id, old, now)
+		}
+	}
+	for _, res := range e.exported("one", false) {
+		if res.Custom && res.Type != "pulumi:providers:testprov" && !now[res.ID] {
+			t.Fatalf("state of one holds %s with the id %s, not in the store %v", res.URN, res.ID, now)
 		}
 	}
 	got, r = e.counts("up")

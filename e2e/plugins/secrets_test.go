@@ -52,7 +52,7 @@ func TestSecretInput(t *testing.T) {
 				},
 				"outputs": map[string]any{"pass": map[string]any{"$output": "a.pass"}},
 			})
-			runs := []result{e.ok("preview"), e.ok("preview", "--json"), e.ok("up", "--yes", "--json", "--debug")}
+			runs := []result{e.ok("preview", "--json"), e.ok("up", "--yes", "--json", "--debug")}
 			runs = append(runs, e.ok("up", "--yes", "--debug"), e.ok("stack", "output"), e.ok("stack", "export", "--project", "one"))
 			e.noLeak(plain, runs...)
 

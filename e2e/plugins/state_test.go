@@ -84,6 +84,15 @@ func block(stdout, project string) string {
 	return stdout[i : i+1+end]
 }
 
+// destroyAll runs destroy and fails the test unless the store is empty.
+func (e *env) destroyAll() {
+	e.t.Helper()
+	r := e.ok("destroy", "--yes")
+	if rs := e.resources(); len(rs) != 0 {
+		e.t.Fatalf("destroy left %d resources in the store: %s", len(rs), r)
+	}
+}
+
 // ids returns the set of the store's resource IDs.
 func (e *env) ids() map[string]bool {
 	e.t.Helper()
