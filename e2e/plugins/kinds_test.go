@@ -27,6 +27,9 @@ func TestResourceReference(t *testing.T) {
 				},
 				"outputs": map[string]any{"targetId": map[string]any{"$output": "r.targetId"}, "aId": map[string]any{"$id": "a"}},
 			})
+			if got := events(e.ok("preview", "--json").Stdout); len(got) == 0 {
+				t.Fatalf("preview printed no events")
+			}
 			e.ok("up", "--yes")
 			rs := e.byURNName()
 			id, _ := rs["a"]["id"].(string)

@@ -85,8 +85,19 @@ func TestSecretInput(t *testing.T) {
 // The secret testprov:token config key reaches the plugin and is never in
 // plaintext in state, config or output.
 func TestSecretProviderConfig(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t)
+	for _, accept := range []string{"", "false"} {
+		t.Run("accept="+accept, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			if accept != "" {
+				e.extra = append(e.extra, "TESTPROV_ACCEPT_SECRETS="+accept)
+			}
+			secretProviderConfig(t, e)
+		})
+	}
+}
+
+func secretProviderConfig(t *testing.T, e *env) {
 	const plain = "tok-9f8e7d6c5b4a"
 	e.ok("config", "set", "--secret", "testprov:token", plain)
 	e.spec("one", map[string]any{
