@@ -53,8 +53,8 @@ func TestInitError(t *testing.T) {
 			t.Fatalf("the stored resource is not marked initFailed: %v", v)
 		}
 	}
-	if st := e.exported("one", false)["a"]; st.ID != id {
-		t.Fatalf("state holds a with id %q, want %q", st.ID, id)
+	if st := e.exported("one", false)["a"]; st.ID != id || len(st.InitErrors) != 1 || st.InitErrors[0] != "init failed on purpose" {
+		t.Fatalf("state holds a with id %q and init errors %q, want %q and the plugin's reason", st.ID, st.InitErrors, id)
 	}
 
 	// initError stays true: testprov fails only Create; Update clears it.
@@ -66,6 +66,9 @@ func TestInitError(t *testing.T) {
 	rs = e.resources()
 	if len(rs) != 1 || rs[id] == nil || rs[id]["initFailed"] == true {
 		t.Fatalf("after the retry the store holds %v", rs)
+	}
+	if st := e.exported("one", false)["a"]; st.ID != id || len(st.InitErrors) != 0 {
+		t.Fatalf("after the retry state holds a with id %q and init errors %q", st.ID, st.InitErrors)
 	}
 	got, r = e.counts("up")
 	want(t, "up after the retry", got, r, map[string]int{"update": 0, "create": 0})

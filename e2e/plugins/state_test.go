@@ -29,6 +29,8 @@ type stateResource struct {
 	Custom  bool           `json:"custom"`
 	Inputs  map[string]any `json:"inputs"`
 	Outputs map[string]any `json:"outputs"`
+	// InitErrors are the reasons a create failed to initialize.
+	InitErrors []string `json:"initErrors"`
 }
 
 // exported returns project's resources in state by URN name (the part
