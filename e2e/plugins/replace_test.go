@@ -52,6 +52,7 @@ func TestDeleteBeforeReplaceWithADependent(t *testing.T) {
 			spec("k1")
 			e.ok("up", "--yes")
 			old := e.ids()
+			oldA, oldB := e.byURNName()["a"]["id"], e.byURNName()["b"]["id"]
 
 			spec("k2")
 			r := e.ok("up", "--yes", "--json")
@@ -70,6 +71,18 @@ func TestDeleteBeforeReplaceWithADependent(t *testing.T) {
 			rs := e.byURNName()
 			if len(rs) != 2 {
 				t.Fatalf("after the replacement the store holds %v", rs)
+			}
+			// The plugin's own log lines give the order of its calls.
+			calls := []string{"testprov: deleted " + oldB.(string), "testprov: deleted " + oldA.(string),
+				"testprov: created " + rs["a"]["id"].(string), "testprov: created " + rs["b"]["id"].(string)}
+			var logs []string
+			for _, ev := range events(r.Stdout) {
+				if m, _ := ev["message"].(string); ev["type"] == "log" && indexOf(calls, m) >= 0 {
+					logs = append(logs, m)
+				}
+			}
+			if strings.Join(logs, "\n") != strings.Join(calls, "\n") {
+				t.Fatalf("the plugin logged %q, want %q", logs, calls)
 			}
 			for id := range old {
 				if _, ok := e.resources()[id]; ok {
