@@ -103,5 +103,16 @@ func TestAssetsAndArchives(t *testing.T) {
 	}
 	got, r = e.counts("up")
 	want(t, "up after the update", got, r, map[string]int{"update": 0, "create": 0})
+
+	// A new file in the archived folder changes the archive.
+	if err := os.WriteFile(filepath.Join(folder, "c.txt"), []byte("c"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, r = e.counts("up")
+	want(t, "up of a changed folder", got, r, map[string]int{"update": 1, "create-replacement": 0})
+	names = []any{"b.txt", "c.txt", "index.html", "sub/app.js"}
+	if out := e.byURNName()["blob"]["outputs"].(map[string]any); !reflect.DeepEqual(out["archiveNames"], names) {
+		t.Fatalf("after the folder changed archiveNames = %v, want %v", out["archiveNames"], names)
+	}
 	e.destroyAll()
 }
