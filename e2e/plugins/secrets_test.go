@@ -45,13 +45,7 @@ func TestSecretInput(t *testing.T) {
 				e.extra = append(e.extra, "TESTPROV_ACCEPT_SECRETS="+accept)
 			}
 			const plain = "hunter2-s3cr3t-value"
-			e.spec("one", map[string]any{
-				"resources": []any{
-					thing("a", map[string]any{"color": "red", "pass": map[string]any{"$secret": plain}}),
-					thing("b", map[string]any{"copy": map[string]any{"$output": "a.pass"}}),
-				},
-				"outputs": map[string]any{"pass": map[string]any{"$output": "a.pass"}},
-			})
+			secretSpec(e, plain)
 			runs := []result{e.ok("preview", "--json"), e.ok("up", "--yes", "--json", "--debug")}
 			runs = append(runs, e.ok("up", "--yes", "--debug"), e.ok("stack", "output"), e.ok("stack", "export", "--project", "one"))
 			e.noLeak(plain, runs...)
@@ -78,7 +72,39 @@ func TestSecretInput(t *testing.T) {
 			must(t, "stack output --show-secrets", e.ok("stack", "output", "--show-secrets").Stdout, plain)
 			got, r := e.counts("up")
 			want(t, "second up", got, r, map[string]int{"update": 0, "create": 0, "create-replacement": 0})
+
 		})
+	}
+}
+
+// secretSpec declares a with the secret input pass, b copying it, and the
+// stack output pass.
+func secretSpec(e *env, pass string) {
+	e.spec("one", map[string]any{
+		"resources": []any{
+			thing("a", map[string]any{"color": "red", "pass": map[string]any{"$secret": pass}}),
+			thing("b", map[string]any{"copy": map[string]any{"$output": "a.pass"}}),
+		},
+		"outputs": map[string]any{"pass": map[string]any{"$output": "a.pass"}},
+	})
+}
+
+// A changed secret is an update whose diff shows neither value, even with
+// --debug.
+func TestChangedSecret(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const plain, plain2 = "first-s3cr3t-value", "second-s3cr3t-value"
+	secretSpec(e, plain)
+	runs := []result{e.ok("up", "--yes")}
+	secretSpec(e, plain2)
+	runs = append(runs, e.ok("preview", "--debug"), e.ok("preview", "--json", "--debug"))
+	got, r := e.counts("up", "--debug")
+	want(t, "up of a changed secret", got, r, map[string]int{"update": 2, "create": 0, "create-replacement": 0})
+	e.noLeak(plain, append(runs, r)...)
+	e.noLeak(plain2, append(runs, r)...)
+	if got := e.outputs("one", true)["pass"]; got != plain2 {
+		t.Fatalf("stack output --show-secrets pass = %v after the change", got)
 	}
 }
 
