@@ -99,6 +99,8 @@ func TestMissingProviderConfig(t *testing.T) {
 		t.Fatalf("project one's state changed:\n%v\nwas\n%v", after, before)
 	}
 	e.fails(3, "preview")
+	r = e.fails(3, "up", "--yes", "--json")
+	must(t, "up --json without testprov:store", r.Stdout, "runner config set testprov:store VALUE")
 
 	// Once the key is set again, the change goes through.
 	e.ok("config", "set", "testprov:store", string(e.store))
