@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
 )
 
 // UsageError is a mistake in how runner was called (exit code 2).
@@ -31,10 +32,13 @@ func IsUsage(err error) bool {
 	return errors.As(err, &u)
 }
 
-// IsValidation reports whether err is a validation error.
+// IsValidation reports whether err is a validation error: a
+// *ValidationError, or a provider plugin's *resource.MissingConfigError
+// (its message names the `runner config set` command of each key).
 func IsValidation(err error) bool {
 	var v *ValidationError
-	return errors.As(err, &v)
+	var m *resource.MissingConfigError
+	return errors.As(err, &v) || errors.As(err, &m)
 }
 
 // IsLocked reports whether err is a stack held by another operation (exit

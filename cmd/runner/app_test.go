@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/term"
 )
@@ -34,6 +35,8 @@ func TestExitCodeTable(t *testing.T) {
 		{"wrapped locked", fmt.Errorf("up app: locking stack dev: %w", &backend.LockedError{}), exitLocked},
 		{"silent locked", silentError{fmt.Errorf("up: %w", &backend.LockedError{})}, exitLocked},
 		{"reported failure", &runner.ReportedError{Err: fmt.Errorf("up: a failed: %w", errors.New("x"))}, exitFailed},
+		{"missing provider config", &runner.ReportedError{Err: fmt.Errorf("up: a failed: %w",
+			&resource.MissingConfigError{Package: "aws", Keys: []resource.MissingKey{{Key: "region"}}})}, exitValidation},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {

@@ -271,16 +271,14 @@ type MissingKey struct {
 }
 
 func (e *MissingConfigError) Error() string {
-	msg := "the " + e.Package + " provider needs config it does not have:"
+	msg := "the " + e.Package + " provider needs config it does not have; set it with:"
 	for _, k := range e.Keys {
-		msg += " " + e.Package + ":" + k.Key
+		msg += "\n  runner config set " + e.Package + ":" + k.Key + " VALUE"
 		if k.Description != "" {
-			msg += " (" + k.Description + ")"
+			msg += "   # " + k.Description
 		}
-		msg += `, set it with "runner config set ` + e.Package + ":" + k.Key + ` VALUE"`
-		msg += ";"
 	}
-	return msg[:len(msg)-1]
+	return msg
 }
 
 // Crypter encrypts and decrypts secret values for state at rest. The

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
 )
 
 // TestFailedErrKeepsHeldLocks checks that a run whose every failed project
@@ -36,6 +37,38 @@ func TestFailedErrKeepsHeldLocks(t *testing.T) {
 		}
 		if want := "up: project network failed: the operation failed"; err.Error() != want {
 			t.Errorf("%s: message %q, want %q", tt.name, err, want)
+		}
+	}
+}
+
+// TestFailedErrKeepsMissingConfig checks that a run whose every failed
+// project lacked provider config wraps their *resource.MissingConfigError
+// (exit code 3), and that any other failure among them hides it.
+func TestFailedErrKeepsMissingConfig(t *testing.T) {
+	missing := func(p string) error {
+		return fmt.Errorf("up %s: provider default: configuring it: %w", p,
+			&resource.MissingConfigError{Package: "aws", Keys: []resource.MissingKey{{Key: "region"}}})
+	}
+	held := fmt.Errorf("up ca: %w", &backend.LockedError{Project: "ca", Stack: "dev"})
+	tests := []struct {
+		name    string
+		causes  []error
+		missing bool
+	}{
+		{"one project", []error{missing("network")}, true},
+		{"two projects", []error{missing("network"), missing("ca")}, true},
+		{"missing config and a failure", []error{missing("network"), errors.New("boom")}, false},
+		{"missing config and a held lock", []error{missing("network"), held}, false},
+		{"no causes", nil, false},
+	}
+	for _, tt := range tests {
+		err := failedErr("up: project network failed", tt.causes)
+		var m *resource.MissingConfigError
+		if got := errors.As(err, &m); got != tt.missing {
+			t.Errorf("%s: missing config found %v, want %v", tt.name, got, tt.missing)
+		}
+		if !errors.Is(err, ErrFailed) {
+			t.Errorf("%s: %v does not wrap ErrFailed", tt.name, err)
 		}
 	}
 }

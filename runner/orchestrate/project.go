@@ -214,7 +214,9 @@ func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Su
 // failedError is the error of a run in which projects failed. It wraps
 // ErrFailed and, when every failed project met a lock held by another
 // operation, their *backend.LockedError: then the whole run failed only
-// because the stack was busy, and a caller may wait and try again.
+// because the stack was busy, and a caller may wait and try again. When
+// every failed project lacked provider config, it wraps their
+// *resource.MissingConfigError the same way (a validation error: exit 3).
 type failedError struct {
 	msg    string
 	causes []error
@@ -224,15 +226,25 @@ func (e *failedError) Error() string   { return e.msg + ": " + ErrFailed.Error()
 func (e *failedError) Unwrap() []error { return append([]error{ErrFailed}, e.causes...) }
 
 // failedErr builds the error of a run whose failed projects failed with
-// causes.
+// causes. It keeps the causes only when all of them are of one kind a
+// caller acts on (every one a held lock, or every one missing provider
+// config), so that one real failure among them is an ordinary failure.
 func failedErr(msg string, causes []error) error {
+	var held, missing int
 	for _, c := range causes {
-		var held *backend.LockedError
-		if !errors.As(c, &held) {
-			return &failedError{msg: msg}
+		var l *backend.LockedError
+		var m *resource.MissingConfigError
+		switch {
+		case errors.As(c, &l):
+			held++
+		case errors.As(c, &m):
+			missing++
 		}
 	}
-	return &failedError{msg: msg, causes: causes}
+	if n := len(causes); n > 0 && (held == n || missing == n) {
+		return &failedError{msg: msg, causes: causes}
+	}
+	return &failedError{msg: msg}
 }
 
 func plural(names []string) string {
