@@ -86,9 +86,6 @@ func (p *plugin) checked(resp *pulumirpc.CheckResponse, req resource.CheckReques
 	if err != nil {
 		return nil, fmt.Errorf("the %s plugin's %s of %s returned %w", p.pkg, op, req.URN, err)
 	}
-	if ins == nil {
-		ins = resource.PropertyMap{}
-	}
 	return ins, nil
 }
 
@@ -218,19 +215,15 @@ func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.R
 	case resp.GetId() == "":
 		return resource.ReadResponse{}, nil // gone
 	}
-	out := resource.ReadResponse{ID: resp.GetId()}
-	if out.Outputs, err = p.recv(resp.GetProperties(), true, req.Outputs); err == nil {
+	out := resource.ReadResponse{ID: resp.GetId(), Inputs: req.Inputs} // no inputs: the old ones are kept
+	if out.Outputs, err = p.recv(resp.GetProperties(), true, req.Outputs); err == nil && resp.GetInputs() != nil {
 		out.Inputs, err = p.recv(resp.GetInputs(), true, req.Inputs)
+		out.Inputs = wire.RestoreAssets(wire.RestoreAssets(out.Inputs, req.Inputs), req.Outputs)
 	}
 	if err != nil {
 		return resource.ReadResponse{}, fmt.Errorf("the %s plugin's read of %s returned %w", p.pkg, req.URN, err)
 	}
 	out.Outputs = wire.RestoreAssets(wire.RestoreAssets(out.Outputs, req.Outputs), req.Inputs)
-	if out.Inputs == nil {
-		out.Inputs = req.Inputs // the plugin keeps the old inputs
-	} else {
-		out.Inputs = wire.RestoreAssets(wire.RestoreAssets(out.Inputs, req.Inputs), req.Outputs)
-	}
 	return out, nil
 }
 

@@ -180,3 +180,13 @@ func TestHandleNeedsConfigure(t *testing.T) {
 		t.Errorf("Check on the handle = %v", err)
 	}
 }
+
+func TestReadWithoutInputsKeepsOldInputs(t *testing.T) {
+	e := newEnv(t, "modern", "FAKE_SECRETS=1")
+	p := e.configure(t, resource.PropertyMap{})
+	ins, outs := resource.PropertyMap{"b": "x"}, resource.PropertyMap{"b": "x", "out": "made"}
+	r, err := p.Read(context.Background(), resource.ReadRequest{URN: thing, ID: "id-1", Inputs: ins, Outputs: outs})
+	if err != nil || !reflect.DeepEqual(r.Inputs, ins) {
+		t.Errorf("Read answered with no inputs = %+v, %v; want the old inputs %v kept", r, err, ins)
+	}
+}
