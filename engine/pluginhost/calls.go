@@ -140,12 +140,18 @@ func (p *plugin) Create(ctx context.Context, req resource.CreateRequest) (resour
 	if err != nil {
 		return resource.CreateResponse{}, p.resourceError(ctx, "create", req.URN, err, req.Inputs)
 	}
-	outs, err := p.recv(resp.GetProperties(), !req.Preview, req.Inputs)
-	if err != nil {
-		return resource.CreateResponse{}, fmt.Errorf("the %s plugin created %s (ID %q) but returned %w", p.pkg, req.URN, resp.GetId(), err)
-	}
 	if resp.GetId() == "" && !req.Preview {
-		return resource.CreateResponse{}, fmt.Errorf("the %s plugin's create of %s returned no ID", p.pkg, req.URN)
+		return resource.CreateResponse{}, fmt.Errorf("the %s plugin broke the provider protocol: its create of %s returned no ID", p.pkg, req.URN)
+	}
+	outs, err := p.recv(resp.GetProperties(), !req.Preview, req.Inputs)
+	if err != nil && !req.Preview {
+		// The resource exists: record it under its ID, with its inputs as
+		// outputs, so that it does not leak.
+		return resource.CreateResponse{}, &resource.InitError{ID: resp.GetId(), Outputs: req.Inputs,
+			Reasons: []string{fmt.Sprintf("the %s plugin created it but returned %v", p.pkg, err)}}
+	}
+	if err != nil {
+		return resource.CreateResponse{}, fmt.Errorf("the %s plugin's preview of the create of %s returned %w", p.pkg, req.URN, err)
 	}
 	return resource.CreateResponse{ID: resp.GetId(), Outputs: outs}, nil
 }
@@ -265,15 +271,19 @@ func (p *plugin) resourceError(ctx context.Context, op string, urn resource.URN,
 		if !ok {
 			continue
 		}
+		e := &resource.InitError{ID: f.GetId(), Reasons: f.GetReasons()}
 		outs, uerr := p.recv(f.GetProperties(), false, ins)
-		if uerr != nil {
-			return fmt.Errorf("the %s plugin's %s of %s half-failed and returned %w", p.pkg, op, urn, uerr)
+		if uerr == nil && f.GetInputs() != nil {
+			e.Inputs, uerr = p.recv(f.GetInputs(), false, ins)
 		}
-		e := &resource.InitError{ID: f.GetId(), Outputs: outs, Reasons: f.GetReasons()}
-		if f.GetInputs() != nil {
-			if e.Inputs, uerr = p.recv(f.GetInputs(), false, ins); uerr != nil {
-				return fmt.Errorf("the %s plugin's %s of %s half-failed and returned %w", p.pkg, op, urn, uerr)
-			}
+		switch {
+		case uerr != nil && e.ID == "":
+			return fmt.Errorf("the %s plugin's %s of %s half-failed and returned %w", p.pkg, op, urn, uerr)
+		case uerr != nil: // the resource exists: recorded with its inputs as outputs
+			e.Outputs, e.Inputs = ins, nil
+			e.Reasons = append(e.Reasons, fmt.Sprintf("the %s plugin's answer was unreadable: %v", p.pkg, uerr))
+		default:
+			e.Outputs = outs
 		}
 		return e
 	}

@@ -190,3 +190,18 @@ func TestReadWithoutInputsKeepsOldInputs(t *testing.T) {
 		t.Errorf("Read answered with no inputs = %+v, %v; want the old inputs %v kept", r, err, ins)
 	}
 }
+
+func TestCreateAnswerErrors(t *testing.T) {
+	e := newEnv(t, "modern")
+	p := e.configure(t, resource.PropertyMap{})
+	ins := resource.PropertyMap{"unknownout": true}
+	_, err := p.Create(context.Background(), resource.CreateRequest{URN: thing, Inputs: ins})
+	var ie *resource.InitError
+	if !errors.As(err, &ie) || ie.ID != "id-1" || !reflect.DeepEqual(ie.Outputs, ins) || len(ie.Reasons) == 0 {
+		t.Errorf("a create with an ID and bad outputs = %#v; want an InitError recording the ID and the inputs", err)
+	}
+	_, err = p.Create(context.Background(), resource.CreateRequest{URN: thing, Inputs: resource.PropertyMap{"noid": true}})
+	if err == nil || !strings.Contains(err.Error(), "protocol") {
+		t.Errorf("a create without an ID = %v; want an error saying the plugin broke the protocol", err)
+	}
+}

@@ -185,6 +185,13 @@ func (f *fake) Create(_ context.Context, req *pulumirpc.CreateRequest) (*pulumir
 		return nil, st.Err()
 	}
 	props["out"] = "made"
+	if _, ok := props["unknownout"]; ok {
+		props["out"] = "04da6b54-80e4-46f7-96ec-b56ff0331ba9" // not allowed outside a preview
+	}
+	if _, ok := props["noid"]; ok {
+		s, _ := structpb.NewStruct(props)
+		return &pulumirpc.CreateResponse{Properties: s}, nil
+	}
 	if req.GetPreview() {
 		props["out"] = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 	}
