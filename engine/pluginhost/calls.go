@@ -138,7 +138,7 @@ func (p *plugin) Create(ctx context.Context, req resource.CreateRequest) (resour
 	resp, err := p.rpc.Create(ctx, &pulumirpc.CreateRequest{Urn: string(req.URN), Name: req.URN.Name(),
 		Type: typeOf(req.Type, req.URN), Properties: props, Timeout: req.Timeout.Seconds(), Preview: req.Preview})
 	if err != nil {
-		return resource.CreateResponse{}, p.resourceError(ctx, "create", req.URN, err, req.Inputs)
+		return resource.CreateResponse{}, p.resourceError(ctx, "create", req.URN, err, req.Inputs, !req.Preview)
 	}
 	if resp.GetId() == "" && !req.Preview {
 		return resource.CreateResponse{}, fmt.Errorf("the %s plugin broke the provider protocol: its create of %s returned no ID", p.pkg, req.URN)
@@ -180,7 +180,7 @@ func (p *plugin) Update(ctx context.Context, req resource.UpdateRequest) (resour
 		Type: typeOf(req.Type, req.URN), Olds: olds, OldInputs: oldIns, News: news, Timeout: req.Timeout.Seconds(),
 		IgnoreChanges: req.IgnoreChanges, Preview: req.Preview})
 	if err != nil {
-		return resource.UpdateResponse{}, p.resourceError(ctx, "update", req.URN, err, req.NewInputs)
+		return resource.UpdateResponse{}, p.resourceError(ctx, "update", req.URN, err, req.NewInputs, !req.Preview)
 	}
 	outs, err := p.recv(resp.GetProperties(), !req.Preview, req.NewInputs)
 	if err != nil {
@@ -217,7 +217,7 @@ func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.R
 		// without its ID, and "not found" must not make it be created twice.
 		return resource.ReadResponse{}, p.unrecognizable(ctx, req.URN, err)
 	case err != nil:
-		return resource.ReadResponse{}, p.resourceError(ctx, "read", req.URN, err, req.Outputs)
+		return resource.ReadResponse{}, p.resourceError(ctx, "read", req.URN, err, req.Outputs, false)
 	case resp.GetId() == "":
 		return resource.ReadResponse{}, nil // gone
 	}
@@ -258,14 +258,15 @@ func (p *plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 	_, err = p.rpc.Delete(ctx, &pulumirpc.DeleteRequest{Id: req.ID, Urn: string(req.URN), Name: req.URN.Name(),
 		Type: typeOf(req.Type, req.URN), Properties: props, OldInputs: ins, Timeout: req.Timeout.Seconds()})
 	if err != nil {
-		return p.callError(ctx, "delete", req.URN, err)
+		return p.mutationError(ctx, "delete", req.URN, err)
 	}
 	return nil
 }
 
 // resourceError reads ErrorResourceInitFailed (a partial success) into a
-// *resource.InitError; other errors go through callError.
-func (p *plugin) resourceError(ctx context.Context, op string, urn resource.URN, err error, ins resource.PropertyMap) error {
+// *resource.InitError; other errors go through mutationError for a call
+// that changes the world, callError otherwise.
+func (p *plugin) resourceError(ctx context.Context, op string, urn resource.URN, err error, ins resource.PropertyMap, mutating bool) error {
 	for _, d := range status.Convert(err).Details() {
 		f, ok := d.(*pulumirpc.ErrorResourceInitFailed)
 		if !ok {
@@ -286,6 +287,9 @@ func (p *plugin) resourceError(ctx context.Context, op string, urn resource.URN,
 			e.Outputs = outs
 		}
 		return e
+	}
+	if mutating {
+		return p.mutationError(ctx, op, urn, err)
 	}
 	return p.callError(ctx, op, urn, err)
 }

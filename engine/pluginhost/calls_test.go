@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"google.golang.org/grpc/codes"
 )
 
 var thing = resource.URN("urn:pulumi:dev::web::fake:index:Thing::a")
@@ -203,5 +204,36 @@ func TestCreateAnswerErrors(t *testing.T) {
 	_, err = p.Create(context.Background(), resource.CreateRequest{URN: thing, Inputs: resource.PropertyMap{"noid": true}})
 	if err == nil || !strings.Contains(err.Error(), "protocol") {
 		t.Errorf("a create without an ID = %v; want an error saying the plugin broke the protocol", err)
+	}
+}
+
+func TestMutatingCallsWithUnknownOutcome(t *testing.T) {
+	e := newEnv(t, "modern")
+	p := e.configure(t, resource.PropertyMap{})
+	tests := []struct {
+		name    string
+		inputs  resource.PropertyMap
+		timeout time.Duration
+		preview bool
+		unknown bool
+	}{
+		{"deadline", resource.PropertyMap{"hang": true}, 300 * time.Millisecond, false, true},
+		{"Internal", resource.PropertyMap{"code": float64(codes.Internal)}, 0, false, true},
+		{"DataLoss", resource.PropertyMap{"code": float64(codes.DataLoss)}, 0, false, true},
+		{"Unknown", resource.PropertyMap{"code": float64(codes.Unknown)}, 0, false, true},
+		{"InvalidArgument", resource.PropertyMap{"code": float64(codes.InvalidArgument)}, 0, false, false},
+		{"preview", resource.PropertyMap{"code": float64(codes.Internal)}, 0, true, false},
+	}
+	for _, tt := range tests {
+		ctx := context.Background()
+		if tt.timeout > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+			defer cancel()
+		}
+		_, err := p.Create(ctx, resource.CreateRequest{URN: thing, Inputs: tt.inputs, Preview: tt.preview})
+		if err == nil || errors.Is(err, resource.ErrOutcomeUnknown) != tt.unknown {
+			t.Errorf("%s: Create = %v; outcome unknown: want %v", tt.name, err, tt.unknown)
+		}
 	}
 }

@@ -168,7 +168,7 @@ func (f *fake) Diff(_ context.Context, req *pulumirpc.DiffRequest) (*pulumirpc.D
 		DeleteBeforeReplace: true}, nil
 }
 
-func (f *fake) Create(_ context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
+func (f *fake) Create(ctx context.Context, req *pulumirpc.CreateRequest) (*pulumirpc.CreateResponse, error) {
 	if !f.configured.Load() {
 		return nil, status.Error(codes.FailedPrecondition, "Create before Configure")
 	}
@@ -183,6 +183,14 @@ func (f *fake) Create(_ context.Context, req *pulumirpc.CreateRequest) (*pulumir
 		st, _ := status.New(codes.Unknown, "init failed").WithDetails(&pulumirpc.ErrorResourceInitFailed{
 			Id: "id-half", Properties: out, Reasons: []string{"not ready"}})
 		return nil, st.Err()
+	}
+	if c, ok := props["code"].(float64); ok {
+		return nil, status.Error(codes.Code(c), "the fake failed as asked")
+	}
+	if _, ok := props["hang"]; ok {
+		<-ctx.Done()
+		time.Sleep(200 * time.Millisecond) // it finishes after the caller gave up
+		return nil, ctx.Err()
 	}
 	props["out"] = "made"
 	if _, ok := props["unknownout"]; ok {

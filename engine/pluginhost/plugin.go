@@ -200,6 +200,27 @@ func (p *plugin) callError(ctx context.Context, op string, urn resource.URN, err
 	return fmt.Errorf("the %s plugin's %s of %s failed: %s", p.pkg, op, urn, st.Message())
 }
 
+// mutationError is the error of a Create, Update or Delete that changes
+// the world: one cut off by its deadline or a cancellation, or failing with
+// Internal, DataLoss or Unknown (as Pulumi reads them), may have made the
+// change, so it matches resource.ErrOutcomeUnknown and the engine keeps the
+// operation pending.
+func (p *plugin) mutationError(ctx context.Context, op string, urn resource.URN, err error) error {
+	e := p.callError(ctx, op, urn, err)
+	var mc *resource.MissingConfigError
+	if errors.Is(e, resource.ErrOutcomeUnknown) || errors.As(e, &mc) {
+		return e
+	}
+	switch status.Code(err) {
+	case codes.Internal, codes.DataLoss, codes.Unknown, codes.DeadlineExceeded, codes.Canceled:
+		return outcomeUnknown{e}
+	}
+	if ctx.Err() != nil {
+		return outcomeUnknown{e}
+	}
+	return e
+}
+
 // outcomeUnknown is the error of a call whose plugin died before answering:
 // it matches resource.ErrOutcomeUnknown, so that the engine keeps a create,
 // update or delete pending and reads it back on the next run.
