@@ -119,6 +119,7 @@ func TestDiffUnknownAndDetailed(t *testing.T) {
 	}{
 		{name: "unknown, inputs changed", diff: resource.DiffResponse{Unknown: true}, size: 2, wantOp: engine.OpUpdate, wantKeys: []string{"size"}, wantCheck: 1},
 		{name: "unknown, inputs equal", diff: resource.DiffResponse{Unknown: true}, size: 1, wantOp: engine.OpSame, wantCheck: 1},
+		{name: "a change naming no property", diff: resource.DiffResponse{ChangedUnnamed: true}, size: 1, wantOp: engine.OpUpdate, wantCheck: 1},
 		{name: "detailed update", size: 2, wantOp: engine.OpUpdate, wantKeys: []string{"tags.env"}, wantCheck: 1,
 			diff: resource.DiffResponse{Detailed: map[string]resource.PropertyDiff{"tags.env": {Kind: resource.DiffUpdate}}}},
 		{name: "detailed replace without Replaces", size: 2, wantOp: engine.OpReplace, wantKeys: []string{"rules[0].port", "tags.env"}, wantCheck: 2,

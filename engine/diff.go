@@ -11,7 +11,8 @@ import (
 // decideFromDiff sets the op, changed keys and replacement reasons of cs
 // from a plugin's diff, as Pulumi reads one: an Unknown diff is the
 // engine's own comparison of the old and new inputs; a replace kind in the
-// detailed diff forces a replacement as Replaces does; a resource with
+// detailed diff forces a replacement as Replaces does; a change naming no
+// property is an update listing none; a resource with
 // init errors and no change gets an empty update (a retry).
 func decideFromDiff(cs *customStep, old *state.Resource, diff resource.DiffResponse, optionDBR bool) {
 	checked := cs.rec.Inputs
@@ -32,7 +33,7 @@ func decideFromDiff(cs *customStep, old *state.Resource, diff resource.DiffRespo
 		changed = topLevel(append(append([]string(nil), paths...), diff.Replaces...))
 	}
 	switch {
-	case len(changed) == 0:
+	case len(changed) == 0 && !diff.ChangedUnnamed:
 		cs.step.Op = OpSame
 		if len(old.InitErrors) > 0 {
 			cs.step.Op = OpUpdate // retry the initialization

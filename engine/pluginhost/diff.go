@@ -53,10 +53,10 @@ func diffResponse(resp *pulumirpc.DiffResponse, req resource.DiffRequest) resour
 	}
 	out.Changed = sortedKeys(changed)
 	if len(out.Changed) == 0 {
-		// DIFF_SOME without naming anything: fall back to the inputs, and
-		// to the engine's own comparison if they look equal.
+		// DIFF_SOME without naming anything: the inputs that differ, or an
+		// update naming no property if they look equal (Pulumi updates).
 		out.Changed = resource.DiffKeys(req.OldInputs, req.NewInputs, req.IgnoreChanges)
-		out.Unknown = len(out.Changed) == 0
+		out.ChangedUnnamed = len(out.Changed) == 0
 	}
 	return out
 }

@@ -3,6 +3,7 @@ package pluginhost
 import (
 	"context"
 	"reflect"
+	"strings"
 	"testing"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -37,8 +38,13 @@ func TestDiffResponse(t *testing.T) {
 			DetailedDiff: map[string]*pulumirpc.PropertyDiff{"z": {Kind: pulumirpc.PropertyDiff_UPDATE_REPLACE}}},
 			resource.DiffResponse{Changed: []string{"a"}}},
 		{"some without keys", &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME}, resource.DiffResponse{Changed: []string{"a"}}},
+		{"some without keys, inputs equal", &pulumirpc.DiffResponse{Changes: pulumirpc.DiffResponse_DIFF_SOME}, resource.DiffResponse{ChangedUnnamed: true}},
 	}
 	for _, tt := range tests {
+		req := req
+		if strings.HasSuffix(tt.name, "inputs equal") {
+			req.NewInputs = req.OldInputs
+		}
 		if got := diffResponse(tt.resp, req); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: got %+v, want %+v", tt.name, got, tt.want)
 		}

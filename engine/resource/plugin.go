@@ -110,6 +110,10 @@ type DiffResponse struct {
 	// Unknown says the plugin could not tell (Pulumi's DIFF_UNKNOWN): the
 	// engine compares the old and new inputs itself.
 	Unknown bool
+	// ChangedUnnamed says the resource changed although no property is
+	// named (Pulumi's DIFF_SOME without keys): an update listing no
+	// property.
+	ChangedUnnamed bool
 	// Detailed, when not nil, says how each changed property path changed
 	// (Pulumi's detailedDiff); a replace kind forces a replacement.
 	Detailed map[string]PropertyDiff
