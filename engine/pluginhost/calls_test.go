@@ -157,8 +157,11 @@ func TestUnknownConfiguration(t *testing.T) {
 	if got, err := p.Check(ctx, resource.CheckRequest{URN: thing, News: news}); err != nil || !reflect.DeepEqual(got, news) {
 		t.Errorf("Check = %v, %v", got, err)
 	}
-	if d, err := p.Diff(ctx, resource.DiffRequest{URN: thing, NewInputs: news}); err != nil || !d.Unknown {
-		t.Errorf("Diff = %+v, %v", d, err)
+	if d, err := p.Diff(ctx, resource.DiffRequest{URN: thing, NewInputs: news}); err != nil || !reflect.DeepEqual(d.Changed, []string{"a"}) {
+		t.Errorf("Diff = %+v, %v; want an update of a", d, err)
+	}
+	if d, err := p.Diff(ctx, resource.DiffRequest{URN: thing, OldInputs: news, NewInputs: news}); err != nil || !d.ChangedUnnamed {
+		t.Errorf("Diff of equal inputs = %+v, %v; want an update (diff unavailable)", d, err)
 	}
 	if c, err := p.Create(ctx, resource.CreateRequest{URN: thing, Inputs: news, Preview: true}); err != nil || c.ID != "" || !reflect.DeepEqual(c.Outputs, news) {
 		t.Errorf("Create = %+v, %v", c, err)
@@ -169,7 +172,7 @@ func TestUnknownConfiguration(t *testing.T) {
 	if n := len(e.calls("start")); n != 0 {
 		t.Errorf("%d processes started for an unknown configuration", n)
 	}
-	if len(e.logs) != 1 || !strings.Contains(e.logs[0].Message, "diff unavailable") || e.logs[0].URN != thing {
+	if len(e.logs) != 2 || !strings.Contains(e.logs[0].Message, "diff unavailable") || e.logs[0].URN != thing {
 		t.Errorf("logs = %+v", e.logs)
 	}
 }

@@ -115,11 +115,13 @@ func (u *unconfigured) Check(_ context.Context, req resource.CheckRequest) (reso
 	return req.News, nil
 }
 
-// Diff cannot tell: the engine compares the inputs itself.
+// Diff cannot ask the plugin: like Pulumi, it counts an update ("diff
+// unavailable"), naming the inputs that differ if any.
 func (u *unconfigured) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
 	u.log(LogEntry{Severity: "warning", URN: req.URN,
 		Message: "diff unavailable: the " + u.pkg + " provider's configuration is not known until the update"})
-	return resource.DiffResponse{Unknown: true}, nil
+	changed := resource.DiffKeys(req.OldInputs, req.NewInputs, req.IgnoreChanges)
+	return resource.DiffResponse{Changed: changed, ChangedUnnamed: len(changed) == 0}, nil
 }
 
 // Create predicts the inputs as outputs, with no ID.
