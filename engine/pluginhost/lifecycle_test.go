@@ -117,6 +117,24 @@ func TestProcessPerConfiguration(t *testing.T) {
 	}
 }
 
+func TestSpareClaimedOnlyByItsLaunchConfig(t *testing.T) {
+	e := newEnv(t, "modern")
+	h := e.pool.Plugin("fake", "1.0.0")
+	if _, err := h.CheckConfig(context.Background(), resource.CheckRequest{URN: fakeURN, News: resource.PropertyMap{"region": "eu"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.configure(t, resource.PropertyMap{"region": "us"})
+	started := map[int]string{}
+	for _, r := range e.calls("start") {
+		started[r.Pid] = r.Data["config"].(string)
+	}
+	for _, r := range e.calls("Configure") {
+		if cfg := started[r.Pid]; !strings.Contains(cfg, "us") {
+			t.Errorf("the us configuration went to a process started with PULUMI_CONFIG=%s", cfg)
+		}
+	}
+}
+
 func TestCloseEndsTheGroup(t *testing.T) {
 	defer func(d time.Duration) { killGrace = d }(killGrace)
 	killGrace = 500 * time.Millisecond

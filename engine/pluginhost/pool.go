@@ -2,6 +2,8 @@ package pluginhost
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"strings"
@@ -82,6 +84,8 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	if pool.closed {
 		return nil, errClosed
 	}
+	project, config := urn.Project(), launchConfig(inputs)
+	launchID := launchHash(project, config)
 	var spare *plugin
 	for _, p := range pool.plugins {
 		switch {
@@ -97,7 +101,7 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 			pool.restarts[key]++
 		case key == "" && !p.dead():
 			return p, nil
-		case p.key == "" && spare == nil && !p.dead():
+		case p.key == "" && spare == nil && p.launchID == launchID && !p.dead():
 			spare = p
 		}
 	}
@@ -117,10 +121,19 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 		return nil, err
 	}
 	p := newPlugin(pool, pkg, version, key)
+	p.launchID = launchID
 	pool.plugins = append(pool.plugins, p)
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: pool.eng.addr,
-		env: pool.environ(urn.Project(), launchConfig(inputs)), debug: pool.opts.Debug})
+		env: pool.environ(project, config), debug: pool.opts.Debug})
 	return p, nil
+}
+
+// launchHash identifies the environment a plugin was started with
+// (PULUMI_PROJECT and PULUMI_CONFIG), hashed so that no configuration
+// value is kept.
+func launchHash(project, config string) string {
+	sum := sha256.Sum256([]byte(project + "\x00" + config))
+	return hex.EncodeToString(sum[:])
 }
 
 func (pool *Pool) locate(pkg, version string) (string, error) {
