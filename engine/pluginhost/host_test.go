@@ -198,3 +198,16 @@ func TestOlderVersionWarns(t *testing.T) {
 		t.Errorf("logs = %+v", e.logs)
 	}
 }
+
+func TestStartFailureIsRemembered(t *testing.T) {
+	defer func(d time.Duration) { portTimeout = d }(portTimeout)
+	portTimeout = 500 * time.Millisecond
+	e := newEnv(t, "silent")
+	h := e.pool.Plugin("fake", "1.0.0")
+	_, first := h.Configure(context.Background(), resource.ConfigureRequest{URN: fakeURN, Inputs: resource.PropertyMap{"n": 1.0}})
+	start := time.Now()
+	_, second := h.Configure(context.Background(), resource.ConfigureRequest{URN: fakeURN, Inputs: resource.PropertyMap{"n": 2.0}})
+	if took := time.Since(start); first == nil || second == nil || second.Error() != first.Error() || took > 200*time.Millisecond {
+		t.Errorf("a second start of a plugin that failed to start: %v after %s; want %v at once", second, took, first)
+	}
+}

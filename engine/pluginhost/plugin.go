@@ -61,6 +61,7 @@ func (p *plugin) start(ctx context.Context, l launch) {
 	proc, port, err := startProcess(ctx, l)
 	if err != nil {
 		p.startErr = err
+		p.pool.startFailed(p.pkg, p.version, err)
 		return
 	}
 	p.proc = proc
@@ -73,6 +74,7 @@ func (p *plugin) start(ctx context.Context, l launch) {
 		}
 		proc.stop(context.Background(), 0)
 		p.startErr = err
+		p.pool.startFailed(p.pkg, p.version, err)
 		return
 	}
 	if l.debug != nil {

@@ -47,7 +47,8 @@ type Pool struct {
 	closed   bool
 	eng      *engineServer
 	plugins  []*plugin
-	restarts map[string]int // by configuration key
+	restarts map[string]int   // by configuration key
+	failed   map[string]error // start failures by package and version: never retried
 }
 
 // NewPool returns a pool that has started nothing yet.
@@ -83,6 +84,9 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	defer pool.mu.Unlock()
 	if pool.closed {
 		return nil, errClosed
+	}
+	if err := pool.failed[pkg+"\x00"+version]; err != nil {
+		return nil, err
 	}
 	project, config := urn.Project(), launchConfig(inputs)
 	launchID := launchHash(project, config)
@@ -126,6 +130,18 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: pool.eng.addr,
 		env: pool.environ(project, config), debug: pool.opts.Debug})
 	return p, nil
+}
+
+// startFailed remembers that a plugin failed to start: later calls for its
+// package and version fail at once with the same error instead of waiting
+// for another start that would fail alike.
+func (pool *Pool) startFailed(pkg, version string, err error) {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if pool.failed == nil {
+		pool.failed = map[string]error{}
+	}
+	pool.failed[pkg+"\x00"+version] = err
 }
 
 // launchHash identifies the environment a plugin was started with
