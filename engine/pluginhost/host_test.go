@@ -211,3 +211,32 @@ func TestStartFailureIsRemembered(t *testing.T) {
 		t.Errorf("a second start of a plugin that failed to start: %v after %s; want %v at once", second, took, first)
 	}
 }
+
+func TestLocateDoesNotBlockThePool(t *testing.T) {
+	e := newEnv(t, "modern")
+	release, entered := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	locate := e.pool.opts.Locate
+	e.pool.opts.Locate = func(pkg, version string) (string, error) {
+		if pkg == "slow" {
+			close(entered)
+			<-release
+		}
+		return locate(pkg, version)
+	}
+	go e.pool.Plugin("slow", "").CheckConfig(context.Background(), resource.CheckRequest{URN: fakeURN})
+	<-entered
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.pool.Plugin("fake", "1.0.0").Configure(context.Background(), resource.ConfigureRequest{URN: fakeURN, Inputs: resource.PropertyMap{}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a plugin could not start while another package's plugin was being located")
+	}
+}

@@ -43,9 +43,11 @@ type Pool struct {
 	ctx    context.Context // ends at Close: aborts starts and Configures in flight
 	cancel context.CancelFunc
 
+	engMu sync.Mutex // guards eng; taken before mu, never after
+	eng   *engineServer
+
 	mu       sync.Mutex
 	closed   bool
-	eng      *engineServer
 	plugins  []*plugin
 	restarts map[string]int   // by configuration key
 	failed   map[string]error // start failures by package and version: never retried
@@ -78,25 +80,54 @@ func (pool *Pool) log(e LogEntry) {
 
 // acquire returns the plugin of (pkg, version) serving the configuration
 // key, claiming a spare or starting one if there is none. An empty key
-// asks for any live plugin of (pkg, version).
+// asks for any live plugin of (pkg, version). Locating the plugin (disk
+// scans) and starting the callback server happen outside pool.mu.
 func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs resource.PropertyMap) (*plugin, error) {
-	pool.mu.Lock()
-	defer pool.mu.Unlock()
-	if pool.closed {
-		return nil, errClosed
-	}
-	if err := pool.failed[pkg+"\x00"+version]; err != nil {
-		return nil, err
-	}
 	project, config := urn.Project(), launchConfig(inputs)
 	launchID := launchHash(project, config)
+	pool.mu.Lock()
+	p, found, err := pool.find(pkg, version, key, launchID)
+	pool.mu.Unlock()
+	if found || err != nil {
+		return p, err
+	}
+	path, err := pool.locate(pkg, version)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := pool.engineAddr()
+	if err != nil {
+		return nil, err
+	}
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	if p, found, err := pool.find(pkg, version, key, launchID); found || err != nil {
+		return p, err // another caller started one meanwhile
+	}
+	p = newPlugin(pool, pkg, version, key)
+	p.launchID = launchID
+	pool.plugins = append(pool.plugins, p)
+	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: addr,
+		env: pool.environ(project, config), debug: pool.opts.Debug})
+	return p, nil
+}
+
+// find returns, pool.mu held, the plugin acquire can use without starting
+// one (found), or the error that forbids starting one.
+func (pool *Pool) find(pkg, version, key, launchID string) (p *plugin, found bool, err error) {
+	if pool.closed {
+		return nil, false, errClosed
+	}
+	if err := pool.failed[pkg+"\x00"+version]; err != nil {
+		return nil, false, err
+	}
 	var spare *plugin
 	for _, p := range pool.plugins {
 		switch {
 		case p.pkg != pkg || p.version != version:
 		case key != "" && p.key == key:
 			if !p.exited() || pool.restarts[key] >= maxRestarts {
-				return p, nil
+				return p, true, nil
 			}
 			p.key = retiredKey // dead: a new process serves the configuration
 			if pool.restarts == nil {
@@ -104,32 +135,37 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 			}
 			pool.restarts[key]++
 		case key == "" && !p.dead():
-			return p, nil
+			return p, true, nil
 		case p.key == "" && spare == nil && p.launchID == launchID && !p.dead():
 			spare = p
 		}
 	}
 	if spare != nil {
 		spare.key = key
-		return spare, nil
+		return spare, true, nil
 	}
+	return nil, false, nil
+}
+
+// engineAddr returns the address of the callback server, starting it on
+// first use (not after Close).
+func (pool *Pool) engineAddr() (string, error) {
+	pool.engMu.Lock()
+	defer pool.engMu.Unlock()
 	if pool.eng == nil {
+		pool.mu.Lock()
+		closed := pool.closed
+		pool.mu.Unlock()
+		if closed {
+			return "", errClosed
+		}
 		eng, err := startEngine(pool.opts.Log)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		pool.eng = eng
 	}
-	path, err := pool.locate(pkg, version)
-	if err != nil {
-		return nil, err
-	}
-	p := newPlugin(pool, pkg, version, key)
-	p.launchID = launchID
-	pool.plugins = append(pool.plugins, p)
-	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: pool.eng.addr,
-		env: pool.environ(project, config), debug: pool.opts.Debug})
-	return p, nil
+	return pool.eng.addr, nil
 }
 
 // startFailed remembers that a plugin failed to start: later calls for its
@@ -209,10 +245,10 @@ func (pool *Pool) Close(ctx context.Context) error {
 	pool.mu.Unlock()
 	pool.cancel()
 	err := pool.each(func(p *plugin) error { p.closeDown(ctx); return nil })
-	pool.mu.Lock()
+	pool.engMu.Lock()
 	eng := pool.eng
 	pool.eng = nil
-	pool.mu.Unlock()
+	pool.engMu.Unlock()
 	if eng != nil {
 		eng.stop()
 	}
