@@ -218,3 +218,20 @@ func TestPdeathsig(t *testing.T) {
 	helper.Wait()
 	waitGone(t, pid)
 }
+
+func TestNoGroupSignalAfterExit(t *testing.T) {
+	e := newEnv(t, "modern")
+	e.configure(t, resource.PropertyMap{})
+	e.pool.mu.Lock()
+	p := e.pool.plugins[0]
+	e.pool.mu.Unlock()
+	if err := syscall.Kill(p.proc.pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.proc.exited
+	if p.proc.signal(syscall.SIGINT) {
+		t.Error("a signal went to the group of a plugin already waited for: its ID may belong to another group now")
+	}
+	p.closeDown(context.Background())
+	p.closeDown(context.Background()) // twice: once only
+}

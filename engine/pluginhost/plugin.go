@@ -45,6 +45,7 @@ type plugin struct {
 	acceptResources bool
 	supportsPreview bool
 
+	closeOnce  sync.Once
 	cfgOnce    sync.Once
 	configured chan struct{}
 	cfgErr     error
@@ -234,8 +235,13 @@ func (outcomeUnknown) Is(target error) bool { return target == resource.ErrOutco
 func (o outcomeUnknown) Unwrap() error { return o.error }
 
 // closeDown cancels the plugin's work, closes its connection and ends its
-// process group (SIGINT, then SIGKILL after killGrace or when ctx is done).
+// process group (SIGINT, then SIGKILL after killGrace or when ctx is done),
+// once: later calls return at once.
 func (p *plugin) closeDown(ctx context.Context) {
+	p.closeOnce.Do(func() { p.close(ctx) })
+}
+
+func (p *plugin) close(ctx context.Context) {
 	<-p.ready
 	if p.startErr != nil {
 		return

@@ -32,6 +32,9 @@ type process struct {
 	drained   sync.WaitGroup
 	exited    chan struct{} // closed once the process has been waited for
 	state     *os.ProcessState
+
+	sigMu  sync.Mutex
+	reaped bool // about to be waited for: no signal to its group from then on
 }
 
 // launch describes how to start one plugin.
@@ -92,6 +95,10 @@ func (p *process) run(cmd *exec.Cmd, started chan<- error) {
 		return
 	}
 	started <- nil
+	blockUntilExited(cmd.Process.Pid)
+	p.sigMu.Lock()
+	p.reaped = true // its ID may be reused once it is waited for
+	p.sigMu.Unlock()
 	_ = cmd.Wait() // the state says how it ended
 	p.state = cmd.ProcessState
 	close(p.exited)
@@ -226,11 +233,20 @@ func (p *process) stop(ctx context.Context, grace time.Duration) {
 	<-p.exited
 }
 
-// signal sends sig to the plugin's process group.
-func (p *process) signal(sig syscall.Signal) {
-	if err := syscall.Kill(-p.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) && p.debug != nil {
+// signal sends sig to the plugin's process group, unless the plugin has
+// been waited for (its ID could then name an unrelated group); it reports
+// whether the signal was sent.
+func (p *process) signal(sig syscall.Signal) bool {
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
+	if p.reaped {
+		return false
+	}
+	err := syscall.Kill(-p.pid, sig)
+	if err != nil && !errors.Is(err, syscall.ESRCH) && p.debug != nil {
 		p.debug(fmt.Sprintf("plugin %s[%d]: %s to its group: %v", p.pkg, p.pid, sig, err))
 	}
+	return err == nil
 }
 
 // readLine reads one line without its end, keeping at most 4 KiB of it.

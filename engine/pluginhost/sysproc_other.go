@@ -9,3 +9,7 @@ import "syscall"
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }
+
+// blockUntilExited returns at once outside Linux: the process is reaped as
+// soon as it exits.
+func blockUntilExited(int) {}
