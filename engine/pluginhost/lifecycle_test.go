@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -234,4 +235,21 @@ func TestNoGroupSignalAfterExit(t *testing.T) {
 	}
 	p.closeDown(context.Background())
 	p.closeDown(context.Background()) // twice: once only
+}
+
+func TestWaitExitStartsNoGoroutine(t *testing.T) {
+	defer func(d time.Duration) { drainWait = d }(drainWait)
+	drainWait = 10 * time.Millisecond
+	p := &process{exited: make(chan struct{}), drained: make(chan struct{})}
+	p.draining.Store(2) // a child of the plugin holds its output open
+	close(p.exited)
+	before := runtime.NumGoroutine()
+	for range 20 {
+		if !p.waitExit(time.Second) {
+			t.Fatal("waitExit says an exited process is running")
+		}
+	}
+	if n := runtime.NumGoroutine() - before; n > 2 {
+		t.Errorf("%d goroutines left behind by 20 waitExit calls", n)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -20,6 +21,7 @@ import (
 var (
 	portTimeout = 60 * time.Second // for the port line on stdout
 	killGrace   = 5 * time.Second  // between SIGINT and SIGKILL
+	drainWait   = time.Second      // for a plugin's output after its exit
 )
 
 // process is one running plugin executable: its output drained into a ring
@@ -29,7 +31,8 @@ type process struct {
 	pid       int
 	debug     func(string)
 	lines     *ring
-	drained   sync.WaitGroup
+	draining  atomic.Int32  // output streams not drained yet
+	drained   chan struct{} // closed when both output streams are drained
 	exited    chan struct{} // closed once the process has been waited for
 	state     *os.ProcessState
 
@@ -62,7 +65,8 @@ func startProcess(ctx context.Context, l launch) (*process, int, error) {
 	cmd := exec.Command(l.path, l.engineAddr)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = l.dir, l.env, outW, errW
 	cmd.SysProcAttr = sysProcAttr()
-	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, lines: newRing(20), exited: make(chan struct{})}
+	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, lines: newRing(20), exited: make(chan struct{}),
+		drained: make(chan struct{})}
 	started := make(chan error, 1)
 	go p.run(cmd, started)
 	err = <-started
@@ -74,7 +78,7 @@ func startProcess(ctx context.Context, l launch) (*process, int, error) {
 		return nil, 0, fmt.Errorf("could not start the %s plugin (%s): %w", l.pkg, l.path, err)
 	}
 	p.pid = cmd.Process.Pid
-	p.drained.Add(2)
+	p.draining.Store(2)
 	go p.drain(bufio.NewReader(errR), "stderr", errR)
 	port, err := p.readPort(ctx, outR)
 	if err != nil {
@@ -117,7 +121,7 @@ func (p *process) readPort(ctx context.Context, out *os.File) (int, error) {
 		line, err := readLine(br)
 		ch <- result{line, err}
 		if err != nil {
-			p.drained.Done()
+			p.drainDone()
 			out.Close()
 			return
 		}
@@ -168,13 +172,20 @@ func (p *process) waitExit(d time.Duration) bool {
 	case <-timer.C:
 		return false
 	}
-	drained := make(chan struct{})
-	go func() { p.drained.Wait(); close(drained) }()
+	drain := time.NewTimer(drainWait)
+	defer drain.Stop()
 	select {
-	case <-drained:
-	case <-time.After(time.Second): // a child of the plugin may hold its output open
+	case <-p.drained:
+	case <-drain.C: // a child of the plugin may hold its output open
 	}
 	return true
+}
+
+// drainDone records that one output stream is drained.
+func (p *process) drainDone() {
+	if p.draining.Add(-1) == 0 {
+		close(p.drained)
+	}
 }
 
 // exitDescription says how the process ended ("exited with status 2").
@@ -202,7 +213,7 @@ func (p *process) tail() string {
 // drain reads the plugin's output lines into the ring and the debug log
 // until EOF.
 func (p *process) drain(br *bufio.Reader, stream string, c io.Closer) {
-	defer p.drained.Done()
+	defer p.drainDone()
 	defer c.Close()
 	for {
 		line, err := readLine(br)
