@@ -169,8 +169,12 @@ func (p *process) waitExit(d time.Duration) bool {
 	defer timer.Stop()
 	select {
 	case <-p.exited:
-	case <-timer.C:
-		return false
+	default: // an exit already seen wins over a zero wait
+		select {
+		case <-p.exited:
+		case <-timer.C:
+			return false
+		}
 	}
 	drain := time.NewTimer(drainWait)
 	defer drain.Stop()
