@@ -19,7 +19,8 @@ import (
 type LogEntry struct {
 	// Severity is "debug", "info", "warning" or "error".
 	Severity string
-	Message  string
+	// Message is the text logged.
+	Message string
 	// URN is the resource the message is about ("" for none): the caller
 	// routes the message to the project in it.
 	URN resource.URN
@@ -96,4 +97,11 @@ func (e *engineServer) GetRootResource(context.Context, *pulumirpc.GetRootResour
 // SetRootResource accepts and ignores a root resource.
 func (e *engineServer) SetRootResource(context.Context, *pulumirpc.SetRootResourceRequest) (*pulumirpc.SetRootResourceResponse, error) {
 	return &pulumirpc.SetRootResourceResponse{}, nil
+}
+
+// RequirePulumiVersion accepts any version range: the runner speaks the
+// protocol of the Pulumi version its proto package comes from, and a plugin
+// that needs more fails on the call it cannot make.
+func (e *engineServer) RequirePulumiVersion(context.Context, *pulumirpc.RequirePulumiVersionRequest) (*pulumirpc.RequirePulumiVersionResponse, error) {
+	return &pulumirpc.RequirePulumiVersionResponse{}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/runnerhq/runner/engine/resource"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -54,6 +55,10 @@ func TestHealthServed(t *testing.T) {
 	resp, err := healthpb.NewHealthClient(cc).Check(context.Background(), &healthpb.HealthCheckRequest{})
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health = %v, %v", resp, err)
+	}
+	if _, err := pulumirpc.NewEngineClient(cc).RequirePulumiVersion(context.Background(),
+		&pulumirpc.RequirePulumiVersionRequest{PulumiVersionRange: ">=3.0.0"}); err != nil {
+		t.Errorf("RequirePulumiVersion = %v, want OK", err)
 	}
 }
 
