@@ -82,6 +82,22 @@ func (v semver) compare(w semver) int {
 	return cmpUint(uint64(len(v.pre)), uint64(len(w.pre)))
 }
 
+// CompareVersions compares two semantic versions ("1.2.3",
+// "v1.2.3-beta.10"): -1, 0 or 1 as a is lower than, equal to or higher
+// than b in semver precedence (pre-release identifiers numerically where
+// numbers). A version that does not parse is an error.
+func CompareVersions(a, b string) (int, error) {
+	va, err := parseVersion(a)
+	if err != nil {
+		return 0, err
+	}
+	vb, err := parseVersion(b)
+	if err != nil {
+		return 0, err
+	}
+	return va.compare(vb), nil
+}
+
 // comparePre compares two pre-release identifiers: numbers numerically and
 // below words, words in ASCII order.
 func comparePre(a, b string) int {

@@ -66,3 +66,22 @@ func TestParseDirName(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareVersions(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"1.2.3", "1.2.3", 0}, {"v1.2.3", "1.2.3", 0}, {"1.2.3", "1.10.0", -1}, {"2.0.0", "1.99.99", 1},
+		{"1.0.0-beta", "1.0.0", -1}, {"1.0.0", "1.0.0-beta", 1}, {"1.0.0-alpha", "1.0.0-beta", -1}, {"1.0.0+build", "1.0.0", 0},
+		{"1.0.0-beta.10", "1.0.0-beta.2", 1}, {"1.0.0-beta.2", "1.0.0-beta.10", -1},
+	}
+	for _, tt := range tests {
+		if got, err := CompareVersions(tt.a, tt.b); err != nil || got != tt.want {
+			t.Errorf("CompareVersions(%s, %s) = %d, %v; want %d", tt.a, tt.b, got, err, tt.want)
+		}
+	}
+	if _, err := CompareVersions("1.2", "1.2.3"); err == nil {
+		t.Error("CompareVersions of a version that is not semantic gave no error")
+	}
+}

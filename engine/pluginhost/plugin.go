@@ -9,6 +9,7 @@ import (
 	"time"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"github.com/runnerhq/runner/engine/plugincache"
 	"github.com/runnerhq/runner/engine/resource"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -107,7 +108,8 @@ func (p *plugin) connect(ctx context.Context, port int, l launch) error {
 	if err != nil && status.Code(err) != codes.Unimplemented {
 		return fmt.Errorf("the %s plugin (%s) did not say its version: %s", p.pkg, l.path, status.Convert(err).Message())
 	}
-	if have := info.GetVersion(); p.version != "" && have != "" && compareVersions(have, p.version) < 0 {
+	have := info.GetVersion()
+	if c, err := plugincache.CompareVersions(have, p.version); err == nil && c < 0 {
 		p.pool.log(LogEntry{Severity: "warning", Message: fmt.Sprintf(
 			"the %s plugin (%s) is version %s, older than the %s asked for", p.pkg, l.path, have, p.version)})
 	}

@@ -59,21 +59,6 @@ func TestTopKey(t *testing.T) {
 	}
 }
 
-func TestCompareVersions(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"1.2.3", "1.2.3", 0}, {"v1.2.3", "1.2.3", 0}, {"1.2.3", "1.10.0", -1}, {"2.0.0", "1.99.99", 1},
-		{"1.0.0-beta", "1.0.0", -1}, {"1.0.0", "1.0.0-beta", 1}, {"1.0.0-alpha", "1.0.0-beta", -1}, {"1.0.0+build", "1.0.0", 0},
-	}
-	for _, tt := range tests {
-		if got := compareVersions(tt.a, tt.b); got != tt.want {
-			t.Errorf("compareVersions(%s, %s) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-	}
-}
-
 func TestConfigKey(t *testing.T) {
 	base := resource.PropertyMap{"region": "eu", "n": 1.0, "list": []any{"a"}, "__internal": map[string]any{"x": 1.0}}
 	same := resource.PropertyMap{"list": []any{"a"}, "n": 1.0, "region": "eu"}
