@@ -28,6 +28,9 @@ func (p *plugin) configure(ctx context.Context, req resource.ConfigureRequest) e
 	return p.waitConfigured(ctx)
 }
 
+// runConfigure runs on the pool's context, not a caller's: every caller
+// waits for it with its own context (waitConfigured), and it goes on while
+// any may still need it.
 func (p *plugin) runConfigure(req resource.ConfigureRequest) {
 	defer close(p.configured)
 	ctx := p.pool.ctx

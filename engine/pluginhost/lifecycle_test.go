@@ -258,3 +258,18 @@ func TestWaitExitStartsNoGoroutine(t *testing.T) {
 		t.Errorf("%d goroutines left behind by 20 waitExit calls", n)
 	}
 }
+
+func TestConfigureBoundedByTheCaller(t *testing.T) {
+	e := newEnv(t, "modern")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := e.pool.Plugin("fake", "1.0.0").Configure(ctx, resource.ConfigureRequest{URN: fakeURN, Inputs: resource.PropertyMap{}})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > time.Second {
+		t.Fatalf("Configure with a caller's deadline = %v after %s", err, time.Since(start))
+	}
+	e.configure(t, resource.PropertyMap{}) // the Configure went on for the other waiters
+	if n := len(e.calls("Configure")); n != 1 {
+		t.Errorf("%d Configures, want 1", n)
+	}
+}

@@ -151,13 +151,14 @@ func (p *plugin) wait(ctx context.Context) error {
 	}
 }
 
-// waitConfigured waits for the plugin's Configure to finish.
+// waitConfigured waits for the plugin's Configure to finish, or for ctx
+// to be done (the Configure goes on for other callers).
 func (p *plugin) waitConfigured(ctx context.Context) error {
 	select {
 	case <-p.configured:
 		return p.cfgErr
 	case <-ctx.Done():
-		return ctx.Err()
+		return fmt.Errorf("stopped waiting for the %s plugin to be configured: %w", p.pkg, ctx.Err())
 	}
 }
 
