@@ -16,12 +16,6 @@ func Marshal(m resource.PropertyMap, o Options) (*structpb.Struct, error) {
 	return marshalObject(m, o, "")
 }
 
-// MarshalValue converts one property value; ok is false when the value is
-// dropped (an unknown value without KeepUnknowns).
-func MarshalValue(v any, o Options) (pv *structpb.Value, ok bool, err error) {
-	return marshalValue(v, o, "")
-}
-
 func marshalObject(m map[string]any, o Options, path string) (*structpb.Struct, error) {
 	s := &structpb.Struct{Fields: make(map[string]*structpb.Value, len(m))}
 	for k, v := range m {

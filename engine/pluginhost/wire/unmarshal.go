@@ -9,15 +9,11 @@ import (
 )
 
 // Unmarshal converts a Struct to a property map (nil gives an empty map).
-// Errors name the property path ("tags.Name: ...").
+// Output values are flattened to their value, a Secret or
+// resource.Computed. Errors name the property path ("tags.Name: ...").
 func Unmarshal(s *structpb.Struct, o Options) (resource.PropertyMap, error) {
 	m, err := unmarshalObject(s.GetFields(), o, "")
 	return resource.PropertyMap(m), err
-}
-
-// UnmarshalValue converts one value.
-func UnmarshalValue(v *structpb.Value, o Options) (any, error) {
-	return unmarshalValue(v, o, "")
 }
 
 func unmarshalObject(fields map[string]*structpb.Value, o Options, path string) (map[string]any, error) {

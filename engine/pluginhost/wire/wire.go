@@ -61,10 +61,6 @@ type Options struct {
 	// ElideAssetContents (Marshal) sends assets and archives as their
 	// signature and hash only.
 	ElideAssetContents bool
-	// KeepOutputValues (Unmarshal) is accepted for symmetry: output values
-	// received are always flattened to their value, a Secret or
-	// resource.Computed.
-	KeepOutputValues bool
 }
 
 // pathKey appends a map key to a property path.
