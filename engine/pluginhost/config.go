@@ -119,7 +119,8 @@ func unimplemented(err error) bool {
 }
 
 // configKey identifies a configuration: a hash of the checked inputs,
-// secrets included (never shown), without __internal.
+// secrets included (never shown), without __internal. Inputs holding
+// unknown values never get one (handle.Configure answers for them).
 func configKey(inputs resource.PropertyMap) string {
 	h := sha256.New()
 	hashValue(h, map[string]any(withoutInternal(inputs)))
@@ -145,8 +146,6 @@ func hashValue(h writer, v any) {
 	case resource.Secret:
 		w('S', "")
 		hashValue(h, x.Element)
-	case resource.Computed:
-		w('c', "")
 	case resource.PropertyMap:
 		hashValue(h, map[string]any(x))
 	case map[string]any:

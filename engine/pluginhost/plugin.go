@@ -162,25 +162,6 @@ func (p *plugin) waitConfigured(ctx context.Context) error {
 	}
 }
 
-// dead reports whether the plugin failed to start or has exited, without
-// waiting.
-func (p *plugin) dead() bool {
-	select {
-	case <-p.ready:
-	default:
-		return false
-	}
-	if p.startErr != nil {
-		return true
-	}
-	select {
-	case <-p.proc.exited:
-		return true
-	default:
-		return false
-	}
-}
-
 // callError turns the error of a call into one a user can act on: the
 // plugin's death with its last output lines, missing config keys, or the
 // plugin's message.
@@ -259,13 +240,13 @@ func (p *plugin) close(ctx context.Context) {
 // cancel asks the plugin to stop its work in flight (Pulumi's Cancel);
 // Unimplemented is tolerated.
 func (p *plugin) cancel(ctx context.Context) error {
-	if p.dead() {
-		return nil
-	}
 	select {
 	case <-p.ready:
 	default:
 		return nil // still starting: it has no work in flight
+	}
+	if p.startErr != nil || p.exited() {
+		return nil
 	}
 	_, err := p.rpc.Cancel(ctx, &emptypb.Empty{})
 	if err == nil || status.Code(err) == codes.Unimplemented || errors.Is(ctx.Err(), context.Canceled) {

@@ -119,7 +119,7 @@ func (pool *Pool) find(pkg, version, key, launchID string) (p *plugin, found boo
 		return nil, false, errClosed
 	}
 	if err := pool.failed[pkg+"\x00"+version]; err != nil {
-		return nil, false, err
+		return nil, false, err // the plugins below failed no start (one that just did gives its error to its waiters)
 	}
 	var spare *plugin
 	for _, p := range pool.plugins {
@@ -134,9 +134,9 @@ func (pool *Pool) find(pkg, version, key, launchID string) (p *plugin, found boo
 				pool.restarts = map[string]int{}
 			}
 			pool.restarts[key]++
-		case key == "" && !p.dead():
+		case key == "" && !p.exited():
 			return p, true, nil
-		case p.key == "" && spare == nil && p.launchID == launchID && !p.dead():
+		case p.key == "" && spare == nil && p.launchID == launchID && !p.exited():
 			spare = p
 		}
 	}
