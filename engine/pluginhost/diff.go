@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/runnerhq/runner/engine/pluginhost/wire"
@@ -74,18 +72,13 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 // topKey returns the top-level property of a Pulumi property path:
-// "tags.Name" and "tags[0]" give "tags", `["a.b"].c` gives "a.b".
+// "tags.Name" and "tags[0]" give "tags", `["a.b"].c` gives "a.b"; a path
+// that does not parse is kept whole.
 func topKey(path string) string {
-	if strings.HasPrefix(path, `["`) {
-		if end := strings.Index(path, `"]`); end > 0 {
-			if k, err := strconv.Unquote(path[1 : end+1]); err == nil {
-				return k
-			}
-			return path[2:end]
+	if p, err := resource.ParsePropertyPath(path); err == nil && len(p) > 0 {
+		if k, ok := p[0].(string); ok {
+			return k
 		}
-	}
-	if i := strings.IndexAny(path, ".["); i > 0 {
-		return path[:i]
 	}
 	return path
 }
