@@ -29,6 +29,11 @@ type PoolOptions struct {
 	Log func(LogEntry)
 	// Debug receives the plugins' stdout and stderr lines (nil: dropped).
 	Debug func(string)
+	// Redact, when set, removes secrets from every line a plugin logs or
+	// prints before it reaches Log, Debug or an error message (plugins see
+	// secrets in plain text: their provider config, and every secret input
+	// of a plugin that does not accept secrets).
+	Redact func(string) string
 }
 
 // Pool runs the plugin processes of a run: one per package, version and
@@ -50,6 +55,14 @@ type Pool struct {
 
 // NewPool returns a pool that has started nothing yet.
 func NewPool(opts PoolOptions) *Pool {
+	if r := opts.Redact; r != nil {
+		if log := opts.Log; log != nil {
+			opts.Log = func(e LogEntry) {
+				e.Message = r(e.Message)
+				log(e)
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Pool{opts: opts, ctx: ctx, cancel: cancel}
 }
@@ -119,7 +132,7 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	p := newPlugin(pool, pkg, version, key)
 	pool.plugins = append(pool.plugins, p)
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: pool.eng.addr,
-		env: pool.environ(urn.Project(), launchConfig(inputs)), debug: pool.opts.Debug})
+		env: pool.environ(urn.Project(), launchConfig(inputs)), debug: pool.opts.Debug, redact: pool.opts.Redact})
 	return p, nil
 }
 

@@ -28,6 +28,7 @@ type process struct {
 	pkg, path string
 	pid       int
 	debug     func(string)
+	redact    func(string) string
 	lines     *ring
 	drained   sync.WaitGroup
 	exited    chan struct{} // closed once the process has been waited for
@@ -40,6 +41,7 @@ type launch struct {
 	env            []string
 	engineAddr     string
 	debug          func(string)
+	redact         func(string) string // applied to every output line kept or logged (nil: none)
 }
 
 // startProcess starts the plugin and reads its port from the first line of
@@ -59,7 +61,7 @@ func startProcess(ctx context.Context, l launch) (*process, int, error) {
 	cmd := exec.Command(l.path, l.engineAddr)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = l.dir, l.env, outW, errW
 	cmd.SysProcAttr = sysProcAttr()
-	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, lines: newRing(20), exited: make(chan struct{})}
+	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, redact: l.redact, lines: newRing(20), exited: make(chan struct{})}
 	started := make(chan error, 1)
 	go p.run(cmd, started)
 	err = <-started
@@ -199,6 +201,9 @@ func (p *process) drain(br *bufio.Reader, stream string, c io.Closer) {
 	defer c.Close()
 	for {
 		line, err := readLine(br)
+		if p.redact != nil {
+			line = p.redact(line)
+		}
 		if line != "" || err == nil {
 			p.lines.add(line)
 			if p.debug != nil {
