@@ -38,7 +38,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 		},
 		Debug: func(line string) {
 			if s.Opts.Debug {
-				sink.Emit(event.Event{Type: event.Log, Message: line})
+				sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: line})
 			}
 		},
 	})
@@ -62,7 +62,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 // pluginLogEvent turns a plugin's log line into an event of the project its
 // URN names: debug lines only with --debug, warnings and errors as warnings.
 func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
-	ev := event.Event{Type: event.Log, Message: e.Message, URN: string(e.URN)}
+	ev := event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: e.Message, URN: string(e.URN)}
 	if e.URN.Valid() {
 		ev.Project = e.URN.Project()
 	}
