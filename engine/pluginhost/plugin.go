@@ -208,7 +208,7 @@ func (p *plugin) callError(ctx context.Context, op string, urn resource.URN, err
 	if ctx.Err() != nil {
 		return fmt.Errorf("the %s plugin's %s of %s was interrupted: %w", p.pkg, op, urn, ctx.Err())
 	}
-	return fmt.Errorf("the %s plugin's %s of %s failed: %s", p.pkg, op, urn, st.Message())
+	return fmt.Errorf("the %s plugin's %s of %s failed: %s", p.pkg, op, urn, p.pool.redact.apply(st.Message()))
 }
 
 // outcomeUnknown is the error of a call whose plugin died before answering:

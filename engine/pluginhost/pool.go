@@ -46,6 +46,7 @@ type Pool struct {
 	eng      *engineServer
 	plugins  []*plugin
 	restarts map[string]int // by configuration key
+	redact   redactor       // the secrets plugins were given in plain
 }
 
 // NewPool returns a pool that has started nothing yet.
@@ -67,10 +68,21 @@ func (pool *Pool) Plugin(pkg, version string) resource.Configurable {
 	return &handle{pool: pool, pkg: pkg, version: version}
 }
 
+// log hands a plugin's message to the pool's Log, secrets masked.
 func (pool *Pool) log(e LogEntry) {
 	if pool.opts.Log != nil {
+		e.Message = pool.redact.apply(e.Message)
 		pool.opts.Log(e)
 	}
+}
+
+// debug hands a --debug line about a plugin to the pool's Debug, secrets
+// masked; nil without a Debug.
+func (pool *Pool) debugFunc() func(string) {
+	if pool.opts.Debug == nil {
+		return nil
+	}
+	return func(line string) { pool.opts.Debug(pool.redact.apply(line)) }
 }
 
 // acquire returns the plugin of (pkg, version) serving the configuration
@@ -106,7 +118,7 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 		return spare, nil
 	}
 	if pool.eng == nil {
-		eng, err := startEngine(pool.opts.Log)
+		eng, err := startEngine(pool.log)
 		if err != nil {
 			return nil, err
 		}
@@ -116,10 +128,11 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	if err != nil {
 		return nil, err
 	}
+	pool.redact.addSecrets(inputs)
 	p := newPlugin(pool, pkg, version, key)
 	pool.plugins = append(pool.plugins, p)
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: pool.eng.addr,
-		env: pool.environ(urn.Project(), launchConfig(inputs)), debug: pool.opts.Debug})
+		env: pool.environ(urn.Project(), launchConfig(inputs)), debug: pool.debugFunc(), mask: pool.redact.apply})
 	return p, nil
 }
 

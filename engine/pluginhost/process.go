@@ -32,6 +32,7 @@ type process struct {
 	drained   sync.WaitGroup
 	exited    chan struct{} // closed once the process has been waited for
 	state     *os.ProcessState
+	mask      func(string) string // masks secrets in the lines errors quote; nil: none
 }
 
 // launch describes how to start one plugin.
@@ -40,6 +41,7 @@ type launch struct {
 	env            []string
 	engineAddr     string
 	debug          func(string)
+	mask           func(string) string // masks secrets in quoted output; nil: none
 }
 
 // startProcess starts the plugin and reads its port from the first line of
@@ -59,7 +61,7 @@ func startProcess(ctx context.Context, l launch) (*process, int, error) {
 	cmd := exec.Command(l.path, l.engineAddr)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = l.dir, l.env, outW, errW
 	cmd.SysProcAttr = sysProcAttr()
-	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, lines: newRing(20), exited: make(chan struct{})}
+	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, lines: newRing(20), exited: make(chan struct{}), mask: l.mask}
 	started := make(chan error, 1)
 	go p.run(cmd, started)
 	err = <-started
@@ -189,7 +191,11 @@ func (p *process) tail() string {
 	if len(lines) == 0 {
 		return " (it printed nothing)"
 	}
-	return ":\n" + strings.Join(lines, "\n")
+	out := strings.Join(lines, "\n")
+	if p.mask != nil {
+		out = p.mask(out)
+	}
+	return ":\n" + out
 }
 
 // drain reads the plugin's output lines into the ring and the debug log
