@@ -159,9 +159,13 @@ func (p *process) waitExit(d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
-	case <-p.exited:
-	case <-timer.C:
-		return false
+	case <-p.exited: // checked first: with d == 0 both cases may be ready
+	default:
+		select {
+		case <-p.exited:
+		case <-timer.C:
+			return false
+		}
 	}
 	drained := make(chan struct{})
 	go func() { p.drained.Wait(); close(drained) }()
