@@ -42,7 +42,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, cfg map[s
 		},
 		Debug: func(line string) {
 			if s.Opts.Debug {
-				sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Message: line})
+				sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: line})
 			}
 		},
 		Redact: redact,
@@ -70,7 +70,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, cfg map[s
 // URN names: debug lines and ephemeral progress only with --debug, warnings
 // as warnings and errors as warnings that say "error:".
 func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
-	ev := event.Event{Type: event.Log, Time: time.Now(), Message: e.Message, URN: string(e.URN)}
+	ev := event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: e.Message, URN: string(e.URN)}
 	if e.URN.Valid() {
 		ev.Project = e.URN.Project()
 	}

@@ -51,6 +51,7 @@ type Pool struct {
 	eng      *engineServer
 	plugins  []*plugin
 	restarts map[string]int // by configuration key
+	redact   redactor       // the secrets plugins were given in plain
 }
 
 // NewPool returns a pool that has started nothing yet.
@@ -61,6 +62,9 @@ func NewPool(opts PoolOptions) *Pool {
 				e.Message = r(e.Message)
 				log(e)
 			}
+		}
+		if debug := opts.Debug; debug != nil {
+			opts.Debug = func(line string) { debug(r(line)) }
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -80,10 +84,31 @@ func (pool *Pool) Plugin(pkg, version string) resource.Configurable {
 	return &handle{pool: pool, pkg: pkg, version: version}
 }
 
+// log hands a plugin's message to the pool's Log, secrets masked.
 func (pool *Pool) log(e LogEntry) {
 	if pool.opts.Log != nil {
+		e.Message = pool.redact.apply(e.Message)
 		pool.opts.Log(e)
 	}
+}
+
+// mask removes from s the secrets plugins were given in plain and those
+// the pool's Redact knows.
+func (pool *Pool) mask(s string) string {
+	s = pool.redact.apply(s)
+	if pool.opts.Redact != nil {
+		s = pool.opts.Redact(s)
+	}
+	return s
+}
+
+// debug hands a --debug line about a plugin to the pool's Debug, secrets
+// masked; nil without a Debug.
+func (pool *Pool) debugFunc() func(string) {
+	if pool.opts.Debug == nil {
+		return nil
+	}
+	return func(line string) { pool.opts.Debug(pool.redact.apply(line)) }
 }
 
 // acquire returns the plugin of (pkg, version) serving the configuration
@@ -119,7 +144,7 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 		return spare, nil
 	}
 	if pool.eng == nil {
-		eng, err := startEngine(pool.opts.Log)
+		eng, err := startEngine(pool.log)
 		if err != nil {
 			return nil, err
 		}
@@ -129,10 +154,11 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	if err != nil {
 		return nil, err
 	}
+	pool.redact.addSecrets(inputs)
 	p := newPlugin(pool, pkg, version, key)
 	pool.plugins = append(pool.plugins, p)
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: pool.eng.addr,
-		env: pool.environ(urn.Project(), launchConfig(inputs)), debug: pool.opts.Debug, redact: pool.opts.Redact})
+		env: pool.environ(urn.Project(), launchConfig(inputs)), debug: pool.debugFunc(), mask: pool.mask})
 	return p, nil
 }
 

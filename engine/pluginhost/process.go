@@ -28,11 +28,11 @@ type process struct {
 	pkg, path string
 	pid       int
 	debug     func(string)
-	redact    func(string) string
 	lines     *ring
 	drained   sync.WaitGroup
 	exited    chan struct{} // closed once the process has been waited for
 	state     *os.ProcessState
+	mask      func(string) string // masks secrets in the lines errors quote; nil: none
 }
 
 // launch describes how to start one plugin.
@@ -41,7 +41,7 @@ type launch struct {
 	env            []string
 	engineAddr     string
 	debug          func(string)
-	redact         func(string) string // applied to every output line kept or logged (nil: none)
+	mask           func(string) string // masks secrets in quoted output; nil: none
 }
 
 // startProcess starts the plugin and reads its port from the first line of
@@ -61,7 +61,7 @@ func startProcess(ctx context.Context, l launch) (*process, int, error) {
 	cmd := exec.Command(l.path, l.engineAddr)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = l.dir, l.env, outW, errW
 	cmd.SysProcAttr = sysProcAttr()
-	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, redact: l.redact, lines: newRing(20), exited: make(chan struct{})}
+	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, lines: newRing(20), exited: make(chan struct{}), mask: l.mask}
 	started := make(chan error, 1)
 	go p.run(cmd, started)
 	err = <-started
@@ -159,9 +159,13 @@ func (p *process) waitExit(d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
-	case <-p.exited:
-	case <-timer.C:
-		return false
+	case <-p.exited: // checked first: with d == 0 both cases may be ready
+	default:
+		select {
+		case <-p.exited:
+		case <-timer.C:
+			return false
+		}
 	}
 	drained := make(chan struct{})
 	go func() { p.drained.Wait(); close(drained) }()
@@ -191,7 +195,11 @@ func (p *process) tail() string {
 	if len(lines) == 0 {
 		return " (it printed nothing)"
 	}
-	return ":\n" + strings.Join(lines, "\n")
+	out := strings.Join(lines, "\n")
+	if p.mask != nil {
+		out = p.mask(out)
+	}
+	return ":\n" + out
 }
 
 // drain reads the plugin's output lines into the ring and the debug log
@@ -201,9 +209,6 @@ func (p *process) drain(br *bufio.Reader, stream string, c io.Closer) {
 	defer c.Close()
 	for {
 		line, err := readLine(br)
-		if p.redact != nil {
-			line = p.redact(line)
-		}
 		if line != "" || err == nil {
 			p.lines.add(line)
 			if p.debug != nil {
