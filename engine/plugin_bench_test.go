@@ -1,0 +1,124 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/pluginhost"
+	"github.com/runnerhq/runner/engine/pluginhost/providertest"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state/statetest"
+)
+
+// thingProgram declares n testprov:index:Thing resources shaped as
+// wideProgram's: every other one refers to an earlier one's output.
+func thingProgram(n int) engine.Program {
+	return func(ctx *engine.Context) error {
+		rs := make([]*engine.Resource, n)
+		for i := range rs {
+			in := engine.Inputs{"index": i, "name": fmt.Sprintf("r%d", i)}
+			if i%2 == 1 {
+				in["parent"] = rs[i/2].Output("name")
+			}
+			rs[i] = ctx.Resource(providertest.TypeThing, fmt.Sprintf("r%d", i), in)
+		}
+		ctx.Export("first", rs[0].Output("name"))
+		return nil
+	}
+}
+
+// pluginBench is a folder backend and a pool running the real
+// pulumi-resource-testprov, closed at the end of the benchmark.
+type pluginBench struct {
+	opts  engine.Options
+	store string
+}
+
+func newPluginBench(b *testing.B, env ...string) *pluginBench {
+	b.Helper()
+	bin := providertest.Binary(b)
+	f, err := backend.Open("file://" + b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	pool := pluginhost.NewPool(pluginhost.PoolOptions{
+		Workspace: b.TempDir(),
+		Environ:   append(os.Environ(), env...),
+		Locate:    func(string, string) (string, error) { return bin, nil },
+	})
+	b.Cleanup(func() { pool.Close(context.Background()) })
+	store := b.TempDir()
+	return &pluginBench{store: store, opts: engine.Options{
+		Project: project, Stack: stack, Backend: f,
+		Plugins: []resource.Plugin{pool.Plugin("testprov", "1.2.3")},
+		Crypter: statetest.NewCrypter(7),
+		Config:  map[string]any{"testprov:store": store},
+	}}
+}
+
+// BenchmarkPluginUpCreate10k creates 10,000 resources through the real
+// test plugin over gRPC (Check and Create each) on the folder backend; the
+// plugin writes one JSON file per resource. The plugin process is started
+// once, before the timer.
+func BenchmarkPluginUpCreate10k(b *testing.B) {
+	prog := thingProgram(10_000)
+	pb := newPluginBench(b)
+	warm(b, pb.opts)
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		opts := pb.opts
+		f, err := backend.Open("file://" + b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts.Backend = f
+		b.StartTimer()
+		res, err := engine.Up(context.Background(), opts, prog)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Changes[engine.OpCreate] != 10_001 {
+			b.Fatalf("changes %v", res.Changes)
+		}
+	}
+}
+
+// BenchmarkPluginPreviewNoop10k previews 10,000 unchanged resources (Check
+// and Diff each over gRPC) on the folder backend.
+func BenchmarkPluginPreviewNoop10k(b *testing.B) {
+	prog := thingProgram(10_000)
+	pb := newPluginBench(b)
+	if _, err := engine.Up(context.Background(), pb.opts, prog); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := engine.Preview(context.Background(), pb.opts, prog)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Changes[engine.OpSame] != 10_001 {
+			b.Fatalf("changes %v", res.Changes)
+		}
+	}
+}
+
+// warm starts and configures the plugin process (one resource up on a
+// backend of its own), so that a benchmark measures the calls, not the
+// process start.
+func warm(b *testing.B, opts engine.Options) {
+	b.Helper()
+	f, err := backend.Open("file://" + b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts.Backend = f
+	if _, err := engine.Up(context.Background(), opts, thingProgram(1)); err != nil {
+		b.Fatal(err)
+	}
+}
