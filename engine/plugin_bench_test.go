@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/runnerhq/runner/engine"
@@ -38,7 +39,7 @@ type pluginBench struct {
 	store string
 }
 
-func newPluginBench(b *testing.B, env ...string) *pluginBench {
+func newPluginBench(b *testing.B, store string, env ...string) *pluginBench {
 	b.Helper()
 	bin := providertest.Binary(b)
 	f, err := backend.Open("file://" + b.TempDir())
@@ -51,7 +52,6 @@ func newPluginBench(b *testing.B, env ...string) *pluginBench {
 		Locate:    func(string, string) (string, error) { return bin, nil },
 	})
 	b.Cleanup(func() { pool.Close(context.Background()) })
-	store := b.TempDir()
 	return &pluginBench{store: store, opts: engine.Options{
 		Project: project, Stack: stack, Backend: f,
 		Plugins: []resource.Plugin{pool.Plugin("testprov", "1.2.3")},
@@ -60,17 +60,42 @@ func newPluginBench(b *testing.B, env ...string) *pluginBench {
 	}}
 }
 
+// storeDirs are where the plugin keeps its resource files: "disk" is the
+// benchmark; "tmpfs" (when /dev/shm exists) is a diagnostic that tells how
+// much of a run is the plugin's own file writes on the disk.
+func storeDirs(b *testing.B) map[string]func() string {
+	dirs := map[string]func() string{"disk": b.TempDir}
+	if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+		dirs["tmpfs"] = func() string {
+			dir, err := os.MkdirTemp("/dev/shm", "testprov-store-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { os.RemoveAll(dir) })
+			return dir
+		}
+	}
+	return dirs
+}
+
 // BenchmarkPluginUpCreate10k creates 10,000 resources through the real
 // test plugin over gRPC (Check and Create each) on the folder backend; the
-// plugin writes one JSON file per resource. The plugin process is started
-// once, before the timer.
+// plugin writes one JSON file per resource (in a store emptied before each
+// run). The plugin process is started once, before the timer.
 func BenchmarkPluginUpCreate10k(b *testing.B) {
+	for name, dir := range storeDirs(b) {
+		b.Run("store="+name, func(b *testing.B) { benchPluginCreate(b, dir()) })
+	}
+}
+
+func benchPluginCreate(b *testing.B, store string) {
 	prog := thingProgram(10_000)
-	pb := newPluginBench(b)
+	pb := newPluginBench(b, store)
 	warm(b, pb.opts)
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
+		empty(b, store)
 		opts := pb.opts
 		f, err := backend.Open("file://" + b.TempDir())
 		if err != nil {
@@ -92,7 +117,7 @@ func BenchmarkPluginUpCreate10k(b *testing.B) {
 // and Diff each over gRPC) on the folder backend.
 func BenchmarkPluginPreviewNoop10k(b *testing.B) {
 	prog := thingProgram(10_000)
-	pb := newPluginBench(b)
+	pb := newPluginBench(b, b.TempDir())
 	if _, err := engine.Up(context.Background(), pb.opts, prog); err != nil {
 		b.Fatal(err)
 	}
@@ -120,5 +145,19 @@ func warm(b *testing.B, opts engine.Options) {
 	opts.Backend = f
 	if _, err := engine.Up(context.Background(), opts, thingProgram(1)); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// empty removes the resource files of the plugin's store.
+func empty(b *testing.B, store string) {
+	b.Helper()
+	files, err := filepath.Glob(filepath.Join(store, "*.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
