@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/runnerhq/runner/engine"
@@ -92,6 +94,7 @@ func benchPluginCreate(b *testing.B, store string) {
 	prog := thingProgram(10_000)
 	pb := newPluginBench(b, store)
 	warm(b, pb.opts)
+	self0, children0 := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
@@ -111,6 +114,7 @@ func benchPluginCreate(b *testing.B, store string) {
 			b.Fatalf("changes %v", res.Changes)
 		}
 	}
+	reportCPU(b, self0, children0)
 }
 
 // BenchmarkPluginPreviewNoop10k previews 10,000 unchanged resources (Check
@@ -121,6 +125,7 @@ func BenchmarkPluginPreviewNoop10k(b *testing.B) {
 	if _, err := engine.Up(context.Background(), pb.opts, prog); err != nil {
 		b.Fatal(err)
 	}
+	self0, children0 := cpuSeconds()
 	b.ResetTimer()
 	for b.Loop() {
 		res, err := engine.Preview(context.Background(), pb.opts, prog)
@@ -131,6 +136,7 @@ func BenchmarkPluginPreviewNoop10k(b *testing.B) {
 			b.Fatalf("changes %v", res.Changes)
 		}
 	}
+	reportCPU(b, self0, children0)
 }
 
 // warm starts and configures the plugin process (one resource up on a
@@ -160,4 +166,48 @@ func empty(b *testing.B, store string) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// cpuSeconds returns the CPU time (user and system) used so far by this
+// process and by its child processes still running (the plugin), read
+// from /proc; both are 0 where /proc is not there. On a machine other
+// work shares, these vary far less than the wall time.
+func cpuSeconds() (self, children float64) {
+	self = procCPU("/proc/self/stat")
+	tasks, _ := filepath.Glob("/proc/self/task/*/children")
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, pid := range strings.Fields(string(data)) {
+			children += procCPU("/proc/" + pid + "/stat")
+		}
+	}
+	return self, children
+}
+
+// procCPU reads utime + stime (in seconds, at 100 ticks a second) from a
+// /proc/<pid>/stat file.
+func procCPU(path string) float64 {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(fields[11], 64)
+	k, _ := strconv.ParseFloat(fields[12], 64)
+	return (u + k) / 100
+}
+
+// reportCPU reports the CPU seconds per operation the engine and the
+// plugin used since (self0, children0).
+func reportCPU(b *testing.B, self0, children0 float64) {
+	self, children := cpuSeconds()
+	b.ReportMetric((self-self0)/float64(b.N), "engine-cpu-s/op")
+	b.ReportMetric((children-children0)/float64(b.N), "plugin-cpu-s/op")
 }
