@@ -43,6 +43,9 @@ type pluginBench struct {
 
 func newPluginBench(b *testing.B, store string, env ...string) *pluginBench {
 	b.Helper()
+	if testing.Short() {
+		b.Skip("builds and runs pulumi-resource-testprov")
+	}
 	bin := providertest.Binary(b)
 	f, err := backend.Open("file://" + b.TempDir())
 	if err != nil {

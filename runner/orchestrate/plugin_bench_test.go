@@ -48,6 +48,9 @@ func thingChain(n int) []Project {
 // each project a pool of its own, a process per project as Pulumi's CLI
 // runs them (about 6 s).
 func BenchmarkPluginShared(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds and runs pulumi-resource-testprov")
+	}
 	bin := providertest.Binary(b)
 	const delay = time.Second
 	newPool := func() *pluginhost.Pool {
