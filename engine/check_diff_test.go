@@ -157,3 +157,25 @@ func TestDiffUnknownAndDetailed(t *testing.T) {
 		})
 	}
 }
+
+// A plugin whose Check returns an unknown value in a real run must not get
+// a create with that value dropped: the step fails naming the property.
+func TestUnknownInputsRefusedInARealRun(t *testing.T) {
+	e := newEnv(t)
+	e.plugin.OnCheck = func(_ context.Context, req resource.CheckRequest) (resource.PropertyMap, error) {
+		out := req.News.Copy(1)
+		out["later"] = resource.Computed{}
+		return out, nil
+	}
+	prog := resources(map[string]engine.Inputs{"a": {"n": 1}})
+	if _, err := e.preview(prog); err != nil {
+		t.Fatalf("preview with an unknown input: %v", err)
+	}
+	_, err := e.up(prog)
+	if err == nil || !strings.Contains(err.Error(), "not known (later)") {
+		t.Fatalf("up with an unknown input: %v", err)
+	}
+	if e.find("a") != nil {
+		t.Fatalf("the resource was recorded: %+v", e.find("a"))
+	}
+}

@@ -8,11 +8,14 @@ import (
 )
 
 // DefaultParallel is how many steps of one operation run at once when
-// Options.Parallel is 0: 32, or four per CPU on a machine with more than
-// eight. Steps mostly wait (on cloud APIs, on the journal's fsyncs, which
-// steps in flight share), so the bound is not the CPU count; Terraform's
-// default is 10, Pulumi's unbounded.
-func DefaultParallel() int { return max(32, 4*runtime.GOMAXPROCS(0)) }
+// Options.Parallel is 0: 256, or 32 per CPU on a machine with more than
+// eight. Steps mostly wait (on cloud APIs, on plugin calls, on the
+// journal's fsyncs, which steps in flight share), so the bound is not the
+// CPU count: with a plugin over gRPC, more steps in flight share each fsync
+// and each write on the connection (10,000 creates: 705 fsyncs and 16,404
+// writes at 256, 3,406 and 36,420 at 32). Terraform's default is 10,
+// Pulumi's unbounded.
+func DefaultParallel() int { return max(256, 32*runtime.GOMAXPROCS(0)) }
 
 // task is one node of a step graph. run does the work on a worker goroutine
 // and returns a commit function (possibly with an error) that the graph's

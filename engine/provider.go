@@ -162,8 +162,8 @@ func (d *deployment) decideProvider(ctx context.Context, p *defaultProvider, new
 	ch.checked = secretOutputs(checked, news, nil)
 	p.replacing = map[string]bool{}
 	for _, r := range d.old.Resources {
-		if r.Type != typ || !strings.HasPrefix(r.URN.Name(), "default") {
-			continue
+		if r.Type != typ || r.Delete || !strings.HasPrefix(r.URN.Name(), "default") {
+			continue // a condemned provider's resources are being deleted anyway
 		}
 		changed, replace, err := d.diffProvider(ctx, p, r, ch.checked)
 		if err != nil {

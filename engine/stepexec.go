@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -163,6 +164,11 @@ type callResult struct {
 // resource.InitError with an ID fills the result and is returned too.
 func (d *deployment) callPlugin(ctx context.Context, dr *declared, op Op, rec *state.Resource) (callResult, error) {
 	r := dr.r
+	if !d.dryRun && resource.ContainsComputed(rec.Inputs) {
+		// Sent to a plugin, an unknown would be dropped from the inputs
+		// and the resource made without it.
+		return callResult{}, fmt.Errorf("its inputs still hold values that are not known (%s) after their resources were made; the plugin's Check returned unknown values in a real run", strings.Join(unknownKeys(rec.Inputs), ", "))
+	}
 	if op != OpUpdate {
 		limit := rec.CustomTimeouts.Create
 		cctx, cancel := withTimeout(ctx, limit)
@@ -218,4 +224,15 @@ func outputsOf(r *state.Resource) resource.PropertyMap {
 		return nil
 	}
 	return r.Outputs
+}
+
+// unknownKeys returns the top-level keys of m whose values hold unknowns.
+func unknownKeys(m resource.PropertyMap) []string {
+	var keys []string
+	for _, k := range sortedKeys(m) {
+		if resource.ContainsComputed(m[k]) {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine/pluginhost"
+	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/runner/event"
 )
 
@@ -33,11 +34,42 @@ func TestPluginLogEvent(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if ev.Type != tt.want || ev.Project != "one" || ev.Message != "hello" || ev.URN != urn {
+		msg := "hello"
+		if tt.severity == "error" {
+			msg = "error: hello"
+		}
+		if ev.Type != tt.want || ev.Project != "one" || ev.Message != msg || ev.URN != urn {
 			t.Errorf("%s: event %+v", tt.severity, ev)
 		}
 		if ev.Time.IsZero() {
 			t.Errorf("%s: the event has no time", tt.severity)
 		}
+	}
+}
+
+// TestRedactor checks that every secret config value and the passphrase
+// are removed from plugin output, the longer ones first.
+func TestRedactor(t *testing.T) {
+	cfg := map[string]any{
+		"testprov:token": resource.Secret{Element: "tok-123"},
+		"testprov:long":  resource.Secret{Element: "tok-123-and-more"},
+		"testprov:obj":   resource.Secret{Element: map[string]any{"k": "v"}},
+		"testprov:zone":  "eu-1",
+	}
+	r := newRedactor(cfg, "pass phrase")
+	tests := []struct{ in, want string }{
+		{"token tok-123 here", "token [secret] here"},
+		{"tok-123-and-more", "[secret]"},
+		{`cfg {"k":"v"}`, "cfg [secret]"},
+		{"the pass phrase leaked", "the [secret] leaked"},
+		{"zone eu-1 is not secret", "zone eu-1 is not secret"},
+	}
+	for _, tt := range tests {
+		if got := r(tt.in); got != tt.want {
+			t.Errorf("redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := newRedactor(nil, "")("as is"); got != "as is" {
+		t.Errorf("no secrets: %q", got)
 	}
 }

@@ -48,3 +48,29 @@ func TestPluginLogs(t *testing.T) {
 	r = e.ok("up", "--yes", "--debug")
 	must(t, "up --debug", block(r.Stdout, "one"), "testprov: updating thing-", "warning: mind the gap")
 }
+
+// A plugin that does not accept secrets gets them in plain text and may
+// print them: runner removes every secret config value (and the
+// passphrase) from what plugins log and print, --debug included.
+func TestPluginLogsRedactSecrets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const token = "tok-very-secret-4711"
+	e.ok("config", "set", "--secret", "testprov:token", token)
+	e.extra = append(e.extra, "TESTPROV_ACCEPT_SECRETS=false")
+	e.spec("one", map[string]any{"resources": []any{
+		thing("a", map[string]any{"warn": map[string]any{"$config": "testprov:token"}}),
+	}})
+	for _, args := range [][]string{{"up", "--yes"}, {"up", "--yes", "--json"}, {"up", "--yes", "--debug"}, {"preview", "--debug", "--json"}} {
+		e.spec("one", map[string]any{"resources": []any{
+			thing("a", map[string]any{"warn": map[string]any{"$config": "testprov:token"}, "run": strings.Join(args, " ")}),
+		}})
+		r := e.ok(args...)
+		if strings.Contains(r.Stdout+r.Stderr, token) || strings.Contains(r.Stdout+r.Stderr, "e2e-passphrase") {
+			t.Fatalf("runner %v shows a secret the plugin logged: %s", args, r)
+		}
+		if args[0] == "up" && len(args) == 2 {
+			must(t, "plain up", block(r.Stdout, "one"), "warning: [secret]")
+		}
+	}
+}

@@ -18,6 +18,9 @@ func (p *plugin) Package() string { return p.pkg }
 // send marshals a map for a resource call with this plugin's secret and
 // reference support; nil gives an empty Struct.
 func (p *plugin) send(m resource.PropertyMap, unknowns, elide bool) (*structpb.Struct, error) {
+	if !p.acceptSecrets {
+		p.pool.redact.addSecrets(m)
+	}
 	return wire.Marshal(m, wire.Options{KeepUnknowns: unknowns, KeepSecrets: p.acceptSecrets,
 		KeepResources: p.acceptResources, ElideAssetContents: elide})
 }
@@ -78,7 +81,7 @@ func (p *plugin) checked(resp *pulumirpc.CheckResponse, req resource.CheckReques
 	if fs := resp.GetFailures(); len(fs) > 0 {
 		e := &resource.CheckFailuresError{}
 		for _, f := range fs {
-			e.Failures = append(e.Failures, resource.CheckFailure{Property: f.GetProperty(), Reason: f.GetReason()})
+			e.Failures = append(e.Failures, resource.CheckFailure{Property: f.GetProperty(), Reason: p.pool.redact.apply(f.GetReason())})
 		}
 		return nil, e
 	}

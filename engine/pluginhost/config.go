@@ -38,6 +38,7 @@ func (p *plugin) runConfigure(req resource.ConfigureRequest) {
 		return
 	}
 	inputs := withoutInternal(req.Inputs)
+	p.pool.redact.addSecrets(inputs)
 	args, err := wire.Marshal(inputs, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true})
 	if err != nil {
 		p.cfgErr = fmt.Errorf("the %s provider's configuration cannot be sent: %w", p.pkg, err)

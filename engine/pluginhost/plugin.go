@@ -67,7 +67,18 @@ func (p *plugin) start(ctx context.Context, l launch) {
 		return
 	}
 	p.proc = proc
-	if err := p.connect(ctx, port, l); err != nil {
+	// A plugin that exits while runner dials it will never answer: stop
+	// waiting for the connection at once instead of at connectTimeout.
+	connCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-proc.exited:
+			cancel()
+		case <-connCtx.Done():
+		}
+	}()
+	if err := p.connect(connCtx, port, l); err != nil {
 		if d := proc.died("start-up", 0); d != nil {
 			err = d
 		}
@@ -185,7 +196,7 @@ func (p *plugin) callError(ctx context.Context, op string, urn resource.URN, err
 	if ctx.Err() != nil {
 		return fmt.Errorf("the %s plugin's %s of %s was interrupted: %w", p.pkg, op, urn, ctx.Err())
 	}
-	return fmt.Errorf("the %s plugin's %s of %s failed: %s", p.pkg, op, urn, st.Message())
+	return fmt.Errorf("the %s plugin's %s of %s failed: %s", p.pkg, op, urn, p.pool.redact.apply(st.Message()))
 }
 
 // mutationError is the error of a Create, Update or Delete that changes

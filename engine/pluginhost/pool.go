@@ -31,6 +31,11 @@ type PoolOptions struct {
 	Log func(LogEntry)
 	// Debug receives the plugins' stdout and stderr lines (nil: dropped).
 	Debug func(string)
+	// Redact, when set, removes secrets from every line a plugin logs or
+	// prints before it reaches Log, Debug or an error message (plugins see
+	// secrets in plain text: their provider config, and every secret input
+	// of a plugin that does not accept secrets).
+	Redact func(string) string
 }
 
 // Pool runs the plugin processes of a run: one per package, version and
@@ -51,10 +56,22 @@ type Pool struct {
 	plugins  []*plugin
 	restarts map[string]int   // by configuration key
 	failed   map[string]error // start failures by package and version: never retried
+	redact   redactor         // the secrets plugins were given in plain
 }
 
 // NewPool returns a pool that has started nothing yet.
 func NewPool(opts PoolOptions) *Pool {
+	if r := opts.Redact; r != nil {
+		if log := opts.Log; log != nil {
+			opts.Log = func(e LogEntry) {
+				e.Message = r(e.Message)
+				log(e)
+			}
+		}
+		if debug := opts.Debug; debug != nil {
+			opts.Debug = func(line string) { debug(r(line)) }
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Pool{opts: opts, ctx: ctx, cancel: cancel}
 }
@@ -72,10 +89,31 @@ func (pool *Pool) Plugin(pkg, version string) resource.Configurable {
 	return &handle{pool: pool, pkg: pkg, version: version}
 }
 
+// log hands a plugin's message to the pool's Log, secrets masked.
 func (pool *Pool) log(e LogEntry) {
 	if pool.opts.Log != nil {
+		e.Message = pool.redact.apply(e.Message)
 		pool.opts.Log(e)
 	}
+}
+
+// mask removes from s the secrets plugins were given in plain and those
+// the pool's Redact knows.
+func (pool *Pool) mask(s string) string {
+	s = pool.redact.apply(s)
+	if pool.opts.Redact != nil {
+		s = pool.opts.Redact(s)
+	}
+	return s
+}
+
+// debug hands a --debug line about a plugin to the pool's Debug, secrets
+// masked; nil without a Debug.
+func (pool *Pool) debugFunc() func(string) {
+	if pool.opts.Debug == nil {
+		return nil
+	}
+	return func(line string) { pool.opts.Debug(pool.redact.apply(line)) }
 }
 
 // acquire returns the plugin of (pkg, version) serving the configuration
@@ -104,11 +142,12 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	if p, found, err := pool.find(pkg, version, key, launchID); found || err != nil {
 		return p, err // another caller started one meanwhile
 	}
+	pool.redact.addSecrets(inputs)
 	p = newPlugin(pool, pkg, version, key)
 	p.launchID = launchID
 	pool.plugins = append(pool.plugins, p)
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: addr,
-		env: pool.environ(project, config), debug: pool.opts.Debug})
+		env: pool.environ(project, config), debug: pool.debugFunc(), mask: pool.mask})
 	return p, nil
 }
 
@@ -159,7 +198,7 @@ func (pool *Pool) engineAddr() (string, error) {
 		if closed {
 			return "", errClosed
 		}
-		eng, err := startEngine(pool.opts.Log)
+		eng, err := startEngine(pool.log)
 		if err != nil {
 			return "", err
 		}

@@ -35,6 +35,7 @@ type process struct {
 	drained   chan struct{} // closed when both output streams are drained
 	exited    chan struct{} // closed once the process has been waited for
 	state     *os.ProcessState
+	mask      func(string) string // masks secrets in the lines errors quote; nil: none
 
 	sigMu  sync.Mutex
 	reaped bool // about to be waited for: no signal to its group from then on
@@ -46,6 +47,7 @@ type launch struct {
 	env            []string
 	engineAddr     string
 	debug          func(string)
+	mask           func(string) string // masks secrets in quoted output; nil: none
 }
 
 // startProcess starts the plugin and reads its port from the first line of
@@ -66,7 +68,7 @@ func startProcess(ctx context.Context, l launch) (*process, int, error) {
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = l.dir, l.env, outW, errW
 	cmd.SysProcAttr = sysProcAttr()
 	p := &process{pkg: l.pkg, path: l.path, debug: l.debug, lines: newRing(20), exited: make(chan struct{}),
-		drained: make(chan struct{})}
+		drained: make(chan struct{}), mask: l.mask}
 	started := make(chan error, 1)
 	go p.run(cmd, started)
 	err = <-started
@@ -168,8 +170,8 @@ func (p *process) waitExit(d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
-	case <-p.exited:
-	default: // an exit already seen wins over a zero wait
+	case <-p.exited: // checked first: with d == 0 both cases may be ready
+	default:
 		select {
 		case <-p.exited:
 		case <-timer.C:
@@ -211,7 +213,11 @@ func (p *process) tail() string {
 	if len(lines) == 0 {
 		return " (it printed nothing)"
 	}
-	return ":\n" + strings.Join(lines, "\n")
+	out := strings.Join(lines, "\n")
+	if p.mask != nil {
+		out = p.mask(out)
+	}
+	return ":\n" + out
 }
 
 // drain reads the plugin's output lines into the ring and the debug log

@@ -137,15 +137,20 @@ func writeAtomic(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name()) //nolint:errcheck // gone after the rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	// No fsync: the store is a fake cloud, and atomic is all its readers
+	// need. The temporary file is removed only when the rename did not
+	// happen (a remove after it is two failing unlinks per write).
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return err
+	if err == nil {
+		err = os.Rename(f.Name(), path)
 	}
-	return os.Rename(f.Name(), path)
+	if err != nil {
+		os.Remove(f.Name()) //nolint:errcheck // best effort: the write already failed
+	}
+	return err
 }
 
 // recordMax writes n to <store>/maxInFlight unless the file already holds a

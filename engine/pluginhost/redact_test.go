@@ -1,0 +1,31 @@
+package pluginhost
+
+import (
+	"testing"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+func TestRedactor(t *testing.T) {
+	var r redactor
+	r.addSecrets(resource.PropertyMap{
+		"pw":    resource.Secret{Element: "hunter22"},
+		"deep":  resource.Secret{Element: map[string]any{"k": []any{"nested-one"}}},
+		"short": resource.Secret{Element: "ab"},
+		"plain": "visible",
+	})
+	for _, c := range []struct{ in, want string }{
+		{"password hunter22 rejected", "password [secret] rejected"},
+		{"nested-one and hunter22", "[secret] and [secret]"},
+		{"ab stays (too short)", "ab stays (too short)"},
+		{"visible stays", "visible stays"},
+	} {
+		if got := r.apply(c.in); got != c.want {
+			t.Errorf("apply(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	var empty redactor
+	if got := empty.apply("hunter22"); got != "hunter22" {
+		t.Errorf("an empty redactor changed %q", got)
+	}
+}
