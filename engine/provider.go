@@ -198,7 +198,7 @@ func (d *deployment) diffProvider(ctx context.Context, p *defaultProvider, old *
 	for _, pd := range diff.Detailed {
 		replace = replace || pd.Kind.Replaces()
 	}
-	changed = replace || len(diff.Changed) > 0 || len(diff.Detailed) > 0
+	changed = replace || diff.ChangedUnnamed || len(diff.Changed) > 0 || len(diff.Detailed) > 0
 	if diff.Unknown && !changed {
 		changed = len(resource.DiffKeys(old.Outputs, news, nil)) > 0
 	}

@@ -223,7 +223,8 @@ func TestMutatingCallsWithUnknownOutcome(t *testing.T) {
 		{"deadline", resource.PropertyMap{"hang": true}, 300 * time.Millisecond, false, true},
 		{"Internal", resource.PropertyMap{"code": float64(codes.Internal)}, 0, false, true},
 		{"DataLoss", resource.PropertyMap{"code": float64(codes.DataLoss)}, 0, false, true},
-		{"Unknown", resource.PropertyMap{"code": float64(codes.Unknown)}, 0, false, true},
+		// Unknown is every plain error of a provider: a clean failure here.
+		{"Unknown", resource.PropertyMap{"code": float64(codes.Unknown)}, 0, false, false},
 		{"InvalidArgument", resource.PropertyMap{"code": float64(codes.InvalidArgument)}, 0, false, false},
 		{"preview", resource.PropertyMap{"code": float64(codes.Internal)}, 0, true, false},
 	}

@@ -201,9 +201,11 @@ func (p *plugin) callError(ctx context.Context, op string, urn resource.URN, err
 
 // mutationError is the error of a Create, Update or Delete that changes
 // the world: one cut off by its deadline or a cancellation, or failing with
-// Internal, DataLoss or Unknown (as Pulumi reads them), may have made the
-// change, so it matches resource.ErrOutcomeUnknown and the engine keeps the
-// operation pending.
+// Internal or DataLoss, may have made the change, so it matches
+// resource.ErrOutcomeUnknown and the engine keeps the operation pending.
+// Pulumi also reads Unknown so; runner does not, because Pulumi's provider
+// server gives every plain error of a provider that code: an API's refusal
+// of a create would leave a pending operation to resolve by hand.
 func (p *plugin) mutationError(ctx context.Context, op string, urn resource.URN, err error) error {
 	e := p.callError(ctx, op, urn, err)
 	var mc *resource.MissingConfigError
@@ -211,7 +213,7 @@ func (p *plugin) mutationError(ctx context.Context, op string, urn resource.URN,
 		return e
 	}
 	switch status.Code(err) {
-	case codes.Internal, codes.DataLoss, codes.Unknown, codes.DeadlineExceeded, codes.Canceled:
+	case codes.Internal, codes.DataLoss, codes.DeadlineExceeded, codes.Canceled:
 		return outcomeUnknown{e}
 	}
 	if ctx.Err() != nil {
