@@ -179,3 +179,41 @@ func TestUnknownInputsRefusedInARealRun(t *testing.T) {
 		t.Fatalf("the resource was recorded: %+v", e.find("a"))
 	}
 }
+
+// DeleteBeforeReplace(false) overrides a plugin that asks to delete first;
+// without the option the plugin decides; DeleteBeforeReplace(true) wins
+// over a plugin that creates first.
+func TestDeleteBeforeReplaceOptionOverridesThePlugin(t *testing.T) {
+	tests := []struct {
+		name      string
+		pluginDBR bool
+		opts      []engine.ResourceOption
+		want      bool
+	}{
+		{"plugin asks, no option", true, nil, true},
+		{"plugin asks, option false", true, []engine.ResourceOption{engine.DeleteBeforeReplace(false)}, false},
+		{"plugin does not ask, option true", false, []engine.ResourceOption{engine.DeleteBeforeReplace(true)}, true},
+		{"neither", false, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.plugin.ReplaceKeys = []string{"zone"}
+			e.plugin.DeleteBeforeReplace = tt.pluginDBR
+			e.mustUp(resources(map[string]engine.Inputs{"a": {"zone": "z1"}}, tt.opts...))
+			res, err := e.preview(resources(map[string]engine.Inputs{"a": {"zone": "z2"}}, tt.opts...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got *engine.Step
+			for i := range res.Plan.Steps {
+				if res.Plan.Steps[i].URN == urn("a") {
+					got = &res.Plan.Steps[i]
+				}
+			}
+			if got == nil || got.Op != engine.OpReplace || got.DeleteBeforeReplace != tt.want {
+				t.Fatalf("step %+v, want a replace with DeleteBeforeReplace %v", got, tt.want)
+			}
+		})
+	}
+}

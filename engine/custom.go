@@ -81,7 +81,7 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 	if err != nil {
 		return customStep{}, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
 	}
-	decideFromDiff(&cs, old, diff, r.DeleteBeforeReplace)
+	decideFromDiff(&cs, old, diff, r.DeleteBeforeReplace, r.DeleteBeforeReplaceSet)
 	if cs.step.Op != OpReplace {
 		return cs, nil
 	}

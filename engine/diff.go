@@ -14,7 +14,7 @@ import (
 // detailed diff forces a replacement as Replaces does; a change naming no
 // property is an update listing none; a resource with
 // init errors and no change gets an empty update (a retry).
-func decideFromDiff(cs *customStep, old *state.Resource, diff resource.DiffResponse, optionDBR bool) {
+func decideFromDiff(cs *customStep, old *state.Resource, diff resource.DiffResponse, optionDBR, optionSet bool) {
 	checked := cs.rec.Inputs
 	changed := diff.Changed
 	if diff.Unknown {
@@ -50,6 +50,9 @@ func decideFromDiff(cs *customStep, old *state.Resource, diff resource.DiffRespo
 	}
 	if cs.step.Op == OpReplace {
 		cs.step.DeleteBeforeReplace = diff.DeleteBeforeReplace || optionDBR
+		if optionSet { // the program's option overrides the plugin's wish
+			cs.step.DeleteBeforeReplace = optionDBR
+		}
 	}
 	cs.keys = changed
 	if len(paths) > 0 {

@@ -41,7 +41,7 @@ func (d *deployment) decideImport(ctx context.Context, dr *declared, news resour
 	}
 	cs := d.newCustomStep(dr, checked, seed)
 	probe := customStep{rec: cs.rec}
-	decideFromDiff(&probe, &state.Resource{Inputs: olds}, diff, false)
+	decideFromDiff(&probe, &state.Resource{Inputs: olds}, diff, false, false)
 	if probe.step.Op != OpSame {
 		return customStep{}, stepError(OpImport, r, fmt.Errorf("the program's inputs differ from the resource with ID %q in %s; change the program to match the existing resource (or drop Import to create a new one)", r.ImportID, strings.Join(probe.step.Keys, ", ")))
 	}

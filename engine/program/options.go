@@ -10,6 +10,7 @@ type resourceOptions struct {
 	protect                 bool
 	ignoreChanges           []string
 	deleteBeforeReplace     bool
+	deleteBeforeReplaceSet  bool
 	retainOnDelete          bool
 	parent                  *Resource
 	additionalSecretOutputs []string
@@ -38,9 +39,12 @@ func IgnoreChanges(keys ...string) ResourceOption {
 }
 
 // DeleteBeforeReplace deletes the old resource before creating its
-// replacement (the default creates the replacement first).
+// replacement (true) or creates the replacement first (false). Without it
+// the plugin decides, as Pulumi does: most create the replacement first,
+// and some ask to delete first for resources whose names must be unique;
+// DeleteBeforeReplace(false) overrides such a request.
 func DeleteBeforeReplace(on bool) ResourceOption {
-	return func(o *resourceOptions) { o.deleteBeforeReplace = on }
+	return func(o *resourceOptions) { o.deleteBeforeReplace, o.deleteBeforeReplaceSet = on, true }
 }
 
 // RetainOnDelete leaves the real resource in place when the engine deletes

@@ -50,7 +50,10 @@ type Declaration struct {
 	Parent int
 	// The resource options the program gave.
 	Protect, DeleteBeforeReplace, RetainOnDelete bool
-	IgnoreChanges, AdditionalSecretOutputs       []string
+	// DeleteBeforeReplaceSet says the program gave DeleteBeforeReplace,
+	// which then overrides the plugin's wish.
+	DeleteBeforeReplaceSet                 bool
+	IgnoreChanges, AdditionalSecretOutputs []string
 	// ImportID is the ID of the real resource to adopt ("": none).
 	ImportID string
 	// Timeouts are the resource's custom timeouts (zero: none).
@@ -80,6 +83,7 @@ func Run(ctx context.Context, env Env, prog Program) (ds *Declarations, err erro
 			Protect: r.opts.protect, DeleteBeforeReplace: r.opts.deleteBeforeReplace, RetainOnDelete: r.opts.retainOnDelete,
 			IgnoreChanges: r.opts.ignoreChanges, AdditionalSecretOutputs: r.opts.additionalSecretOutputs,
 			ImportID: r.opts.importID, Timeouts: r.opts.customTimeouts,
+			DeleteBeforeReplaceSet: r.opts.deleteBeforeReplaceSet,
 		}
 		if r.parent != nil {
 			ds.list[i].Parent = r.parent.index
