@@ -28,9 +28,13 @@ func TestReplaceOrder(t *testing.T) {
 			e := newEnv(t)
 			e.plugin.ReplaceKeys = []string{"zone"}
 			e.plugin.DeleteBeforeReplace = tt.pluginDBR
+			var opts []engine.ResourceOption
+			if tt.optionDBR { // an explicit false would override the plugin
+				opts = append(opts, engine.DeleteBeforeReplace(true))
+			}
 			prog := func(zone string) engine.Program {
 				return func(ctx *engine.Context) error {
-					a := ctx.Resource(typ, "a", engine.Inputs{"zone": zone}, engine.DeleteBeforeReplace(tt.optionDBR))
+					a := ctx.Resource(typ, "a", engine.Inputs{"zone": zone}, opts...)
 					ctx.Resource(typ, "b", engine.Inputs{"from": a.Output("result")})
 					return nil
 				}
