@@ -3,12 +3,15 @@ package plugins
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
+
+var hex8 = regexp.MustCompile(`-[0-9a-f]{8}$`)
 
 // Every project uses the plugin; --parallel 1 --step-parallel 1 and
 // --parallel 9 give the same state, and one plugin process serves the run.
@@ -60,15 +63,25 @@ func TestHostile2ParallelOnePlugin(t *testing.T) {
 			t.Fatalf("--parallel 1 --step-parallel 1 ran %s calls at once", inflight)
 		}
 		var lines []string
+		names := map[string]string{}
+		for _, res := range e.resources() {
+			names[res["urn"].(string)] = res["inputs"].(map[string]any)["name"].(string)
+		}
 		for _, res := range e.resources() {
 			in := res["inputs"].(map[string]any)
-			lines = append(lines, res["urn"].(string)+" "+in["name"].(string)+" "+func() string { s, _ := in["peer"].(string); return s }())
+			// Auto-names come from Check's random seed, new at every create
+			// (as Pulumi's); compare their shape, and the peer against x's.
+			peer, _ := in["peer"].(string)
+			if peer != "" && peer != names[strings.Replace(res["urn"].(string), "::y", "::x", 1)] {
+				t.Fatalf("up %v: %s's peer %q is not x's name", args, res["urn"], peer)
+			}
+			lines = append(lines, res["urn"].(string)+" "+hex8.ReplaceAllString(in["name"].(string), "-*")+" "+hex8.ReplaceAllString(peer, "-*"))
 		}
 		sort.Strings(lines)
 		snaps = append(snaps, strings.Join(lines, "\n"))
 		e.destroyAll()
 	}
-	if snaps[0] != snaps[1] {
-		t.Logf("states differ (auto-names are random per run?):\n%s\n---\n%s", snaps[0], snaps[1])
+	if snaps[0] != snaps[1] || len(snaps[0]) == 0 {
+		t.Fatalf("the states differ:\n%s\n---\n%s", snaps[0], snaps[1])
 	}
 }
