@@ -141,6 +141,22 @@ func TestSpareClaimedOnlyByItsLaunchConfig(t *testing.T) {
 	}
 }
 
+// A spare started for one project's CheckConfig serves another project's
+// Configure of the same configuration: one process, not an idle spare
+// beside a second one (projects run in parallel).
+func TestSpareClaimedAcrossProjects(t *testing.T) {
+	e := newEnv(t, "modern")
+	h := e.pool.Plugin("fake", "1.0.0")
+	other := resource.URN("urn:pulumi:dev::api::pulumi:providers:fake::default")
+	if _, err := h.CheckConfig(context.Background(), resource.CheckRequest{URN: other, News: resource.PropertyMap{"region": "eu"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.configure(t, resource.PropertyMap{"region": "eu"})
+	if n := len(e.calls("start")); n != 1 {
+		t.Errorf("%d processes, want 1", n)
+	}
+}
+
 func TestCloseEndsTheGroup(t *testing.T) {
 	defer func(d time.Duration) { killGrace = d }(killGrace)
 	killGrace = 500 * time.Millisecond

@@ -34,7 +34,7 @@ type plugin struct {
 	pool            *Pool
 	pkg, version    string
 	key             string // the configuration's key, guarded by pool.mu; "" for a spare
-	launchID        string // launchHash of its PULUMI_PROJECT and PULUMI_CONFIG: a spare serves only that
+	launchID        string // launchHash of its PULUMI_CONFIG: a spare serves only that configuration
 	ready           chan struct{}
 	startErr        error
 	proc            *process

@@ -122,7 +122,7 @@ func (pool *Pool) debugFunc() func(string) {
 // scans) and starting the callback server happen outside pool.mu.
 func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs resource.PropertyMap) (*plugin, error) {
 	project, config := urn.Project(), launchConfig(inputs)
-	launchID := launchHash(project, config)
+	launchID := launchHash(config)
 	pool.mu.Lock()
 	p, found, err := pool.find(pkg, version, key, launchID)
 	pool.mu.Unlock()
@@ -219,11 +219,14 @@ func (pool *Pool) startFailed(pkg, version string, err error) {
 	pool.failed[pkg+"\x00"+version] = err
 }
 
-// launchHash identifies the environment a plugin was started with
-// (PULUMI_PROJECT and PULUMI_CONFIG), hashed so that no configuration
-// value is kept.
-func launchHash(project, config string) string {
-	sum := sha256.Sum256([]byte(project + "\x00" + config))
+// launchHash identifies the configuration a plugin was started with
+// (PULUMI_CONFIG), hashed so that no configuration value is kept. The
+// project (PULUMI_PROJECT) is left out: a configured process serves every
+// project of the run, so a spare started for one project's CheckConfig is
+// claimed by another project's Configure of the same configuration instead
+// of idling beside a second process.
+func launchHash(config string) string {
+	sum := sha256.Sum256([]byte(config))
 	return hex.EncodeToString(sum[:])
 }
 

@@ -1,0 +1,52 @@
+package plugins
+
+import (
+	"testing"
+)
+
+// stack rm refuses a stack with plugin resources; --force removes the state
+// and says the resources are left running; nothing is deleted in the cloud.
+func TestHostile2StackRmForce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.spec("one", map[string]any{"resources": []any{thing("a", map[string]any{"color": "red"})}})
+	e.ok("up", "--yes")
+	r := e.run("stack", "rm", "dev")
+	t.Logf("stack rm: %s", r)
+	if r.Code == 0 {
+		t.Fatalf("stack rm of a stack with resources succeeded: %s", r)
+	}
+	r = e.run("stack", "rm", "dev", "--force")
+	t.Logf("stack rm --force: %s", r)
+	if r.Code != 0 {
+		t.Fatalf("stack rm --force: %s", r)
+	}
+	if len(e.resources()) != 1 {
+		t.Fatalf("stack rm --force touched the cloud: %v", e.resources())
+	}
+	must(t, "stack rm --force", r.Stdout+r.Stderr, "left")
+	e.noPlugins("stack rm --force")
+}
+
+// destroy --target two then up: only two's resources go, then come back.
+func TestHostile2DestroyTargetThenUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.spec("one", map[string]any{
+		"resources": []any{thing("a", map[string]any{"color": "red"})},
+		"outputs":   map[string]any{"aName": map[string]any{"$output": "a.name"}},
+	})
+	e.spec("two", map[string]any{"resources": []any{thing("c", map[string]any{"from": map[string]any{"$stack": "one.aName"}})}})
+	e.ok("up", "--yes")
+	before := e.byURNName()
+	got, r := e.counts("destroy", "--target", "two")
+	want(t, "destroy --target two", got, r, map[string]int{"delete": 1})
+	after := e.byURNName()
+	if len(after) != 1 || after["a"]["id"] != before["a"]["id"] {
+		t.Fatalf("destroy --target two left %v", after)
+	}
+	got, r = e.counts("up")
+	want(t, "up after destroy --target two", got, r, map[string]int{"create": 1, "update": 0, "create-replacement": 0})
+	got, r = e.counts("destroy", "--target", "one")
+	t.Logf("destroy --target one (two depends on it): %v %s", got, r)
+}
