@@ -1,6 +1,7 @@
 package pluginhost
 
 import (
+	"sort"
 	"strings"
 	"sync"
 
@@ -48,8 +49,17 @@ func (r *redactor) addSecrets(m resource.PropertyMap) {
 	if !added {
 		return
 	}
-	pairs := make([]string, 0, 2*len(r.vals))
+	// A Replacer tries its strings in argument order: the longer first, so
+	// that a secret holding a shorter one is masked whole.
+	vals := make([]string, 0, len(r.vals))
 	for s := range r.vals {
+		vals = append(vals, s)
+	}
+	sort.Slice(vals, func(i, j int) bool {
+		return len(vals[i]) > len(vals[j]) || len(vals[i]) == len(vals[j]) && vals[i] < vals[j]
+	})
+	pairs := make([]string, 0, 2*len(vals))
+	for _, s := range vals {
 		pairs = append(pairs, s, "[secret]")
 	}
 	r.rep = strings.NewReplacer(pairs...)

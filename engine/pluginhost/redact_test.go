@@ -29,3 +29,20 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("an empty redactor changed %q", got)
 	}
 }
+
+// A secret that holds a shorter one is masked whole, whatever order the
+// secrets were learnt in (a Replacer tries its strings in argument order).
+func TestRedactorLongerFirst(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		var r redactor
+		r.addSecrets(resource.PropertyMap{"a": resource.Secret{Element: "abc"}})
+		r.addSecrets(resource.PropertyMap{
+			"b": resource.Secret{Element: "abcdef-long"},
+			"c": resource.Secret{Element: "abcd"},
+			"d": resource.Secret{Element: "zzabcdefzz"},
+		})
+		if got := r.apply("x abcdef-long y abcd z"); got != "x [secret] y [secret] z" {
+			t.Fatalf("apply = %q: part of a longer secret shows", got)
+		}
+	}
+}
