@@ -2,9 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/runnerhq/runner/engine/plugincache"
@@ -23,12 +20,11 @@ const pluginCloseTimeout = 15 * time.Second
 // It returns the handles of the provider's declared plugins and the
 // function that stops them, to be called once the run is over. On Ctrl-C
 // (ctx done) every plugin is sent Cancel at once.
-func (s *Session) hostedPlugins(ctx context.Context, environ []string, cfg map[string]any, sink event.Sink) ([]resource.Plugin, func()) {
+func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, func()) {
 	if len(s.Provider.Plugins) == 0 {
 		return nil, func() {}
 	}
 	getenv := s.getenv
-	redact := newRedactor(cfg, getenv("PULUMI_CONFIG_PASSPHRASE"))
 	pool := pluginhost.NewPool(pluginhost.PoolOptions{
 		Workspace: s.Workspace,
 		Environ:   environ,
@@ -45,7 +41,9 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, cfg map[s
 				sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: line})
 			}
 		},
-		Redact: redact,
+		// The plugins inherit the passphrase in their environment; the pool
+		// itself masks the secret config it gives them.
+		Secrets: []string{getenv("PULUMI_CONFIG_PASSPHRASE")},
 	})
 	handles := make([]resource.Plugin, 0, len(s.Provider.Plugins))
 	for _, spec := range s.Provider.Plugins {
@@ -55,7 +53,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, cfg map[s
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		if err := pool.Cancel(cctx); err != nil {
-			sink.Emit(event.Event{Type: event.Warning, Time: time.Now(), Message: redact(err.Error())})
+			sink.Emit(event.Event{Type: event.Warning, Time: time.Now(), Message: err.Error()})
 		}
 	})
 	return handles, func() {
@@ -84,43 +82,4 @@ func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
 		ev.Type, ev.Message = event.Warning, "error: "+e.Message
 	}
 	return ev, true
-}
-
-// newRedactor returns the function that replaces, in a plugin's output,
-// every secret a plugin may print: the plaintext of each secret stack
-// config value (a provider's credentials among them) and the passphrase
-// the plugins inherit in their environment. Longer secrets are replaced
-// first, so that a secret containing another is not half shown.
-func newRedactor(cfg map[string]any, passphrase string) func(string) string {
-	var secrets []string
-	for _, v := range cfg {
-		sec, ok := v.(resource.Secret)
-		if !ok {
-			continue
-		}
-		plain, ok := sec.Element.(string)
-		if !ok {
-			bare, _ := resource.UnsecretDeep(sec.Element)
-			data, err := json.Marshal(bare)
-			if err != nil {
-				continue
-			}
-			plain = string(data)
-		}
-		if plain != "" {
-			secrets = append(secrets, plain)
-		}
-	}
-	if passphrase != "" {
-		secrets = append(secrets, passphrase)
-	}
-	if len(secrets) == 0 {
-		return func(s string) string { return s }
-	}
-	sort.Slice(secrets, func(i, j int) bool { return len(secrets[i]) > len(secrets[j]) })
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, sec := range secrets {
-		pairs = append(pairs, sec, "[secret]")
-	}
-	return strings.NewReplacer(pairs...).Replace
 }

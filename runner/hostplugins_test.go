@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine/pluginhost"
-	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/runner/event"
 )
 
@@ -44,32 +43,5 @@ func TestPluginLogEvent(t *testing.T) {
 		if ev.Time.IsZero() {
 			t.Errorf("%s: the event has no time", tt.severity)
 		}
-	}
-}
-
-// TestRedactor checks that every secret config value and the passphrase
-// are removed from plugin output, the longer ones first.
-func TestRedactor(t *testing.T) {
-	cfg := map[string]any{
-		"testprov:token": resource.Secret{Element: "tok-123"},
-		"testprov:long":  resource.Secret{Element: "tok-123-and-more"},
-		"testprov:obj":   resource.Secret{Element: map[string]any{"k": "v"}},
-		"testprov:zone":  "eu-1",
-	}
-	r := newRedactor(cfg, "pass phrase")
-	tests := []struct{ in, want string }{
-		{"token tok-123 here", "token [secret] here"},
-		{"tok-123-and-more", "[secret]"},
-		{`cfg {"k":"v"}`, "cfg [secret]"},
-		{"the pass phrase leaked", "the [secret] leaked"},
-		{"zone eu-1 is not secret", "zone eu-1 is not secret"},
-	}
-	for _, tt := range tests {
-		if got := r(tt.in); got != tt.want {
-			t.Errorf("redact(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	if got := newRedactor(nil, "")("as is"); got != "as is" {
-		t.Errorf("no secrets: %q", got)
 	}
 }

@@ -203,7 +203,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 	if plugs == nil {
 		plugs = plugins.Builtin
 	}
-	hosted, stop := s.hostedPlugins(ctx, environ, cfg, sink)
+	hosted, stop := s.hostedPlugins(ctx, environ, sink)
 	return orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -31,11 +32,13 @@ type PoolOptions struct {
 	Log func(LogEntry)
 	// Debug receives the plugins' stdout and stderr lines (nil: dropped).
 	Debug func(string)
-	// Redact, when set, removes secrets from every line a plugin logs or
-	// prints before it reaches Log, Debug or an error message (plugins see
-	// secrets in plain text: their provider config, and every secret input
-	// of a plugin that does not accept secrets).
-	Redact func(string) string
+	// Secrets are more plaintexts that plugins know and must never be
+	// shown, such as the passphrase they inherit in their environment. The
+	// pool masks them, with the secrets it gives plugins in plain (their
+	// provider config, the secret inputs of a plugin that does not accept
+	// secrets), in every line a plugin logs or prints before it reaches
+	// Log, Debug or an error message.
+	Secrets []string
 }
 
 // Pool runs the plugin processes of a run: one per package, version and
@@ -61,19 +64,14 @@ type Pool struct {
 
 // NewPool returns a pool that has started nothing yet.
 func NewPool(opts PoolOptions) *Pool {
-	if r := opts.Redact; r != nil {
-		if log := opts.Log; log != nil {
-			opts.Log = func(e LogEntry) {
-				e.Message = r(e.Message)
-				log(e)
-			}
-		}
-		if debug := opts.Debug; debug != nil {
-			opts.Debug = func(line string) { debug(r(line)) }
-		}
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Pool{opts: opts, ctx: ctx, cancel: cancel}
+	pool := &Pool{opts: opts, ctx: ctx, cancel: cancel}
+	known := make(resource.PropertyMap, len(opts.Secrets))
+	for i, s := range opts.Secrets {
+		known[strconv.Itoa(i)] = resource.Secret{Element: s}
+	}
+	pool.redact.addSecrets(known)
+	return pool
 }
 
 // retiredKey marks a plugin that died and was replaced: no configuration
@@ -95,16 +93,6 @@ func (pool *Pool) log(e LogEntry) {
 		e.Message = pool.redact.apply(e.Message)
 		pool.opts.Log(e)
 	}
-}
-
-// mask removes from s the secrets plugins were given in plain and those
-// the pool's Redact knows.
-func (pool *Pool) mask(s string) string {
-	s = pool.redact.apply(s)
-	if pool.opts.Redact != nil {
-		s = pool.opts.Redact(s)
-	}
-	return s
 }
 
 // debug hands a --debug line about a plugin to the pool's Debug, secrets
@@ -147,7 +135,7 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	p.launchID = launchID
 	pool.plugins = append(pool.plugins, p)
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: addr,
-		env: pool.environ(project, config), debug: pool.debugFunc(), mask: pool.mask})
+		env: pool.environ(project, config), debug: pool.debugFunc(), mask: pool.redact.apply})
 	return p, nil
 }
 

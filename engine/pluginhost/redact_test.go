@@ -46,3 +46,12 @@ func TestRedactorLongerFirst(t *testing.T) {
 		}
 	}
 }
+
+// The pool masks the secrets it is given (the passphrase plugins inherit)
+// besides those it hands plugins itself.
+func TestPoolMasksGivenSecrets(t *testing.T) {
+	pool := NewPool(PoolOptions{Secrets: []string{"the-passphrase", ""}})
+	if got := pool.redact.apply("env the-passphrase here"); got != "env [secret] here" {
+		t.Fatalf("apply = %q", got)
+	}
+}
