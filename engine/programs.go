@@ -69,6 +69,10 @@ func AdditionalSecretOutputs(keys ...string) ResourceOption {
 	return program.AdditionalSecretOutputs(keys...)
 }
 
+// Provider makes the resource use the explicit provider p
+// (program.Provider).
+func Provider(p *Resource) ResourceOption { return program.Provider(p) }
+
 // Import adopts the existing real resource with this ID (program.Import).
 func Import(id string) ResourceOption { return program.Import(id) }
 

@@ -16,6 +16,7 @@ type resourceOptions struct {
 	additionalSecretOutputs []string
 	importID                string
 	customTimeouts          CustomTimeouts
+	provider                *Resource
 }
 
 // DependsOn makes the resource wait for rs (and, for a component, for the
@@ -85,4 +86,13 @@ type CustomTimeouts struct {
 // Timeouts sets the resource's CustomTimeouts.
 func Timeouts(t CustomTimeouts) ResourceOption {
 	return func(o *resourceOptions) { o.customTimeouts = t }
+}
+
+// Provider makes the resource use the explicit provider p (a resource of
+// type "pulumi:providers:<package>" declared in the same program) instead
+// of its package's default provider: the plugin is configured from p's
+// inputs, which may hold outputs (a kubeconfig read from another project,
+// say), and the resource waits for p.
+func Provider(p *Resource) ResourceOption {
+	return func(o *resourceOptions) { o.provider = p }
 }

@@ -58,6 +58,9 @@ type Declaration struct {
 	ImportID string
 	// Timeouts are the resource's custom timeouts (zero: none).
 	Timeouts CustomTimeouts
+	// Provider is the index of the declaration of the resource's explicit
+	// provider (-1: the package's default provider).
+	Provider int
 }
 
 // Run runs prog with env and returns what it declared. A program that
@@ -79,7 +82,7 @@ func Run(ctx context.Context, env Env, prog Program) (ds *Declarations, err erro
 	ds = &Declarations{c: c, dir: env.Dir, list: make([]Declaration, len(c.resources)), desc: make(map[*Resource][]*Resource)}
 	for i, r := range c.resources {
 		ds.list[i] = Declaration{
-			URN: r.urn, Type: r.typ, Name: r.name, Custom: r.custom, Parent: -1,
+			URN: r.urn, Type: r.typ, Name: r.name, Custom: r.custom, Parent: -1, Provider: -1,
 			Protect: r.opts.protect, DeleteBeforeReplace: r.opts.deleteBeforeReplace, RetainOnDelete: r.opts.retainOnDelete,
 			IgnoreChanges: r.opts.ignoreChanges, AdditionalSecretOutputs: r.opts.additionalSecretOutputs,
 			ImportID: r.opts.importID, Timeouts: r.opts.customTimeouts,
@@ -87,6 +90,9 @@ func Run(ctx context.Context, env Env, prog Program) (ds *Declarations, err erro
 		}
 		if r.parent != nil {
 			ds.list[i].Parent = r.parent.index
+		}
+		if r.opts.provider != nil {
+			ds.list[i].Provider = r.opts.provider.index
 		}
 	}
 	return ds, nil

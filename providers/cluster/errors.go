@@ -1,0 +1,5 @@
+package cluster
+
+import "errors"
+
+var errEmpty = errors.New("must not be empty")
