@@ -23,7 +23,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown subcommand", []string{"config", "bogus"}, 2, `unknown command "bogus"`},
 		{"json error", []string{"--json", "-p", "nope", "show"}, 2, `{"exit_code":2,"message":"there is no provider \"nope\"`},
 		{"show-execution alias", []string{"-p", "aws", "show-execution"}, 0, "└──  6. sirius"},
-		{"list-providers alias", []string{"--json", "list-providers"}, 0, `"deployable": false`},
+		{"list-providers alias", []string{"--json", "list-providers"}, 0, `"name": "aws"`},
 		{"no stack", []string{"preview"}, 3, "no stack selected"},
 		{"no such stack", []string{"-s", "dev", "preview"}, 3, "stack dev does not exist in this workspace"},
 		{"missing config", []string{"-s", "dev", "up", "--yes"}, 3, "config set --secret app:adminPassword"},

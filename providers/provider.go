@@ -108,9 +108,6 @@ type Provider struct {
 	// Validate checks the config as a whole after each question's own
 	// validation (nil: nothing more). get returns a key's value.
 	Validate func(get func(key string) (string, bool)) error
-	// NotDeployable, when set, says why preview, up, refresh and destroy
-	// must stop before changing anything.
-	NotDeployable string
 	// Plugins are the Pulumi resource plugins the provider's projects need:
 	// validate and every operation check that each is installed before
 	// anything changes, and `runner plugin install --provider NAME`
@@ -131,6 +128,9 @@ type PluginSpec struct {
 	// Checksums are the SHA-256 sums (hex) of the release asset by
 	// platform ("linux-amd64"), checked when known.
 	Checksums map[string]string
+	// Help is shown when the plugin refuses its configuration: which
+	// credentials or settings it needs and where to set them.
+	Help string
 }
 
 // Project returns the project named name.

@@ -21,13 +21,12 @@ func ListProviders(opts Options) error {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 		Projects    int    `json:"projects"`
-		Deployable  bool   `json:"deployable"`
 		Default     bool   `json:"default"`
 	}
 	var rows []row
 	reg := registry(opts)
 	for _, p := range reg.All() {
-		rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.NotDeployable == "", p.Name == reg.Default()})
+		rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.Name == reg.Default()})
 	}
 	return OutputOf(opts).Listing(rows, func(w io.Writer) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -14,7 +14,7 @@ func commandOptions(t *testing.T, asJSON bool, provider string) (Options, *bytes
 	t.Helper()
 	out := &bytes.Buffer{}
 	local := &providers.Provider{Name: DefaultProvider, Description: "the default", Projects: []providers.Project{{Name: "one"}}}
-	aws := &providers.Provider{Name: "aws", Description: "not yet", NotDeployable: "no plugin", Projects: []providers.Project{{Name: "vpc"}, {Name: "eks", DependsOn: []string{"vpc"}}}}
+	aws := &providers.Provider{Name: "aws", Description: "not yet", Projects: []providers.Project{{Name: "vpc"}, {Name: "eks", DependsOn: []string{"vpc"}}}}
 	return Options{Root: t.TempDir(), Provider: provider, JSON: asJSON, Providers: mustRegistry(t, local, aws),
 		IO: &term.IO{In: strings.NewReader(""), Out: out, Err: &bytes.Buffer{}, NoColor: true}}, out
 }
@@ -29,7 +29,6 @@ func TestListProviders(t *testing.T) {
 		{"json", true, `"name": "aws",
     "description": "not yet",
     "projects": 2,
-    "deployable": false,
     "default": false`},
 	}
 	for _, tt := range tests {

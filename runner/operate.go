@@ -39,17 +39,6 @@ type OpOptions struct {
 	PlanOut, PlanFile string
 }
 
-// ErrNotDeployable matches (errors.Is) the error of an operation on a
-// provider that cannot deploy yet.
-var ErrNotDeployable = errors.New("the provider cannot deploy")
-
-// notDeployableError carries the provider's own explanation, which is all
-// the user sees.
-type notDeployableError struct{ msg string }
-
-func (e *notDeployableError) Error() string        { return e.msg }
-func (e *notDeployableError) Is(target error) bool { return target == ErrNotDeployable }
-
 // Operate runs an operation across the provider's projects, reporting
 // events to the terminal view, the plain view or the JSON stream (which
 // includes what validation defaulted or warns about, and the URLs an up
@@ -82,10 +71,6 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 			return nil, err
 		}
 		s.report(sink, rep)
-	}
-	// After validation, so that a user learns every missing key first.
-	if s.Provider.NotDeployable != "" {
-		return nil, &notDeployableError{msg: s.Provider.NotDeployable}
 	}
 	req, stopPlugins, err := s.request(ctx, o, sink)
 	if err != nil {

@@ -1,14 +1,10 @@
 package aws
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/runnerhq/runner/engine/plugincache"
-	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/providers"
 )
 
@@ -75,8 +71,11 @@ func TestQuestionValidation(t *testing.T) {
 		{"vpc:azs", "us-east-1", false},
 		{"vpc:azs", "us-east-1a,us-west-2b", false},
 		{"vpc:azs", "us-gov-west-1a", true},
-		{"eks:k8s_version", "1.21", true},
-		{"eks:k8s_version", "v1.21", false},
+		{"eks:k8s_version", "1.34", true},
+		{"eks:k8s_version", "1.30", true},
+		{"eks:k8s_version", "1.29", false},
+		{"eks:k8s_version", "1.21", false},
+		{"eks:k8s_version", "v1.34", false},
 		{"eks:instance_type", "t2.large", true},
 		{"eks:instance_type", "large", false},
 		{"eks:min_size", "3", true},
@@ -132,87 +131,57 @@ func TestZonesAgreeWithRegion(t *testing.T) {
 	}
 }
 
-func TestValidateNodeCounts(t *testing.T) {
+func TestValidate(t *testing.T) {
 	tests := []struct {
-		min, max, desired string
-		want              string
+		name string
+		cfg  map[string]string
+		want string
 	}{
-		{"3", "12", "3", ""},
-		{"3", "12", "", ""},
-		{"5", "4", "5", "larger than eks:max_size"},
-		{"3", "12", "13", "must lie between"},
-	}
-	for _, tt := range tests {
-		cfg := map[string]string{"eks:min_size": tt.min, "eks:max_size": tt.max, "eks:desired_capacity": tt.desired}
-		err := New().Validate(func(k string) (string, bool) {
-			v := cfg[k]
-			return v, v != ""
-		})
-		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
-			t.Errorf("%v: error %v, want %q", cfg, err, tt.want)
-		}
-	}
-}
-
-// TestShape checks that the provider says it cannot deploy yet and that
-// eks has its hook (the order of its projects is checked in runner/graph).
-func TestShape(t *testing.T) {
-	p := New()
-	if len(p.Projects) != 15 {
-		t.Fatalf("%d projects, want MARA's 15", len(p.Projects))
-	}
-	if p.NotDeployable == "" || !strings.Contains(p.NotDeployable, "does not have yet") {
-		t.Fatalf("NotDeployable = %q", p.NotDeployable)
-	}
-	if eks, _ := p.Project("eks"); eks.OnSuccess == nil {
-		t.Fatal("eks has no on_success hook")
-	}
-}
-
-// fakeAWS puts an aws executable in a folder that records its arguments.
-func fakeAWS(t *testing.T, exit int) (dir, argsFile string) {
-	dir = t.TempDir()
-	argsFile = filepath.Join(dir, "args")
-	script := "#!/bin/sh\necho \"$@\" > " + argsFile + "\necho updated kubeconfig\nexit " + string(rune('0'+exit)) + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "aws"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir, argsFile
-}
-
-func TestUpdateKubeconfigHook(t *testing.T) {
-	tests := []struct {
-		name     string
-		config   map[string]any
-		outputs  resource.PropertyMap
-		exit     int
-		wantArgs string
-		wantErr  string
-	}{
-		{"region and profile", map[string]any{"aws:region": "us-west-2", "aws:profile": "ops"},
-			resource.PropertyMap{"cluster_name": "c1"}, 0, "--region us-west-2 --profile ops eks update-kubeconfig --name c1", ""},
-		{"MARA's none profile", map[string]any{"aws:region": "us-east-1", "aws:profile": "none"},
-			resource.PropertyMap{"cluster_name": "c1"}, 0, "--region us-east-1 eks update-kubeconfig --name c1", ""},
-		{"no cluster name", nil, resource.PropertyMap{}, 0, "", "no cluster_name"},
-		{"aws fails", nil, resource.PropertyMap{"cluster_name": "c2"}, 1, "eks update-kubeconfig --name c2", "EKS cluster c2"},
+		{"MARA's counts", map[string]string{"eks:min_size": "3", "eks:max_size": "12", "eks:desired_capacity": "3"}, ""},
+		{"no desired count", map[string]string{"eks:min_size": "3", "eks:max_size": "12"}, ""},
+		{"min above max", map[string]string{"eks:min_size": "5", "eks:max_size": "4", "eks:desired_capacity": "5"}, "larger than eks:max_size"},
+		{"desired above max", map[string]string{"eks:min_size": "3", "eks:max_size": "12", "eks:desired_capacity": "13"}, "must lie between"},
+		{"published image", map[string]string{"kic:image_origin": "registry"}, ""},
+		{"image from source", map[string]string{"kic:image_origin": "source"}, "runner builds no images"},
+		{"zones in MARA's range", map[string]string{"vpc:azs": "us-east-1a,us-east-1b"}, ""},
+		{"too many zones", map[string]string{"vpc:azs": strings.Repeat("us-east-1a,", 15) + "us-east-1b"}, "room for 1 to 15 zones"},
+		{"own range", map[string]string{"vpc:azs": "us-east-1a", "vpc:cidr": "10.0.0.0/20"}, ""},
+		{"bad range", map[string]string{"vpc:azs": "us-east-1a", "vpc:cidr": "10.0.0.0/24"}, "vpc:cidr must be an IPv4 range from /16 to /20"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, argsFile := fakeAWS(t, tt.exit)
-			var log strings.Builder
-			err := updateKubeconfig(context.Background(), providers.HookInput{Project: "eks", Outputs: tt.outputs,
-				Config: tt.config, Env: map[string]string{"PATH": dir}, Log: &log})
-			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
-				t.Fatalf("error %v, want %q", err, tt.wantErr)
-			}
-			args, _ := os.ReadFile(argsFile)
-			if got := strings.TrimSpace(string(args)); got != tt.wantArgs {
-				t.Fatalf("aws ran with %q, want %q", got, tt.wantArgs)
-			}
-			if tt.wantArgs != "" && !strings.Contains(log.String(), "updated kubeconfig") {
-				t.Fatalf("the hook's log lacks aws's output: %q", log.String())
+			err := New().Validate(func(k string) (string, bool) {
+				v, ok := tt.cfg[k]
+				return v, ok
+			})
+			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("%v: error %v, want %q", tt.cfg, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestShape checks the projects: vpc, eks and ecr with programs, then the
+// shared Kubernetes projects after kubeconfig (the order is checked in
+// runner/graph), and eks's hook.
+func TestShape(t *testing.T) {
+	p := New()
+	var names []string
+	for _, proj := range p.Projects {
+		names = append(names, proj.Name)
+		if proj.Program == nil {
+			t.Errorf("project %s has no program", proj.Name)
+		}
+	}
+	want := "vpc eks ecr kubeconfig secrets ingress-controller-namespace ingress-controller logstore logagent certmgr prometheus observability sirius"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("projects %s\nwant %s", got, want)
+	}
+	if kc, _ := p.Project("kubeconfig"); strings.Join(kc.DependsOn, ",") != "eks" || kc.Category != providers.Kubernetes {
+		t.Fatalf("kubeconfig project %+v", kc)
+	}
+	if eks, _ := p.Project("eks"); eks.OnSuccess == nil || strings.Join(eks.DependsOn, ",") != "vpc" {
+		t.Fatal("eks has no on_success hook or does not depend on vpc")
 	}
 }
 
@@ -228,5 +197,8 @@ func TestPlugins(t *testing.T) {
 	}
 	if len(got) != 2 || got["aws"] != "7.48.0" || got["kubernetes"] != "4.34.2" {
 		t.Errorf("plugins = %v", got)
+	}
+	if help := New().Plugins[0].Help; !strings.Contains(help, "AWS_ACCESS_KEY_ID") || !strings.Contains(help, "aws:profile") {
+		t.Errorf("the aws plugin's help says %q", help)
 	}
 }

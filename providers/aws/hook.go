@@ -1,53 +1,59 @@
 package aws
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/runnerhq/runner/engine/atomicfile"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/projects/aws/eks"
 	"github.com/runnerhq/runner/providers"
 )
 
-// updateKubeconfig is the eks project's on_success hook, as in MARA: it
-// adds the new cluster to the user's kubeconfig with
-// `aws [--region R] [--profile P] eks update-kubeconfig --name CLUSTER`.
+// updateKubeconfig is the eks project's on_success hook: it adds the
+// cluster to the user's kubeconfig (the first file of $KUBECONFIG, else
+// ~/.kube/config) as `aws eks update-kubeconfig` does, without the aws
+// CLI: the cluster, user and context are named by the cluster's ARN, the
+// context becomes current, the file's other entries stay, and the user is
+// an exec entry that runs runner's eks-token command.
 func updateKubeconfig(ctx context.Context, in providers.HookInput) error {
-	cluster, err := in.Outputs.String("cluster_name", "")
-	if err != nil || cluster == "" {
-		return fmt.Errorf("the eks project exported no cluster_name, so the kubeconfig cannot be updated")
+	out := func(key string) string {
+		s, _ := in.Outputs.String(key, "")
+		return s
 	}
-	args := append(cliFlags(in.Config), "eks", "update-kubeconfig", "--name", cluster)
-	cmd := exec.CommandContext(ctx, "aws", args...)
-	if in.Env != nil {
-		cmd.Env = environ(in.Env)
-		if path, ok := in.Env["PATH"]; ok {
-			if exe, err := lookPath("aws", path); err == nil {
-				cmd.Path, cmd.Err = exe, nil
-			}
-		}
+	a := eks.Access{Name: out("cluster_name"), ARN: out("cluster_arn"), Endpoint: out("endpoint"),
+		CertificateAuthority: out("certificate_authority"), Region: out("region"),
+		Profile: eks.Profile(configString(in.Config, "aws:profile")), Executable: in.Runtime.Executable}
+	if a.Region == "" {
+		a.Region = configString(in.Config, "aws:region")
 	}
-	cmd.Stdout, cmd.Stderr = in.Log, in.Log
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("updating the kubeconfig for EKS cluster %s with `aws %s`: %w", cluster, strings.Join(args, " "), err)
+	if a.Name == "" || a.Endpoint == "" {
+		return fmt.Errorf("the eks project exported no cluster_name or endpoint, so the kubeconfig cannot be updated")
 	}
+	if a.Executable == "" {
+		return fmt.Errorf("runner does not know its own executable, which the kubeconfig's exec entry runs for tokens")
+	}
+	path, err := kubeconfigPath(in.Env)
+	if err != nil {
+		return err
+	}
+	added, err := mergeKubeconfig(path, a)
+	if err != nil {
+		return err
+	}
+	verb := "Updated context"
+	if added {
+		verb = "Added new context"
+	}
+	fmt.Fprintf(in.Log, "%s %s in %s\n", verb, a.EntryName(), path)
 	return nil
-}
-
-// cliFlags returns the aws CLI's --region and --profile flags from the
-// stack config (MARA's "none" profile means no profile).
-func cliFlags(cfg map[string]any) []string {
-	var out []string
-	if r := configString(cfg, "aws:region"); r != "" {
-		out = append(out, "--region", r)
-	}
-	if p := configString(cfg, "aws:profile"); p != "" && p != "none" {
-		out = append(out, "--profile", p)
-	}
-	return out
 }
 
 func configString(cfg map[string]any, key string) string {
@@ -56,25 +62,133 @@ func configString(cfg map[string]any, key string) string {
 	return s
 }
 
-func environ(env map[string]string) []string {
-	out := make([]string, 0, len(env))
-	for k, v := range env {
-		out = append(out, k+"="+v)
+// kubeconfigPath is the kubeconfig to write: the first file of
+// $KUBECONFIG, else ~/.kube/config, from the run's environment.
+func kubeconfigPath(env map[string]string) (string, error) {
+	if env == nil {
+		env = map[string]string{"KUBECONFIG": os.Getenv("KUBECONFIG"), "HOME": os.Getenv("HOME")}
 	}
-	return out
+	for _, p := range filepath.SplitList(env["KUBECONFIG"]) {
+		if p != "" {
+			return p, nil
+		}
+	}
+	home := env["HOME"]
+	if home == "" {
+		return "", errors.New("neither KUBECONFIG nor HOME is set, so there is no kubeconfig to add the EKS cluster to; set KUBECONFIG to a file")
+	}
+	return filepath.Join(home, ".kube", "config"), nil
 }
 
-// lookPath finds an executable in the folders of path (the run's PATH,
-// which may differ from runner's own).
-func lookPath(name, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		exe := filepath.Join(dir, name)
-		if fi, err := os.Stat(exe); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-			return exe, nil
+// mergeKubeconfig adds or replaces a's cluster, user and context in the
+// kubeconfig at path (created when missing), makes the context current and
+// writes the file atomically with mode 0600. A file that is not a
+// kubeconfig is refused, naming its line, and left as it is. added says
+// the context is new.
+func mergeKubeconfig(path string, a eks.Access) (added bool, err error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // replace the link's target, keep the link
+	}
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("reading the kubeconfig: %w", err)
+	}
+	var doc yaml.Node
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return false, fmt.Errorf("the kubeconfig %s is not valid YAML (%w); it was left as it was: fix it, or set KUBECONFIG to another file, and run up again", path, err)
 		}
 	}
-	return "", fmt.Errorf("%s is not in PATH %s", name, path)
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	root := doc.Content[0]
+	if doc.Kind != yaml.DocumentNode || root.Kind != yaml.MappingNode {
+		return false, fmt.Errorf("%s line %d: the kubeconfig is not a YAML mapping; it was left as it was: fix it, or set KUBECONFIG to another file", path, root.Line)
+	}
+	setDefault(root, "apiVersion", "v1")
+	setDefault(root, "kind", "Config")
+	name := a.EntryName()
+	for _, e := range []struct {
+		list, key string
+		value     map[string]any
+	}{{"clusters", "cluster", a.Cluster()}, {"users", "user", a.User()}, {"contexts", "context", a.Context()}} {
+		isNew, err := upsert(root, e.list, name, e.key, e.value)
+		if err != nil {
+			return false, fmt.Errorf("%s %w; it was left as it was: fix it, or set KUBECONFIG to another file", path, err)
+		}
+		if e.list == "contexts" {
+			added = isNew
+		}
+	}
+	setScalar(root, "current-context", name)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return false, fmt.Errorf("writing the kubeconfig %s: %w", path, err)
+	}
+	if err := atomicfile.Write(path, buf.Bytes(), 0o600); err != nil {
+		return false, fmt.Errorf("writing the kubeconfig: %w", err)
+	}
+	return added, nil
+}
+
+// lookup returns the value node of key in mapping m (nil: none).
+func lookup(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
+
+// setScalar sets key of mapping m to the string v.
+func setScalar(m *yaml.Node, key, v string) {
+	if n := lookup(m, key); n != nil {
+		*n = *scalar(v)
+		return
+	}
+	m.Content = append(m.Content, scalar(key), scalar(v))
+}
+
+// setDefault sets key of mapping m to v when it is missing.
+func setDefault(m *yaml.Node, key, v string) {
+	if lookup(m, key) == nil {
+		setScalar(m, key, v)
+	}
+}
+
+// upsert replaces the entry named name of the list of mapping m with
+// {name, key: value}, or appends it (isNew).
+func upsert(m *yaml.Node, list, name, key string, value map[string]any) (isNew bool, err error) {
+	var entry yaml.Node
+	if err := entry.Encode(map[string]any{"name": name, key: value}); err != nil {
+		return false, err
+	}
+	seq := lookup(m, list)
+	switch {
+	case seq == nil:
+		seq = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		m.Content = append(m.Content, scalar(list), seq)
+	case seq.Kind == yaml.ScalarNode && seq.Tag == "!!null":
+		*seq = yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	case seq.Kind != yaml.SequenceNode:
+		return false, fmt.Errorf("line %d: %s is not a list", seq.Line, list)
+	}
+	seq.Style &^= yaml.FlowStyle
+	for i, item := range seq.Content {
+		if item.Kind != yaml.MappingNode {
+			return false, fmt.Errorf("line %d: an entry of %s is not a mapping", item.Line, list)
+		}
+		if n := lookup(item, "name"); n != nil && n.Value == name {
+			seq.Content[i] = &entry
+			return false, nil
+		}
+	}
+	seq.Content = append(seq.Content, &entry)
+	return true, nil
 }

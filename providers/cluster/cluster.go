@@ -7,6 +7,8 @@
 package cluster
 
 import (
+	"strings"
+
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/projects/cluster"
 	"github.com/runnerhq/runner/providers"
@@ -68,7 +70,7 @@ func constant(v string) func(func(string) string) string {
 }
 
 func nonEmpty(v string) error {
-	if len(v) == 0 {
+	if strings.TrimSpace(v) == "" {
 		return errEmpty
 	}
 	return nil
