@@ -130,6 +130,7 @@ func newApp(io *term.IO) *cli.App {
 			pluginCommand(io),
 			versionCommand(io),
 			serveCommand(io),
+			eksTokenCommand(io),
 		},
 	}
 	setDefaults(app.Commands, app.OnUsageError, "runner")

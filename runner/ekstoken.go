@@ -1,0 +1,48 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/runnerhq/runner/providers/aws/ekstoken"
+)
+
+// EKSTokenOptions are the flags of the hidden `runner eks-token` command,
+// which the exec entry of an EKS cluster's kubeconfig runs.
+type EKSTokenOptions struct {
+	ClusterName, Region, Profile string
+	// Getenv reads the environment (nil: os.Getenv).
+	Getenv func(string) string
+	// Now is the signing time (nil: time.Now).
+	Now func() time.Time
+}
+
+// EKSToken prints an ExecCredential holding a token for the EKS cluster,
+// signed with the AWS credentials of the environment or of the profile.
+// Missing credentials are a validation error (exit 3).
+func EKSToken(w io.Writer, o EKSTokenOptions) error {
+	getenv, now := o.Getenv, o.Now
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if now == nil {
+		now = time.Now
+	}
+	creds, err := ekstoken.LoadCredentials(getenv, o.Profile)
+	if err != nil {
+		return Invalid(fmt.Errorf("a token for EKS cluster %s: %w", o.ClusterName, err))
+	}
+	t := now()
+	token, err := ekstoken.Token(o.ClusterName, o.Region, creds, t)
+	if err != nil {
+		return Usage(err)
+	}
+	doc, err := ekstoken.ExecCredential(token, t)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(doc)
+	return err
+}

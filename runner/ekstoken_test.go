@@ -1,0 +1,38 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEKSToken(t *testing.T) {
+	now := func() time.Time { return time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC) }
+	env := map[string]string{"AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "SECRET", "HOME": t.TempDir()}
+	var out bytes.Buffer
+	err := EKSToken(&out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Getenv: func(k string) string { return env[k] }, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Kind   string
+		Status struct{ Token, ExpirationTimestamp string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Kind != "ExecCredential" ||
+		!strings.HasPrefix(doc.Status.Token, "k8s-aws-v1.") || doc.Status.ExpirationTimestamp != "2026-11-03T10:14:00Z" {
+		t.Fatalf("%v %s", err, out.String())
+	}
+	if strings.Contains(out.String(), "SECRET") {
+		t.Fatal("the secret key is in the output")
+	}
+
+	delete(env, "AWS_ACCESS_KEY_ID")
+	err = EKSToken(&out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Profile: "ops", Getenv: func(k string) string { return env[k] }, Now: now})
+	var verr *ValidationError
+	if !errors.As(err, &verr) || !strings.Contains(err.Error(), "no AWS credentials: set AWS_ACCESS_KEY_ID") {
+		t.Fatalf("without credentials: %v", err)
+	}
+}
