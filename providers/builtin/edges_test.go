@@ -116,9 +116,11 @@ func answers(p *providers.Provider) map[string]any {
 // TestProviderEdgesMatchStackReferences previews every project of every
 // built-in provider against an empty in-memory backend and checks that the
 // projects its program reads by stack reference are exactly the ones it
-// declares in DependsOn. A project without a program yet (aws) reads
-// nothing; its dependencies must still name projects of the provider.
+// declares in DependsOn (Pulumi's aws plugin is stood in for by a
+// contractPlugin). A project without a program reads nothing; its
+// dependencies must still name projects of the provider.
 func TestProviderEdgesMatchStackReferences(t *testing.T) {
+	aws := loadContract(t, "aws", "../../projects/aws/testdata/aws-contract.json")
 	for _, p := range Registry().All() {
 		for _, proj := range p.Projects {
 			t.Run(p.Name+"/"+proj.Name, func(t *testing.T) {
@@ -134,7 +136,7 @@ func TestProviderEdgesMatchStackReferences(t *testing.T) {
 				dir := t.TempDir()
 				rt := providers.Runtime{Workspace: dir, DataDir: dir, Executable: "/bin/true", Stack: "edges"}
 				_, err := engine.Preview(context.Background(), engine.Options{
-					Project: proj.Name, Stack: "edges", Backend: rec, Plugins: plugins.Builtin(nil),
+					Project: proj.Name, Stack: "edges", Backend: rec, Plugins: append(plugins.Builtin(nil), aws),
 					Crypter: statetest.NewCrypter(1), Config: answers(p),
 				}, proj.Program(rt))
 				if err != nil {
