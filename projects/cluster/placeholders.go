@@ -21,7 +21,6 @@ var (
 	Certmgr           = notWritten("certmgr")
 	Prometheus        = notWritten("prometheus")
 	Observability     = notWritten("observability")
-	Sirius            = notWritten("sirius")
 )
 
 // FromProject re-exports the kubeconfig and cluster name of project (eks).
