@@ -363,4 +363,3 @@ func TestConfigureFailsBeforeAnyChange(t *testing.T) {
 		t.Errorf("%d journal entries, %d creates", n, e.plugin.Count("Create"))
 	}
 }
-
