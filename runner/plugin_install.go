@@ -32,7 +32,7 @@ func PluginInstall(ctx context.Context, opts Options, o PluginInstallOptions) er
 		if o.Server != "" {
 			spec.Server = o.Server
 		}
-		in, err := plugincache.Install(ctx, plugincache.Spec(spec), iopts)
+		in, err := plugincache.Install(ctx, plugincache.Spec{Name: spec.Name, Version: spec.Version, Server: spec.Server, Checksums: spec.Checksums}, iopts)
 		if err != nil {
 			if len(lines) > 0 {
 				err = fmt.Errorf("%w (already done: %s)", err, strings.Join(lines, "; "))
