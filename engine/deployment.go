@@ -32,6 +32,9 @@ type deployment struct {
 	planned *plan.Index                // the plan Up executes (nil: none)
 	decls   *program.Declarations      // what the program declared (preview, up)
 	byURN   map[resource.URN]*declared // the declared resources (set before the steps run)
+	// providers are the default and explicit providers of the declared
+	// resources (set before the steps run).
+	providers []*providerRes
 
 	alongMu sync.Mutex
 	along   map[resource.URN]bool // replaced along with a delete-before-replace replacement

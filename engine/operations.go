@@ -252,6 +252,9 @@ func (d *deployment) execute(ctx context.Context, ds *program.Declarations) (res
 		return d.rootOutputs(), err
 	}
 	d.index(decls)
+	if err := d.prepareProviders(ctx); err != nil {
+		return d.rootOutputs(), err
+	}
 	if d.dryRun {
 		d.plan = make([]Step, 0, len(decls))
 	}

@@ -3,9 +3,11 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -113,14 +115,54 @@ type providerChange struct {
 }
 
 // runConfiguredProvider runs the step of a configurable plugin's default
-// provider: CheckConfig, then (when recorded) DiffConfig to decide between
-// same, update and replace (a new ID), then Configure. Every resource of
-// the provider then calls the configured plugin. The provider is recorded
-// with its checked config as inputs and outputs (secrets kept secret).
-func (d *deployment) runConfiguredProvider(ctx context.Context, p *defaultProvider) (func(), error) {
+// provider: prepared (prepareProvider) before any step runs, it is
+// recorded with its checked config as inputs and outputs (secrets kept
+// secret).
+func (d *deployment) runConfiguredProvider(ctx context.Context, p *providerRes) (func(), error) {
+	if err := d.prepareProvider(ctx, p); err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	rec := &state.Resource{
+		URN: p.urn, Custom: true, ID: p.id, Type: providerTypePrefix + p.pkg,
+		Inputs: p.ch.checked, Outputs: p.ch.checked.Copy(0), Created: &now, Modified: &now,
+	}
+	if p.ch.op == OpSame {
+		c := *p.old
+		rec = &c
+	}
+	return d.recordProvider(ctx, p, rec)
+}
+
+// prepareProviders prepares, concurrently, the configurable providers
+// whose inputs refer to no resource, before any step runs: a
+// configuration a plugin refuses stops the operation before anything
+// changes.
+func (d *deployment) prepareProviders(ctx context.Context) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(d.providers))
+	for i, p := range d.providers {
+		if p.configurable == nil || !p.early {
+			continue
+		}
+		wg.Go(func() { errs[i] = d.prepareProvider(ctx, p) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// prepareProvider decides a configurable provider's step and configures
+// its plugin, once: CheckConfig, then (when recorded) DiffConfig to decide
+// between same, update and replace (a new ID), then Configure. Every
+// resource of the provider then calls the configured plugin. A failure
+// names the provider (secrets redacted) and is reported as a failed step.
+func (d *deployment) prepareProvider(ctx context.Context, p *providerRes) error {
+	if p.prepared {
+		return nil
+	}
 	start := time.Now()
 	typ := providerTypePrefix + p.pkg
-	news, err := providerInputs(d.opts.Config, p.pkg, p.configurable.Version())
+	news, err := d.providerNews(p)
 	ch := providerChange{op: OpCreate}
 	if p.old != nil {
 		ch.op = OpUpdate
@@ -140,15 +182,34 @@ func (d *deployment) runConfiguredProvider(ctx context.Context, p *defaultProvid
 			err: err,
 		}
 		d.stepFailed(ch.op, p.urn, typ, err, start)
-		return nil, err
+		return err
 	}
-	return d.recordProvider(ctx, p, ch)
+	p.ch, p.prepared = ch, true
+	p.configUnknown = resource.ContainsComputed(map[string]any(ch.checked))
+	return nil
+}
+
+// providerNews returns a provider's new inputs: a default provider's from
+// the stack config (providerInputs), an explicit provider's its declared
+// inputs; both with the plugin's version.
+func (d *deployment) providerNews(p *providerRes) (resource.PropertyMap, error) {
+	if p.decl == nil {
+		return providerInputs(d.opts.Config, p.pkg, p.configurable.Version())
+	}
+	news, err := d.decls.Inputs(p.decl.i)
+	if err != nil {
+		return nil, fmt.Errorf("resolving its inputs: %w", err)
+	}
+	if v := p.configurable.Version(); v != "" {
+		news["version"] = v
+	}
+	return news, nil
 }
 
 // decideProvider checks the provider's config and decides its step. It
 // also finds which recorded default providers of the package the new
 // config replaces (p.replacing): their resources are replaced.
-func (d *deployment) decideProvider(ctx context.Context, p *defaultProvider, news resource.PropertyMap) (providerChange, error) {
+func (d *deployment) decideProvider(ctx context.Context, p *providerRes, news resource.PropertyMap) (providerChange, error) {
 	typ := providerTypePrefix + p.pkg
 	ch := providerChange{op: OpCreate}
 	olds := resource.PropertyMap{}
@@ -162,7 +223,7 @@ func (d *deployment) decideProvider(ctx context.Context, p *defaultProvider, new
 	ch.checked = secretOutputs(checked, news, nil)
 	p.replacing = map[string]bool{}
 	for _, r := range d.old.Resources {
-		if r.Type != typ || r.Delete || !strings.HasPrefix(r.URN.Name(), "default") {
+		if r.Type != typ || r.Delete || !p.mayReplace(r) {
 			continue // a condemned provider's resources are being deleted anyway
 		}
 		changed, replace, err := d.diffProvider(ctx, p, r, ch.checked)
@@ -187,7 +248,7 @@ func (d *deployment) decideProvider(ctx context.Context, p *defaultProvider, new
 // diffProvider asks DiffConfig how the recorded provider old differs from
 // the checked config news. When the plugin cannot tell, the recorded
 // outputs are compared with news (a change, never a replacement).
-func (d *deployment) diffProvider(ctx context.Context, p *defaultProvider, old *state.Resource, news resource.PropertyMap) (changed, replace bool, err error) {
+func (d *deployment) diffProvider(ctx context.Context, p *providerRes, old *state.Resource, news resource.PropertyMap) (changed, replace bool, err error) {
 	diff, err := p.configurable.DiffConfig(ctx, resource.DiffRequest{
 		URN: old.URN, Type: old.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs, NewInputs: news,
 	})
@@ -208,7 +269,7 @@ func (d *deployment) diffProvider(ctx context.Context, p *defaultProvider, old *
 // configureProvider gives a replaced provider its new ID and configures the
 // plugin with the checked config (an unchanged provider reuses a plugin
 // already configured from its record in this operation).
-func (d *deployment) configureProvider(ctx context.Context, p *defaultProvider, ch providerChange) error {
+func (d *deployment) configureProvider(ctx context.Context, p *providerRes, ch providerChange) error {
 	if ch.op == OpReplace {
 		p.id = newUUID()
 		if d.dryRun {
@@ -233,20 +294,24 @@ func (d *deployment) configureProvider(ctx context.Context, p *defaultProvider, 
 	return nil
 }
 
-// recordProvider journals a provider's step (not an unchanged one) and
-// returns the function that records it; a replaced provider's old record
-// stays, condemned, until the resources that name it are deleted.
-func (d *deployment) recordProvider(ctx context.Context, p *defaultProvider, ch providerChange) (func(), error) {
+// mayReplace reports whether the provider's new config may replace the
+// resources of the recorded provider r: r is the provider's own record, or
+// that of a resource using it now, or (for a default provider) another
+// default provider of the package.
+func (p *providerRes) mayReplace(r *state.Resource) bool {
+	return r == p.old || p.fromRefs[string(r.URN)+"::"+r.ID] ||
+		p.decl == nil && strings.HasPrefix(r.URN.Name(), "default")
+}
+
+// recordProvider journals a provider's step (not an unchanged one) as the
+// record rec and returns the function that records it; a replaced
+// provider's old record stays, condemned, until the resources that name it
+// are deleted.
+func (d *deployment) recordProvider(ctx context.Context, p *providerRes, rec *state.Resource) (func(), error) {
+	ch := p.ch
 	now := time.Now().UTC()
-	rec := &state.Resource{
-		URN: p.urn, Custom: true, ID: p.id, Type: providerTypePrefix + p.pkg,
-		Inputs: ch.checked, Outputs: ch.checked.Copy(0), Created: &now, Modified: &now,
-	}
 	var err error
 	switch ch.op {
-	case OpSame:
-		c := *p.old
-		rec = &c
 	case OpCreate:
 		err = d.journalPlain(ctx, OpCreate, nil, rec)
 	case OpUpdate:

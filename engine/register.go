@@ -35,7 +35,7 @@ func (d *deployment) registrationTask(dr *declared, deps []int) task {
 // plugin's is checked, diffed and configured (runConfiguredProvider); a
 // built-in plugin's has no inputs and makes no call. A new provider, or one
 // whose ID changes, is journaled before the resources that use it run.
-func (d *deployment) runProvider(ctx context.Context, p *defaultProvider) (func(), error) {
+func (d *deployment) runProvider(ctx context.Context, p *providerRes) (func(), error) {
 	if p.configurable != nil {
 		return d.runConfiguredProvider(ctx, p)
 	}
@@ -155,8 +155,24 @@ func (d *deployment) commit(dr *declared, op Op, rec *state.Resource, keys []str
 		if d.dryRun && dr.step.Op != "" {
 			d.plan = append(d.plan, dr.step)
 		}
-		d.decls.Finish(dr.i, rec.ID, rec.ID != "", rec.Outputs, nil)
+		d.decls.FinishOutputs(dr.i, rec.ID, rec.ID != "", rec.Outputs, d.absentOutputs(dr, op))
 	}
+}
+
+// absentOutputs says what reading an output a resource's record does not
+// hold gives the program: an error for a provider plugin's resource, whose
+// outputs (a preview's predicted ones too) name every output it has;
+// unknown in a preview whose provider configuration is not known (the
+// plugin, not configured, predicts nothing); null otherwise.
+func (d *deployment) absentOutputs(dr *declared, op Op) program.Absent {
+	p := dr.prov
+	switch {
+	case p == nil || p.configurable == nil:
+		return program.AbsentNull
+	case d.dryRun && p.configUnknown && op != OpSame:
+		return program.AbsentUnknown
+	}
+	return program.AbsentError
 }
 
 // fail returns the function that records a failed step.

@@ -128,8 +128,10 @@ type PluginSpec struct {
 	// Checksums are the SHA-256 sums (hex) of the release asset by
 	// platform ("linux-amd64"), checked when known.
 	Checksums map[string]string
-	// Help is shown when the plugin refuses its configuration: which
-	// credentials or settings it needs and where to set them.
+	// Help is what runner tells a user whose plugin refused its
+	// configuration (its Configure failed: credentials missing or wrong),
+	// after the plugin's message: what to set, e.g. the environment
+	// variables or `runner config set` commands ("": nothing).
 	Help string
 }
 

@@ -34,11 +34,14 @@ func IsUsage(err error) bool {
 
 // IsValidation reports whether err is a validation error: a
 // *ValidationError, or a provider plugin's *resource.MissingConfigError
-// (its message names the `runner config set` command of each key).
+// (its message names the `runner config set` command of each key) or
+// *resource.ConfigureError (the plugin refused its configuration; the
+// message says what to set).
 func IsValidation(err error) bool {
 	var v *ValidationError
 	var m *resource.MissingConfigError
-	return errors.As(err, &v) || errors.As(err, &m)
+	var c *resource.ConfigureError
+	return errors.As(err, &v) || errors.As(err, &m) || errors.As(err, &c)
 }
 
 // IsLocked reports whether err is a stack held by another operation (exit

@@ -7,6 +7,7 @@ import (
 	"github.com/runnerhq/runner/engine/plugincache"
 	"github.com/runnerhq/runner/engine/pluginhost"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/runner/event"
 )
 
@@ -43,7 +44,8 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 		},
 		// The plugins inherit the passphrase in their environment; the pool
 		// itself masks the secret config it gives them.
-		Secrets: []string{getenv("PULUMI_CONFIG_PASSPHRASE")},
+		Secrets:       []string{getenv("PULUMI_CONFIG_PASSPHRASE")},
+		ConfigureHelp: configureHelp(s.Provider.Plugins),
 	})
 	handles := make([]resource.Plugin, 0, len(s.Provider.Plugins))
 	for _, spec := range s.Provider.Plugins {
@@ -62,6 +64,18 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 		defer cancel()
 		_ = pool.Close(cctx)
 	}
+}
+
+// configureHelp returns the Help of each plugin that has one, by package:
+// appended to the error of a plugin that refuses its configuration.
+func configureHelp(specs []providers.PluginSpec) map[string]string {
+	help := make(map[string]string)
+	for _, s := range specs {
+		if s.Help != "" {
+			help[s.Name] = s.Help
+		}
+	}
+	return help
 }
 
 // pluginLogEvent turns a plugin's log line into an event of the project its

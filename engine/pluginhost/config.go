@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -52,7 +53,7 @@ func (p *plugin) runConfigure(req resource.ConfigureRequest) {
 		Id: &req.ID, Urn: &urn, Name: &name, Type: &typ,
 	})
 	if err != nil {
-		p.cfgErr = p.callError(ctx, "configure", req.URN, err)
+		p.cfgErr = p.refused(ctx, p.callError(ctx, "configure", req.URN, err), err)
 		return
 	}
 	if p.handshake {
@@ -99,6 +100,30 @@ func withoutInternal(inputs resource.PropertyMap) resource.PropertyMap {
 	out := inputs.Copy(0)
 	delete(out, internalKey)
 	return out
+}
+
+// refused returns, as a *resource.ConfigureError, the error e of a
+// CheckConfig or Configure in which the plugin refused its configuration
+// (raw: the call's own error, whose status message is the plugin's); e
+// itself when the plugin did not refuse: missing keys, its death, an
+// interruption or a broken connection.
+func (p *plugin) refused(ctx context.Context, e, raw error) error {
+	var mc *resource.MissingConfigError
+	if errors.As(e, &mc) || errors.Is(e, resource.ErrOutcomeUnknown) || ctx.Err() != nil {
+		return e
+	}
+	cause := e
+	if raw != nil {
+		st, ok := status.FromError(raw)
+		switch {
+		case !ok:
+		case st.Code() == codes.Unavailable || st.Code() == codes.Canceled || st.Code() == codes.DeadlineExceeded:
+			return e
+		default:
+			cause = errors.New(p.pool.redact.apply(st.Message()))
+		}
+	}
+	return &resource.ConfigureError{Package: p.pkg, Err: cause, Help: p.pool.opts.ConfigureHelp[p.pkg]}
 }
 
 // missingConfig turns ConfigureErrorMissingKeys into the engine's error.

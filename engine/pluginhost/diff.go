@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -103,9 +104,13 @@ func (p *plugin) checkConfig(ctx context.Context, req resource.CheckRequest) (re
 		return req.News, nil
 	}
 	if err != nil {
-		return nil, p.callError(ctx, "config check", req.URN, err)
+		return nil, p.refused(ctx, p.callError(ctx, "config check", req.URN, err), err)
 	}
 	ins, err := p.checked(resp, req, "config check")
+	var cf *resource.CheckFailuresError
+	if errors.As(err, &cf) {
+		return nil, p.refused(ctx, err, nil)
+	}
 	if err != nil {
 		return nil, err
 	}

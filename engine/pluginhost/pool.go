@@ -39,6 +39,10 @@ type PoolOptions struct {
 	// secrets), in every line a plugin logs or prints before it reaches
 	// Log, Debug or an error message.
 	Secrets []string
+	// ConfigureHelp is, by package, what to tell a user whose plugin
+	// refused its configuration (the Help of its *resource.ConfigureError):
+	// which credentials or config to set.
+	ConfigureHelp map[string]string
 }
 
 // Pool runs the plugin processes of a run: one per package, version and

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -144,6 +145,42 @@ func TestTestprovErrors(t *testing.T) {
 	_, err = p.Create(ctx, resource.CreateRequest{URN: testprovURNOf("x"), Inputs: resource.PropertyMap{"crash": "create"}})
 	if err == nil || !strings.Contains(err.Error(), "exited with status 2 during create") || !strings.Contains(err.Error(), "crashing on purpose") {
 		t.Errorf("crash = %v", err)
+	}
+}
+
+// TestTestprovRefusedConfig checks a plugin's refusal of its configuration
+// (a bad zone at CheckConfig, a store it cannot create at Configure) is a
+// *resource.ConfigureError carrying the pool's help, secrets masked, while
+// missing keys stay a *resource.MissingConfigError.
+func TestTestprovRefusedConfig(t *testing.T) {
+	tp := newTestprov(t)
+	tp.pool.opts.ConfigureHelp = map[string]string{"testprov": "set testprov:store to a directory"}
+	ctx := context.Background()
+	h := tp.pool.Plugin("testprov", "1.2.3")
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inputs := resource.PropertyMap{"version": "1.2.3", "store": filepath.Join(file, "s3cret-store"), "token": resource.Secret{Element: "s3cret-store"}}
+	_, err := h.Configure(ctx, resource.ConfigureRequest{URN: testprovURN, Inputs: inputs})
+	var ce *resource.ConfigureError
+	if !errors.As(err, &ce) || ce.Package != "testprov" {
+		t.Fatalf("Configure with a store under a file = %v, want a *resource.ConfigureError", err)
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "the testprov plugin refused its configuration: testprov: create the store directory") ||
+		!strings.HasSuffix(msg, "\nset testprov:store to a directory") || strings.Contains(msg, "s3cret-store") {
+		t.Errorf("message %q: want the plugin's reason, the help, no secret", msg)
+	}
+	_, err = h.CheckConfig(ctx, resource.CheckRequest{URN: testprovURN, News: resource.PropertyMap{"zone": "Not Valid"}})
+	var cf *resource.CheckFailuresError
+	if !errors.As(err, &ce) || !errors.As(err, &cf) || !strings.Contains(err.Error(), "refused its configuration: property zone") {
+		t.Errorf("CheckConfig of a bad zone = %v", err)
+	}
+	_, err = h.Configure(ctx, resource.ConfigureRequest{URN: testprovURN, Inputs: resource.PropertyMap{"version": "1.2.3"}})
+	var mc *resource.MissingConfigError
+	if !errors.As(err, &mc) || errors.As(err, &ce) {
+		t.Errorf("Configure without store = %v, want only a *resource.MissingConfigError", err)
 	}
 }
 

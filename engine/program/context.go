@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -155,6 +156,9 @@ func (c *Context) register(typ, name string, custom bool, inputs Inputs, opts []
 	case parent.ctx != c:
 		c.errs = append(c.errs, fmt.Errorf("declaring %s: its parent belongs to another program", r.urn))
 		return r
+	case o.provider != nil && o.provider.ctx != c:
+		c.errs = append(c.errs, fmt.Errorf("declaring %s: its provider %s belongs to another program; declare the provider in this one", r.urn, o.provider.urn))
+		return r
 	}
 	c.add(r)
 	return r
@@ -194,6 +198,7 @@ type Resource struct {
 	id      string
 	idKnown bool
 	outputs resource.PropertyMap
+	absent  Absent
 	err     error
 	done    atomic.Bool
 }
@@ -210,15 +215,17 @@ func (r *Resource) Type() string { return r.typ }
 func (r *Resource) isDone() bool { return r.done.Load() }
 
 // finish records the resource's result (Declarations.Finish).
-func (r *Resource) finish(id string, idKnown bool, outputs resource.PropertyMap, err error) {
-	r.id, r.idKnown, r.outputs, r.err = id, idKnown, outputs, err
+func (r *Resource) finish(id string, idKnown bool, outputs resource.PropertyMap, absent Absent, err error) {
+	r.id, r.idKnown, r.outputs, r.absent, r.err = id, idKnown, outputs, absent, err
 	r.done.Store(true)
 }
 
-// Output returns the output property key of the resource (null when the
-// resource has no such output). It is unknown during preview when the
-// plugin cannot predict it, and secret when the resource records it as
-// secret.
+// Output returns the output property key of the resource. It is unknown
+// during preview when the plugin cannot predict it, and secret when the
+// resource records it as secret. An output the resource does not have is
+// an error naming those it has for a provider plugin's resource (whose
+// outputs, predicted ones too, name every output it has), null for a
+// built-in plugin's.
 func (r *Resource) Output(key string) Output {
 	return newOutput([]*Resource{r}, func() (outcome, error) {
 		if r.err != nil {
@@ -226,9 +233,7 @@ func (r *Resource) Output(key string) Output {
 		}
 		v, ok := r.outputs[key]
 		if !ok {
-			// Absent, also in a preview: a plugin's prediction names every
-			// output, Computed for those it cannot know.
-			return outcome{known: true}, nil
+			return r.absentOutput(key)
 		}
 		plain, secret := resource.UnsecretDeep(v)
 		if resource.ContainsComputed(plain) {
@@ -249,4 +254,25 @@ func (r *Resource) ID() Output {
 		}
 		return outcome{value: r.id, known: true}, nil
 	})
+}
+
+// absentOutput is the outcome of reading an output the resource's outputs
+// do not hold (Absent).
+func (r *Resource) absentOutput(key string) (outcome, error) {
+	switch r.absent {
+	case AbsentUnknown:
+		return outcome{}, nil
+	case AbsentError:
+		names := make([]string, 0, len(r.outputs))
+		for k := range r.outputs {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		list := strings.Join(names, ", ")
+		if list == "" {
+			list = "(none)"
+		}
+		return outcome{}, fmt.Errorf("%s has no output %q; its outputs are: %s", r.urn, key, list)
+	}
+	return outcome{known: true}, nil
 }

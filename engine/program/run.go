@@ -169,8 +169,33 @@ func (ds *Declarations) Outputs() (resource.PropertyMap, error) {
 }
 
 // Finish records the result of declaration i: its ID (idKnown false while
-// unknown), its outputs, or why it failed. The engine calls it once per
-// declaration, before any resource that depends on it reads it.
+// unknown), its outputs, or why it failed. The engine calls it (or
+// FinishOutputs) once per declaration, before any resource that depends on
+// it reads it. An output the outputs do not hold reads as null.
 func (ds *Declarations) Finish(i int, id string, idKnown bool, outputs resource.PropertyMap, err error) {
-	ds.c.resources[i].finish(id, idKnown, outputs, err)
+	ds.c.resources[i].finish(id, idKnown, outputs, AbsentNull, err)
 }
+
+// FinishOutputs records the success of declaration i as Finish does, with
+// what reading an output the outputs do not hold gives.
+func (ds *Declarations) FinishOutputs(i int, id string, idKnown bool, outputs resource.PropertyMap, absent Absent) {
+	ds.c.resources[i].finish(id, idKnown, outputs, absent, nil)
+}
+
+// Absent says what reading an output that a resource's outputs do not hold
+// gives.
+type Absent int
+
+const (
+	// AbsentNull: a known null (built-in plugins, whose resources' outputs
+	// leave out what they do not have).
+	AbsentNull Absent = iota
+	// AbsentUnknown: an unknown value (a preview's outputs that a plugin
+	// could not predict, such as one whose provider is not configured).
+	AbsentUnknown
+	// AbsentError: an error naming the outputs the resource has (a
+	// provider plugin's, whose outputs name every output the resource has:
+	// the program misspelled the name, or the plugin's schema has no such
+	// output).
+	AbsentError
+)

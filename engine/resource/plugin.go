@@ -285,6 +285,30 @@ func (e *MissingConfigError) Error() string {
 	return msg
 }
 
+// ConfigureError is the error of a provider plugin that refused its
+// configuration: its CheckConfig or Configure failed for a reason other
+// than missing keys (a *MissingConfigError) or its death. It is a config
+// error: the user fixes it by setting config or credentials.
+type ConfigureError struct {
+	// Package is the plugin's package (aws).
+	Package string
+	// Err is the plugin's refusal, its message with secrets masked.
+	Err error
+	// Help says what to set, appended to the message ("": nothing).
+	Help string
+}
+
+func (e *ConfigureError) Error() string {
+	msg := "the " + e.Package + " plugin refused its configuration: " + e.Err.Error()
+	if e.Help != "" {
+		msg += "\n" + e.Help
+	}
+	return msg
+}
+
+// Unwrap returns the plugin's refusal.
+func (e *ConfigureError) Unwrap() error { return e.Err }
+
 // Crypter encrypts and decrypts secret values for state at rest. The
 // passphrase crypter of package config implements it; its ciphertexts are
 // Pulumi's ("v1:<nonce>:<ciphertext>").

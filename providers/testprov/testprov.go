@@ -28,7 +28,8 @@ func New() *providers.Provider {
 	p := &providers.Provider{
 		Name:        Name,
 		Description: "test provider: projects declared by JSON spec files, served by the testprov plugin",
-		Plugins:     []providers.PluginSpec{{Name: "testprov", Version: "1.2.3"}},
+		Plugins: []providers.PluginSpec{{Name: "testprov", Version: "1.2.3",
+			Help: "testprov needs a store directory it can create: runner config set testprov:store DIR"}},
 	}
 	add := func(name string, deps ...string) {
 		p.Projects = append(p.Projects, providers.Project{

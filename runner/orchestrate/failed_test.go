@@ -50,12 +50,17 @@ func TestFailedErrKeepsMissingConfig(t *testing.T) {
 			&resource.MissingConfigError{Package: "aws", Keys: []resource.MissingKey{{Key: "region"}}})
 	}
 	held := fmt.Errorf("up ca: %w", &backend.LockedError{Project: "ca", Stack: "dev"})
+	refused := fmt.Errorf("up vpc: provider default: configuring it: %w",
+		&resource.ConfigureError{Package: "aws", Err: errors.New("no valid credential sources found"), Help: "set AWS_PROFILE"})
 	tests := []struct {
 		name    string
 		causes  []error
 		missing bool
 	}{
 		{"one project", []error{missing("network")}, true},
+		{"refused config", []error{refused}, true},
+		{"missing and refused config", []error{missing("network"), refused}, true},
+		{"refused config and a failure", []error{refused, errors.New("boom")}, false},
 		{"two projects", []error{missing("network"), missing("ca")}, true},
 		{"missing config and a failure", []error{missing("network"), errors.New("boom")}, false},
 		{"missing config and a held lock", []error{missing("network"), held}, false},
@@ -64,7 +69,8 @@ func TestFailedErrKeepsMissingConfig(t *testing.T) {
 	for _, tt := range tests {
 		err := failedErr("up: project network failed", tt.causes)
 		var m *resource.MissingConfigError
-		if got := errors.As(err, &m); got != tt.missing {
+		var r *resource.ConfigureError
+		if got := errors.As(err, &m) || errors.As(err, &r); got != tt.missing {
 			t.Errorf("%s: missing config found %v, want %v", tt.name, got, tt.missing)
 		}
 		if !errors.Is(err, ErrFailed) {

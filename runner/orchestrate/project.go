@@ -215,8 +215,9 @@ func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Su
 // ErrFailed and, when every failed project met a lock held by another
 // operation, their *backend.LockedError: then the whole run failed only
 // because the stack was busy, and a caller may wait and try again. When
-// every failed project lacked provider config, it wraps their
-// *resource.MissingConfigError the same way (a validation error: exit 3).
+// every failed project lacked provider config or had it refused, it wraps
+// their *resource.MissingConfigError or *resource.ConfigureError the same
+// way (a validation error: exit 3).
 type failedError struct {
 	msg    string
 	causes []error
@@ -227,17 +228,19 @@ func (e *failedError) Unwrap() []error { return append([]error{ErrFailed}, e.cau
 
 // failedErr builds the error of a run whose failed projects failed with
 // causes. It keeps the causes only when all of them are of one kind a
-// caller acts on (every one a held lock, or every one missing provider
-// config), so that one real failure among them is an ordinary failure.
+// caller acts on (every one a held lock, or every one provider config
+// missing or refused), so that one real failure among them is an ordinary
+// failure.
 func failedErr(msg string, causes []error) error {
 	var held, missing int
 	for _, c := range causes {
 		var l *backend.LockedError
 		var m *resource.MissingConfigError
+		var r *resource.ConfigureError
 		switch {
 		case errors.As(c, &l):
 			held++
-		case errors.As(c, &m):
+		case errors.As(c, &m), errors.As(c, &r):
 			missing++
 		}
 	}
