@@ -13,16 +13,5 @@ func notWritten(name string) engine.Program {
 
 // The layers' programs (placeholders, each replaced by its own file).
 var (
-	Secrets           = notWritten("secrets")
-	IngressNamespace  = notWritten("ingress-controller-namespace")
-	IngressController = notWritten("ingress-controller")
-	Logstore          = notWritten("logstore")
-	Logagent          = notWritten("logagent")
-	Certmgr           = notWritten("certmgr")
-	Prometheus        = notWritten("prometheus")
-	Observability     = notWritten("observability")
-	Sirius            = notWritten("sirius")
+	Sirius = notWritten("sirius")
 )
-
-// FromProject re-exports the kubeconfig and cluster name of project (eks).
-func FromProject(project string) engine.Program { return notWritten("kubeconfig") }
