@@ -16,6 +16,7 @@ import (
 type Kubeconfig struct {
 	// Path is the file's path.
 	Path     string
+	current  string
 	contexts []KubeContext
 	doc      map[string]any
 }
@@ -30,6 +31,7 @@ type KubeContext struct {
 // kubeFile is the part of a kubeconfig file that is checked.
 type kubeFile struct {
 	Kind     string      `yaml:"kind"`
+	Current  string      `yaml:"current-context"`
 	Clusters []namedNode `yaml:"clusters"`
 	Users    []namedNode `yaml:"users"`
 	Contexts []namedNode `yaml:"contexts"`
@@ -82,7 +84,7 @@ func ParseKubeconfig(path string, data []byte) (*Kubeconfig, error) {
 	}
 	clusters, users := names(f.Clusters), names(f.Users)
 	items := listItems(top, "contexts")
-	k := &Kubeconfig{Path: path}
+	k := &Kubeconfig{Path: path, current: f.Current}
 	for i, c := range f.Contexts {
 		line := lineOf(top, "contexts")
 		if i < len(items) {
@@ -134,6 +136,9 @@ func listItems(m *yaml.Node, key string) []*yaml.Node {
 
 // Contexts returns the file's contexts in file order.
 func (k *Kubeconfig) Contexts() []KubeContext { return k.contexts }
+
+// CurrentContext returns the file's current-context ("" for none).
+func (k *Kubeconfig) CurrentContext() string { return k.current }
 
 // ContextNames returns the names of the file's contexts, sorted.
 func (k *Kubeconfig) ContextNames() []string {
