@@ -72,7 +72,7 @@ func TestParseKubeconfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := k.ContextNames(); !slices.Equal(got, []string{"dev", "prod"}) {
+			if got := k.ContextNames(); !slices.Equal(got, []string{"dev", "prod"}) || k.CurrentContext() != "dev" {
 				t.Errorf("contexts %q", got)
 			}
 			if c := k.Contexts()[1]; c.Cluster != "prod-cluster" || c.User != "prod-user" || c.Line != 18 {
