@@ -16,12 +16,12 @@ import (
 // ran is what a program declared and exported when every resource was
 // "created" with its inputs as outputs.
 type ran struct {
-	byName  map[string]declared
+	byName  map[string]decl
 	order   []string
 	outputs resource.PropertyMap
 }
 
-type declared struct {
+type decl struct {
 	typ      string
 	inputs   resource.PropertyMap
 	provider string // the explicit provider's name ("": none)
@@ -53,7 +53,7 @@ func run(t *testing.T, prog engine.Program, cfg map[string]any) (*ran, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ran{byName: map[string]declared{}}
+	r := &ran{byName: map[string]decl{}}
 	list := ds.List()
 	for i, d := range list {
 		if !d.Custom {
@@ -76,7 +76,7 @@ func run(t *testing.T, prog engine.Program, cfg map[string]any) (*ran, error) {
 			out["status"] = map[string]any{"name": in["name"], "status": "deployed"}
 		}
 		ds.Finish(i, "id-"+d.Name, true, out, nil)
-		dec := declared{typ: d.Type, inputs: in}
+		dec := decl{typ: d.Type, inputs: in}
 		if d.Provider >= 0 {
 			dec.provider = list[d.Provider].Name
 		}
@@ -89,16 +89,8 @@ func run(t *testing.T, prog engine.Program, cfg map[string]any) (*ran, error) {
 	return r, nil
 }
 
-// contract is the part of the kubernetes plugin's contract the tests check.
-type contract struct {
-	Resources map[string]struct {
-		Inputs map[string]struct {
-			Required bool   `json:"required"`
-			Const    string `json:"const"`
-		} `json:"inputs"`
-	} `json:"resources"`
-}
-
+// loadContract reads the part of the kubernetes plugin's contract the
+// layers use (type contract of sirius_test.go).
 func loadContract(t *testing.T) contract {
 	t.Helper()
 	b, err := os.ReadFile("testdata/kubernetes-contract.json")
@@ -112,10 +104,10 @@ func loadContract(t *testing.T) contract {
 	return c
 }
 
-// checkContract fails the test for a resource of a type, or with an input,
+// checkDeclared fails the test for a resource of a type, or with an input,
 // that the contract does not list, or without a required input, and for a
 // Kubernetes resource that does not use the layer's provider.
-func checkContract(t *testing.T, c contract, r *ran) {
+func checkDeclared(t *testing.T, c contract, r *ran) {
 	t.Helper()
 	for _, name := range r.order {
 		d := r.byName[name]

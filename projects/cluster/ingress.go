@@ -7,22 +7,18 @@ import (
 	"github.com/runnerhq/runner/engine"
 )
 
-// The ingress controller's projects and outputs.
+// The ingress controller's projects and outputs (besides IngressProject,
+// IngressClassOutput and LBHostnameOutput of sirius_settings.go: the
+// host name under which the controller is reached, kic-helm:fqdn when set,
+// else the load balancer's host name, "" when it has only an IP address).
 const (
-	IngressNamespaceProject  = "ingress-controller-namespace"
-	IngressControllerProject = "ingress-controller"
+	IngressNamespaceProject = "ingress-controller-namespace"
 	// IngressNamespaceName is the controller's namespace.
 	IngressNamespaceName = "nginx-ingress"
 	// NamespaceOutput is the namespace a layer deployed into (every layer).
 	NamespaceOutput = "namespace"
-	// LBHostnameOutput is the host name under which the controller is
-	// reached: kic-helm:fqdn when set, else the load balancer's host name
-	// ("" when it has only an IP address).
-	LBHostnameOutput = "lb_ingress_hostname"
 	// LBIPOutput is the load balancer's IP address ("" when it has none).
 	LBIPOutput = "lb_ingress_ip"
-	// IngressClassOutput is the IngressClass of the controller.
-	IngressClassOutput = "ingress_class"
 	// IngressClass is the controller's IngressClass name (the chart's).
 	IngressClass = "nginx"
 )

@@ -53,7 +53,7 @@ func TestProgramsDeclareContractResourcesAndExport(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkContract(t, c, r)
+			checkDeclared(t, c, r)
 			var got []string
 			for k := range r.outputs {
 				got = append(got, k)
@@ -122,7 +122,7 @@ func TestSecretsPutsSecretConfigIntoTheCluster(t *testing.T) {
 	}
 	want := []string{"cluster", "prometheus", "prometheus-secrets", "sirius", "sirius-secrets"}
 	if !slices.Equal(r.order, want) {
-		t.Fatalf("declared %q, want %q", r.order, want)
+		t.Fatalf("decl %q, want %q", r.order, want)
 	}
 	sec := r.byName["sirius-secrets"]
 	data, secret := sec.inputs["stringData"].(resource.Secret)

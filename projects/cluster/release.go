@@ -9,12 +9,11 @@ import (
 	"github.com/runnerhq/runner/engine"
 )
 
-// Type tokens of Pulumi's kubernetes plugin that the layers declare.
+// Type tokens of Pulumi's kubernetes plugin that the layers declare
+// besides those of sirius_k8s.go (Secret, Service, ...).
 const (
 	releaseType   = "kubernetes:helm.sh/v3:Release"
 	namespaceType = "kubernetes:core/v1:Namespace"
-	secretType    = "kubernetes:core/v1:Secret"
-	serviceType   = "kubernetes:core/v1:Service"
 )
 
 // chart is where a Helm chart comes from: the config keys that choose it

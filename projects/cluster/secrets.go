@@ -9,14 +9,10 @@ import (
 	"github.com/runnerhq/runner/engine"
 )
 
-// The secrets project's outputs: maps from a namespace group (the part of
-// a secret config key before ':') to the Namespace and the Secret made
-// for it.
-const (
-	SecretsProject          = "secrets"
-	SecretsNamespacesOutput = "namespaces"
-	SecretsSecretsOutput    = "secrets"
-)
+// The secrets project's outputs (SecretsProject, SecretsNamespacesOutput,
+// SecretsSecretsOutput, in sirius_settings.go) are maps from a namespace
+// group (the part of a secret config key before ':') to the Namespace and
+// the Secret made for it.
 
 // providerPackages are config namespaces of provider plugins: their
 // secrets (credentials) configure plugins and stay out of the cluster.
