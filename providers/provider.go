@@ -82,6 +82,11 @@ type Question struct {
 	Default func(env func(string) string) string
 	// Choices, when set, are the only accepted answers.
 	Choices []string
+	// ChoicesFrom, when set and Choices is not, lists the only accepted
+	// answers from the answers already given (get returns a key's value):
+	// the contexts of the kubeconfig file another key names, say. An empty
+	// list accepts any answer Validate accepts.
+	ChoicesFrom func(get func(key string) (string, bool)) []string
 	// Secret values are asked without echo and stored encrypted.
 	Secret bool
 	// Optional values may stay unset.

@@ -144,7 +144,7 @@ func (s *Session) checkPresent(ctx context.Context, q providers.Question, rep *R
 	if q.Secret && !entry.Secure {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s line %d: %s is a secret but is stored in plain text; encrypt it with `runner config set --secret %s`", s.ConfigPath, entry.Line, q.Key, q.Key))
 	}
-	if err := check(q, value); err != nil {
+	if err := check(q, s.choices(ctx, q), value); err != nil {
 		shown := fmt.Sprintf("%q", value)
 		if q.Secret {
 			shown = "[secret]"
@@ -162,14 +162,23 @@ func secretFlag(secret bool) string {
 	return ""
 }
 
-func check(q providers.Question, v string) error {
-	if len(q.Choices) > 0 {
-		for _, c := range q.Choices {
+// choices returns the answers q accepts (nil: any its validation accepts).
+func (s *Session) choices(ctx context.Context, q providers.Question) []string {
+	if len(q.Choices) > 0 || q.ChoicesFrom == nil {
+		return q.Choices
+	}
+	return q.ChoicesFrom(s.getter(ctx))
+}
+
+// check checks an answer v of q against its choices and its validation.
+func check(q providers.Question, choices []string, v string) error {
+	if len(choices) > 0 {
+		for _, c := range choices {
 			if c == v {
 				return nil
 			}
 		}
-		return fmt.Errorf("is not one of %s", strings.Join(q.Choices, ", "))
+		return fmt.Errorf("is not one of %s", strings.Join(choices, ", "))
 	}
 	if q.Validate != nil {
 		if err := q.Validate(v); err != nil {
@@ -195,8 +204,9 @@ func (s *Session) entry(key string) (config.Entry, bool) {
 // ask asks one question until the answer is valid, then stores it.
 func (s *Session) ask(ctx context.Context, q providers.Question) error {
 	a := s.asker()
+	choices := s.choices(ctx, q)
 	validate := func(v string) error {
-		if err := check(q, v); err != nil {
+		if err := check(q, choices, v); err != nil {
 			return fmt.Errorf("%s %w", q.Key, err)
 		}
 		if q.Agrees != nil {
@@ -223,8 +233,8 @@ func (s *Session) ask(ctx context.Context, q providers.Question) error {
 	switch {
 	case q.Secret:
 		v, err = a.Password(msg, q.Help, validate)
-	case len(q.Choices) > 0:
-		v, err = a.Select(msg, q.Choices, def, q.Help)
+	case len(choices) > 0:
+		v, err = a.Select(msg, choices, def, q.Help)
 	default:
 		v, err = a.Input(msg, def, q.Help, validate)
 	}

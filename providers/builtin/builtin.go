@@ -1,10 +1,11 @@
 // Package builtin builds the registry of the providers compiled into
-// runner: local (the default) and aws.
+// runner: local (the default), aws and kubeconfig.
 package builtin
 
 import (
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/providers/aws"
+	"github.com/runnerhq/runner/providers/kubeconfig"
 	"github.com/runnerhq/runner/providers/local"
 )
 
@@ -13,7 +14,7 @@ const Default = local.Name
 
 // Registry returns a new registry of the built-in providers.
 func Registry() *providers.Registry {
-	list := append([]*providers.Provider{local.New(), aws.New()}, testProviders()...)
+	list := append([]*providers.Provider{local.New(), aws.New(), kubeconfig.New()}, testProviders()...)
 	r, err := providers.NewRegistry(Default, list...)
 	if err != nil {
 		panic("builtin: " + err.Error()) // the list above is fixed: a programming error

@@ -3,6 +3,8 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -113,6 +115,50 @@ func answers(p *providers.Provider) map[string]any {
 	return cfg
 }
 
+// edgesKubeconfig is a kubeconfig file for the kubeconfig provider's
+// kubeconfig project to read.
+const edgesKubeconfig = `apiVersion: v1
+kind: Config
+clusters:
+- name: edges
+  cluster: {server: "https://127.0.0.1:6443"}
+users:
+- name: edges
+  user: {token: edges-token}
+contexts:
+- name: edges
+  context: {cluster: edges, user: edges}
+`
+
+// providerAnswers gives p's questions answers their validation accepts,
+// with a kubeconfig file of the test's own for the kubeconfig provider.
+func providerAnswers(t *testing.T, p *providers.Provider) map[string]any {
+	cfg := answers(p)
+	if p.Name == "kubeconfig" {
+		path := filepath.Join(t.TempDir(), "config")
+		if err := os.WriteFile(path, []byte(edgesKubeconfig), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg["kubernetes:kubeconfig"], cfg["kubernetes:context_name"] = path, "edges"
+	}
+	return cfg
+}
+
+// providerPlugins serves the packages of p's plugins with in-memory
+// fakes: aws by the contract plugin, the others as configurable plugins
+// (their explicit providers need one).
+func providerPlugins(p *providers.Provider, aws resource.Plugin) []resource.Plugin {
+	list := plugins.Builtin(nil)
+	for _, spec := range p.Plugins {
+		if spec.Name == "aws" {
+			list = append(list, aws)
+			continue
+		}
+		list = append(list, &plugintest.Provider{Plugin: &plugintest.Plugin{Pkg: spec.Name}, Ver: spec.Version})
+	}
+	return list
+}
+
 // TestProviderEdgesMatchStackReferences previews every project of every
 // built-in provider against an empty in-memory backend and checks that the
 // projects its program reads by stack reference are exactly the ones it
@@ -136,8 +182,8 @@ func TestProviderEdgesMatchStackReferences(t *testing.T) {
 				dir := t.TempDir()
 				rt := providers.Runtime{Workspace: dir, DataDir: dir, Executable: "/bin/true", Stack: "edges"}
 				_, err := engine.Preview(context.Background(), engine.Options{
-					Project: proj.Name, Stack: "edges", Backend: rec, Plugins: append(plugins.Builtin(nil), aws),
-					Crypter: statetest.NewCrypter(1), Config: answers(p),
+					Project: proj.Name, Stack: "edges", Backend: rec, Plugins: providerPlugins(p, aws),
+					Crypter: statetest.NewCrypter(1), Config: providerAnswers(t, p),
 				}, proj.Program(rt))
 				if err != nil {
 					t.Fatalf("previewing %s: %v", proj.Name, err)

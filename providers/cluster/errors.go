@@ -1,5 +1,0 @@
-package cluster
-
-import "errors"
-
-var errEmpty = errors.New("must not be empty")
