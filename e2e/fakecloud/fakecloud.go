@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/runnerhq/runner/engine/pluginhost/providertest"
 	"github.com/runnerhq/runner/internal/buildcache"
 )
 
@@ -102,10 +103,11 @@ type Resource struct {
 	Outputs map[string]any `json:"outputs"`
 }
 
-// The signature of a secret in Resource's inputs and outputs.
+// The signature of a secret in Resource's inputs and outputs: the same
+// encoding as the test provider's store.
 const (
-	SigKey    = "4dabf18193072939515e22adb298388d"
-	SecretSig = "1b47061264138c4ac30d75fd1eb44270"
+	SigKey    = providertest.SigKey
+	SecretSig = providertest.SecretSig
 )
 
 // List returns every resource of the fake cloud in dir (the plugins'
@@ -142,12 +144,4 @@ func List(dir string) ([]Resource, error) {
 }
 
 // Unwrap returns the plaintext of a secret value, or v unchanged.
-func Unwrap(v any) any {
-	for {
-		m, ok := v.(map[string]any)
-		if !ok || m[SigKey] != SecretSig {
-			return v
-		}
-		v = m["value"]
-	}
-}
+func Unwrap(v any) any { return providertest.Unwrap(v) }

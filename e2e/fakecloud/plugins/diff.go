@@ -17,21 +17,9 @@ func diffMaps(olds, news resource.PropertyMap, replaces func(resource.PropertyKe
 	}
 	for _, ks := range sortedKeys(setOf(keys)) {
 		k := resource.PropertyKey(ks)
-		o, inOld := olds[k]
-		n, inNew := news[k]
-		inOld, inNew = inOld && !o.IsNull(), inNew && !n.IsNull()
-		var kind plugin.DiffKind
-		switch {
-		case !inOld && !inNew:
+		kind, ok := change(olds[k], news[k])
+		if !ok {
 			continue
-		case !inOld:
-			kind = plugin.DiffAdd
-		case !inNew:
-			kind = plugin.DiffDelete
-		case !n.ContainsUnknowns() && Plain(o).DeepEquals(Plain(n)):
-			continue
-		default:
-			kind = plugin.DiffUpdate
 		}
 		changed = append(changed, k)
 		if replaces(k) {
@@ -53,4 +41,20 @@ func setOf(keys map[string]bool) resource.PropertyMap {
 		m[resource.PropertyKey(k)] = resource.NewNullProperty()
 	}
 	return m
+}
+
+// change returns how a top-level input changed from o to n (a null or
+// absent value counting as none), and false when it did not.
+func change(o, n resource.PropertyValue) (plugin.DiffKind, bool) {
+	if o.IsNull() && n.IsNull() {
+		return 0, false
+	}
+	if o.IsNull() {
+		return plugin.DiffAdd, true
+	}
+	if n.IsNull() {
+		return plugin.DiffDelete, true
+	}
+	same := !n.ContainsUnknowns() && Plain(o).DeepEquals(Plain(n))
+	return plugin.DiffUpdate, !same
 }

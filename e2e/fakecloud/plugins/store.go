@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
@@ -125,22 +124,17 @@ func (s *store) remove(typ, id string) error {
 	return nil
 }
 
-// writeAtomic writes data to path through a temporary file renamed over it.
+// writeAtomic writes data to path through a uniquely named temporary file
+// renamed over it, so concurrent plugin processes never see half a file.
 func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write the fake cloud: %w", err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	tmp := filepath.Join(filepath.Dir(path), ".tmp-"+randHex(16))
+	err := os.WriteFile(tmp, data, 0o644)
 	if err == nil {
-		err = os.Rename(f.Name(), path)
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(f.Name()) //nolint:errcheck // the write failed already
-		return fmt.Errorf("write the fake cloud file %s: %w", strings.TrimSuffix(filepath.Base(path), ".json"), err)
+		os.Remove(tmp) //nolint:errcheck // the write failed already
+		return fmt.Errorf("write the fake cloud file %s: %w", path, err)
 	}
 	return nil
 }
