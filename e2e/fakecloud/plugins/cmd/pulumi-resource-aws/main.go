@@ -1,0 +1,9 @@
+// Command pulumi-resource-aws is a fake of Pulumi's aws provider plugin for
+// runner's end-to-end tests: it checks every resource against the real
+// provider's contract and keeps what it creates in $FAKECLOUD_DIR (see
+// the README of github.com/runnerhq/runner/e2e/fakecloud/plugins).
+package main
+
+import "github.com/runnerhq/runner/e2e/fakecloud/plugins"
+
+func main() { plugins.Main("aws") }
