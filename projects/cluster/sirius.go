@@ -64,7 +64,7 @@ func siriusConfigMaps(ctx *engine.Context, s siriusSettings, k8s engine.Resource
 			"PUB_KEY_PATH":      "/root/.ssh/publickey",
 		}, k8s),
 		configMap(ctx, "tracing-config", ns, map[string]any{
-			"OTEL_EXPORTER_OTLP_ENDPOINT": "http://simplest-collector.observability.svc.cluster.local:9978",
+			"OTEL_EXPORTER_OTLP_ENDPOINT": s.otlpEndpoint,
 			"ENABLE_TRACING":              "true",
 			"ENABLE_METRICS":              "true",
 		}, k8s),

@@ -59,7 +59,7 @@ func meta(name string, namespace engine.Output, labels map[string]any) map[strin
 }
 
 // plainEnv is an environment variable of a literal value.
-func plainEnv(name, value string) map[string]any {
+func plainEnv(name string, value any) map[string]any {
 	return map[string]any{"name": name, "value": value}
 }
 

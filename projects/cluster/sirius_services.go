@@ -4,11 +4,11 @@ package cluster
 // bank-of-sirius v1.3.0 that MARA deployed; passwords come from Secrets.
 
 // pythonEnv is the environment of a Python service named app.
-func pythonEnv(app string, extra ...any) []any {
+func pythonEnv(s siriusSettings, app string, extra ...any) []any {
 	env := append(tracingEnv(),
 		plainEnv("VERSION", SiriusVersion),
 		plainEnv("PORT", "8080"),
-		plainEnv("STATSD_HOST", "statsd-prometheus-statsd-exporter.prometheus.svc.cluster.local:9125"),
+		plainEnv("STATSD_HOST", s.statsdHost),
 		plainEnv("STATSD_PREFIX", "bos."+app),
 		plainEnv("LOG_LEVEL", "info"),
 		plainEnv("APP_NAME", app),
@@ -39,7 +39,7 @@ func siriusServices(s siriusSettings) []workload {
 	return []workload{
 		{
 			name: "frontend", container: "front", image: siriusImage("frontend"), port: 8080, svcPort: 80,
-			env: pythonEnv("frontend",
+			env: pythonEnv(s, "frontend",
 				plainEnv("SCHEME", "http"),
 				plainEnv("BANK_NAME", "Bank of Sirius"),
 				secretEnv("DEFAULT_USERNAME", credentialsSecretName, "DEMO_LOGIN_USERNAME"),
@@ -49,7 +49,7 @@ func siriusServices(s siriusSettings) []workload {
 		},
 		{
 			name: "userservice", image: siriusImage("userservice"), port: 8080,
-			env: pythonEnv("userservice", accountsURI,
+			env: pythonEnv(s, "userservice", accountsURI,
 				plainEnv("TOKEN_EXPIRY_SECONDS", "3600"),
 				plainEnv("PRIV_KEY_PATH", "/root/.ssh/privatekey")),
 			envFrom: []string{"environment-config", "accounts-db-config"},
@@ -57,7 +57,7 @@ func siriusServices(s siriusSettings) []workload {
 		},
 		{
 			name: "contacts", image: siriusImage("contacts"), port: 8080,
-			env:     pythonEnv("contacts", accountsURI),
+			env:     pythonEnv(s, "contacts", accountsURI),
 			envFrom: []string{"environment-config", "accounts-db-config"},
 			keys:    publicKey, probeDelays: python,
 		},

@@ -47,6 +47,10 @@ type siriusSettings struct {
 	accountsURI engine.Output
 	// ingressClass and host expose the frontend.
 	ingressClass, host engine.Output
+	// otlpEndpoint is the OpenTelemetry collector's OTLP/gRPC URL
+	// (observability project); statsdHost the statsd exporter's
+	// host:port (prometheus project).
+	otlpEndpoint, statsdHost engine.Output
 }
 
 // readSiriusSettings reads the config and the upstream projects' outputs.
@@ -59,7 +63,16 @@ func readSiriusSettings(ctx *engine.Context) (siriusSettings, error) {
 	}
 	secrets := ctx.StackReference(SecretsProject)
 	ingress := ctx.StackReference(IngressProject)
+	observability := ctx.StackReference(ObservabilityProject)
+	prometheus := ctx.StackReference(PrometheusProject)
 	s := siriusSettings{
+		otlpEndpoint: observability.Output(CollectorEndpointOutput).Apply(func(v any) (any, error) {
+			return fmt.Sprintf("http://%v", v), nil
+		}),
+		statsdHost: engine.All(prometheus.Output(StatsdServiceOutput), prometheus.Output(NamespaceOutput)).Apply(func(v any) (any, error) {
+			vals := v.([]any)
+			return fmt.Sprintf("%v.%v.svc.cluster.local:9125", vals[0], vals[1]), nil
+		}),
 		namespace:     groupEntry(secrets.Output(SecretsNamespacesOutput), SecretsNamespacesOutput),
 		groupSecret:   groupEntry(secrets.Output(SecretsSecretsOutput), SecretsSecretsOutput),
 		accountsAdmin: configOr(ctx, "sirius:accounts_admin", "admin"),

@@ -42,7 +42,9 @@ func siriusRefs() map[string]resource.PropertyMap {
 			SecretsNamespacesOutput: map[string]any{SiriusGroup: testNamespace, "prometheus": "prometheus"},
 			SecretsSecretsOutput:    map[string]any{SiriusGroup: testGroupSecret, "prometheus": "pulumi-secret-prometheus"},
 		},
-		IngressProject: {IngressClassOutput: "nginx", LBHostnameOutput: "lb-123.elb.amazonaws.com"},
+		IngressProject:       {IngressClassOutput: "nginx", LBHostnameOutput: "lb-123.elb.amazonaws.com"},
+		ObservabilityProject: {CollectorEndpointOutput: "collector.observability.svc.cluster.local:4317"},
+		PrometheusProject:    {StatsdServiceOutput: "statsd-prometheus-statsd-exporter", NamespaceOutput: "prometheus"},
 	}
 }
 

@@ -42,11 +42,11 @@ func Projects(kubeconfig providers.Project) []providers.Project {
 		{Name: "observability", Category: k8s, Description: "OpenTelemetry operator and collector (Helm)",
 			DependsOn: []string{kc, "certmgr"}, Program: static(cluster.Observability)},
 		// Sirius reads its database passwords from the secrets project's
-		// Secret and is exposed through the ingress controller; it reads no
-		// output of cert-manager, Prometheus or the collector (yet), so it
-		// does not wait for them.
+		// Secret, is exposed through the ingress controller, and sends its
+		// traces to the collector and its metrics to Prometheus's statsd
+		// exporter.
 		{Name: "sirius", Category: application, Description: "Bank of Sirius demo application",
-			DependsOn: []string{kc, "secrets", "ingress-controller"},
+			DependsOn: []string{kc, "secrets", "ingress-controller", "prometheus", "observability"},
 			Program:   static(cluster.Sirius)},
 	}
 }
