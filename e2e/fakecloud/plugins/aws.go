@@ -144,7 +144,30 @@ func (c *awsCloud) beforeDelete(s *store, rec *Record, outs resource.PropertyMap
 	return nil
 }
 
-// mentions reports whether v holds one of refs as a string, at any depth.
+// withID sets the outputs that are the new resource's ID: an Elastic IP's
+// allocationId, as AWS returns it.
+func (c *awsCloud) withID(typ, id string, outs resource.PropertyMap) {
+	if _, listed := outs["allocationId"]; listed && typ == "aws:ec2/eip:Eip" {
+		outs["allocationId"] = resource.NewStringProperty(id)
+	}
+}
+
+// check refuses what AWS refuses beyond the contract: a public NAT gateway
+// without the allocation ID of its Elastic IP (unknown passes).
+func (c *awsCloud) check(typ string, news resource.PropertyMap) []plugin.CheckFailure {
+	if typ != "aws:ec2/natGateway:NatGateway" {
+		return nil
+	}
+	ct := Plain(news["connectivityType"])
+	if (ct.IsNull() || (ct.IsString() && ct.StringValue() == "public")) && Plain(news["allocationId"]).IsNull() {
+		return []plugin.CheckFailure{{Property: "allocationId",
+			Reason: "InvalidParameter: a public NAT gateway needs the allocation ID of an Elastic IP"}}
+	}
+	return nil
+}
+
+// mentions reports whether v holds one of refs as a string, at any depth,
+// tags aside (a tag value such as Name refers to nothing).
 func mentions(v any, refs []string) bool {
 	switch v := v.(type) {
 	case string:
@@ -154,7 +177,10 @@ func mentions(v any, refs []string) bool {
 			}
 		}
 	case map[string]any:
-		for _, e := range v {
+		for k, e := range v {
+			if k == "tags" || k == "tagsAll" {
+				continue
+			}
 			if mentions(e, refs) {
 				return true
 			}

@@ -58,6 +58,9 @@ func (c *awsCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap
 		}
 		set("instanceTenancy", s("default"))
 	case "aws:ec2/eip:Eip", "aws:ec2/natGateway:NatGateway":
+		if typ == "aws:ec2/eip:Eip" { // the allocation ID is the ID, known once created (withID)
+			set("allocationId", g.keep("allocationId", resource.NewNullProperty))
+		}
 		ip := g.keep("publicIp", func() resource.PropertyValue { return s(randomIP("54")) })
 		set("publicIp", ip)
 		set("privateIp", g.keep("privateIp", func() resource.PropertyValue { return s(randomIP("10")) }))

@@ -90,6 +90,11 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 		return plugin.CreateResponse{}, status.Errorf(codes.AlreadyExists,
 			"%s %q already exists (created as %s)", typ, id, old.URN)
 	}
+	if c, ok := p.cloud.(interface {
+		withID(typ, id string, outs resource.PropertyMap)
+	}); ok {
+		c.withID(typ, id, outs)
+	}
 	if err := s.put(p.contract.Package, typ, id, req.URN, req.Properties, outs); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
 	}

@@ -148,7 +148,13 @@ func (p *provider) Check(_ context.Context, req plugin.CheckRequest) (plugin.Che
 	if _, ok := p.contract.Resources[typ]; ok {
 		p.cloud.fill(typ, req, news)
 	}
-	return plugin.CheckResponse{Properties: news, Failures: p.contract.Check(typ, news)}, nil
+	failures := p.contract.Check(typ, news)
+	if c, ok := p.cloud.(interface {
+		check(typ string, news resource.PropertyMap) []plugin.CheckFailure
+	}); ok {
+		failures = append(failures, c.check(typ, news)...)
+	}
+	return plugin.CheckResponse{Properties: news, Failures: failures}, nil
 }
 
 // Diff compares the old inputs with the new, top-level key by key.
