@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,7 +75,7 @@ func groupSecrets(keys []string) ([]secretGroup, error) {
 // are the config keys' names. Outputs: namespaces and secrets, maps from
 // the group to the Namespace's and the Secret's names.
 func Secrets(ctx *engine.Context) error {
-	groups, err := groupSecrets(ctx.SecretConfigKeys())
+	groups, err := groupSecrets(secretKeys(ctx))
 	if err != nil {
 		return err
 	}
@@ -99,6 +100,30 @@ func Secrets(ctx *engine.Context) error {
 	ctx.Export(SecretsNamespacesOutput, namespaces)
 	ctx.Export(SecretsSecretsOutput, secrets)
 	return nil
+}
+
+// SecretKeys are the config keys the Kubernetes projects read from the
+// secrets project's Secrets (Grafana's and Bank of Sirius's passwords).
+var SecretKeys = []string{"prometheus:adminpass", "sirius:accounts_pwd", "sirius:ledger_pwd", "sirius:demo_login_pwd"}
+
+// secretKeys returns the stack config's secret keys and those of
+// SecretKeys that it holds in plain text: validation only warns about a
+// secret stored in plain text (MARA's example stores prometheus:adminpass
+// so), and leaving it out of the cluster failed prometheus and sirius
+// after every project before them was deployed. Sorted.
+func secretKeys(ctx *engine.Context) []string {
+	keys := ctx.SecretConfigKeys()
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = true
+	}
+	for _, k := range ctx.ConfigKeys() {
+		if !set[k] && slices.Contains(SecretKeys, k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // secretsOf reads the namespace and the Secret the secrets project made for
