@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -86,17 +87,18 @@ func kubeconfigPath(env map[string]string) (string, error) {
 // kubeconfig is refused, naming its line, and left as it is. added says
 // the context is new.
 func mergeKubeconfig(path string, a eks.Access) (added bool, err error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real // replace the link's target, keep the link
+	path, err = linkTarget(path) // replace the link's target, keep the link
+	if err != nil {
+		return false, err
 	}
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("reading the kubeconfig: %w", err)
+		return false, fmt.Errorf("reading the kubeconfig: %w; set KUBECONFIG to a kubeconfig file and run up again", err)
 	}
 	var doc yaml.Node
 	if len(bytes.TrimSpace(data)) > 0 {
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return false, fmt.Errorf("the kubeconfig %s is not valid YAML (%w); it was left as it was: fix it, or set KUBECONFIG to another file, and run up again", path, err)
+		if err := parseKubeconfig(data, &doc); err != nil {
+			return false, fmt.Errorf("the kubeconfig %s %w; it was left as it was: fix it, or set KUBECONFIG to another file, and run up again", path, err)
 		}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -191,4 +193,67 @@ func upsert(m *yaml.Node, list, name, key string, value map[string]any) (isNew b
 	}
 	seq.Content = append(seq.Content, &entry)
 	return true, nil
+}
+
+// linkTarget follows the symbolic links of path to the file they end at,
+// existing or not (a link to a kubeconfig not made yet stays a link).
+func linkTarget(path string) (string, error) {
+	for range 40 {
+		info, err := os.Lstat(path)
+		if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("reading the kubeconfig's link: %w", err)
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		path = to
+	}
+	return "", fmt.Errorf("the kubeconfig %s is a loop of symbolic links; set KUBECONFIG to a kubeconfig file", path)
+}
+
+// parseKubeconfig parses data into doc, refusing what cannot be merged
+// into without losing or guessing: invalid YAML, a second document, a key
+// written twice in a mapping (kubectl and runner would read different
+// entries).
+func parseKubeconfig(data []byte, doc *yaml.Node) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(doc); err != nil {
+		return fmt.Errorf("is not valid YAML (%w)", err)
+	}
+	for {
+		var next yaml.Node
+		switch err := dec.Decode(&next); {
+		case errors.Is(err, io.EOF):
+			return duplicateKey(doc)
+		case err != nil:
+			return fmt.Errorf("is not valid YAML (%w)", err)
+		case len(next.Content) > 0 && next.Content[0].Tag != "!!null":
+			return fmt.Errorf("line %d: a second YAML document starts there, and a kubeconfig is one", next.Line)
+		}
+	}
+}
+
+// duplicateKey returns an error naming a key written twice in a mapping
+// of n, with both lines.
+func duplicateKey(n *yaml.Node) error {
+	if n.Kind == yaml.MappingNode {
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if first, dup := seen[k.Value]; dup {
+				return fmt.Errorf("line %d: the key %s is written twice, on lines %d and %d", k.Line, k.Value, first, k.Line)
+			}
+			seen[k.Value] = k.Line
+		}
+	}
+	for _, c := range n.Content {
+		if err := duplicateKey(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

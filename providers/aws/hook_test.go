@@ -162,6 +162,14 @@ func TestUpdateKubeconfigRefuses(t *testing.T) {
 		{"clusters not a list", "apiVersion: v1\nclusters: nope\n", eksOutputs, "line 2: clusters is not a list"},
 		{"entry not a mapping", "users:\n- just-a-name\n", eksOutputs, "line 2: an entry of users is not a mapping"},
 		{"no cluster", existing, resource.PropertyMap{}, "exported no cluster_name"},
+		// kubectl reads one of the two lists, runner merged into the other.
+		{"a list written twice", "apiVersion: v1\nclusters:\n- name: a\n  cluster: {server: x}\nclusters: []\n", eksOutputs,
+			"line 5: the key clusters is written twice, on lines 2 and 5"},
+		{"a nested key written twice", "users:\n- name: u\n  user: {token: a}\n  user: {token: b}\n", eksOutputs,
+			"line 4: the key user is written twice, on lines 3 and 4"},
+		// The second document was dropped when the file was written back.
+		{"two documents", "apiVersion: v1\nkind: Config\n---\nnotes: mine\n", eksOutputs,
+			"line 3: a second YAML document starts there"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -206,5 +214,56 @@ func TestKubeconfigPath(t *testing.T) {
 		if got != tt.want || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
 			t.Errorf("%v: %q %v, want %q %q", tt.env, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// A kubeconfig that is a link to a file not made yet (a dotfiles checkout,
+// say) stays a link: the file is made where it points. A loop of links is
+// refused.
+func TestUpdateKubeconfigThroughALink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "kubeconfig")
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "config")
+	if err := os.Symlink(filepath.Join("dotfiles", "kubeconfig"), link); err != nil {
+		t.Fatal(err)
+	}
+	in := providers.HookInput{Project: "eks", Outputs: eksOutputs, Env: map[string]string{"KUBECONFIG": link},
+		Log: &strings.Builder{}, Runtime: providers.Runtime{Executable: "/usr/local/bin/runner"}}
+	if err := updateKubeconfig(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if doc := kubeconfig(t, target); doc["current-context"] != arn {
+		t.Errorf("the link's target holds %v", doc)
+	}
+	loop := filepath.Join(dir, "loop")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
+	in.Env["KUBECONFIG"] = loop
+	if err := updateKubeconfig(context.Background(), in); err == nil || !strings.Contains(err.Error(), "a loop of symbolic links") {
+		t.Errorf("a loop of links: %v", err)
+	}
+}
+
+// An empty document after the kubeconfig's (a trailing ---) is no second
+// document.
+func TestUpdateKubeconfigTrailingSeparator(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(path, []byte(existing+"---\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in := providers.HookInput{Project: "eks", Outputs: eksOutputs, Env: map[string]string{"KUBECONFIG": path},
+		Log: &strings.Builder{}, Runtime: providers.Runtime{Executable: "/usr/local/bin/runner"}}
+	if err := updateKubeconfig(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	if doc := kubeconfig(t, path); entry(doc, "clusters", "other") == nil || doc["current-context"] != arn {
+		t.Errorf("merged into %v", doc)
 	}
 }
