@@ -30,6 +30,9 @@ func EKSToken(w io.Writer, o EKSTokenOptions) error {
 	if now == nil {
 		now = time.Now
 	}
+	if err := ekstoken.CheckTarget(o.ClusterName, o.Region); err != nil {
+		return Usage(fmt.Errorf("%w (see `runner eks-token --help`)", err))
+	}
 	creds, err := ekstoken.LoadCredentials(getenv, o.Profile)
 	if err != nil {
 		return Invalid(fmt.Errorf("a token for EKS cluster %s: %w", o.ClusterName, err))

@@ -16,9 +16,12 @@ func eksTokenCommand(io *term.IO) *cli.Command {
 		Usage:  "print a token for an EKS cluster as a Kubernetes ExecCredential (run by kubeconfig exec entries)",
 		Hidden: true,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "cluster-name", Required: true, Usage: "the EKS cluster's `NAME`"},
-			&cli.StringFlag{Name: "region", Required: true, Usage: "the cluster's AWS `REGION`"},
-			&cli.StringFlag{Name: "profile", Usage: "the AWS `PROFILE` whose static keys sign the token, when AWS_ACCESS_KEY_ID is not set"},
+			// Required flags are checked by EKSToken: urfave/cli's own check
+			// printed the help on stdout, where kubectl expects the
+			// credential, and exited 1 instead of 2.
+			&cli.StringFlag{Name: "cluster-name", Usage: "the EKS cluster's `NAME` (required)"},
+			&cli.StringFlag{Name: "region", Usage: "the cluster's AWS `REGION` (required)"},
+			&cli.StringFlag{Name: "profile", Usage: "the AWS `PROFILE` whose static keys sign the token (given, it wins over AWS_ACCESS_KEY_ID, as with the aws CLI)"},
 		},
 		Action: func(c *cli.Context) error {
 			return runner.EKSToken(io.Out, runner.EKSTokenOptions{

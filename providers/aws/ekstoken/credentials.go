@@ -27,14 +27,19 @@ var unsupported = []struct{ key, what string }{
 }
 
 // LoadCredentials finds the keys to sign with: AWS_ACCESS_KEY_ID and
-// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) from env, else the static
-// keys of profile (empty: $AWS_PROFILE, else "default") in the shared
+// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) from env unless a profile
+// is given, else the static keys of profile (empty: $AWS_PROFILE, else
+// "default") in the shared
 // credentials file ($AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials)
 // or the config file ($AWS_CONFIG_FILE, else ~/.aws/config). SSO,
 // assume-role, credential_process and web identity profiles are refused:
 // their credentials need calls this command does not make.
 func LoadCredentials(env func(string) string, profile string) (Credentials, error) {
-	if id, secret := env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"); id != "" && secret != "" {
+	// A profile given explicitly wins over the environment's keys, as with
+	// `aws --profile` and the aws provider's profile setting: the token
+	// must be signed by the identity that made the cluster, which its
+	// kubeconfig names by that profile.
+	if id, secret := env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"); profile == "" && id != "" && secret != "" {
 		return Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: env("AWS_SESSION_TOKEN")}, nil
 	}
 	if profile == "" {

@@ -92,6 +92,18 @@ func TestToken(t *testing.T) {
 	if _, err := Token("c", "", exampleCreds, now); err == nil || !strings.Contains(err.Error(), "--region") {
 		t.Errorf("no region: %v", err)
 	}
+	// The region becomes the STS host name: a URL in it signed a token
+	// for another host.
+	for _, bad := range []string{"us-west-1/../x?y#", "evil.example.com/", "US-WEST-1", "us-west-1 "} {
+		if _, err := Token("c", bad, exampleCreds, now); err == nil || !strings.Contains(err.Error(), "is not an AWS region") {
+			t.Errorf("region %q: %v", bad, err)
+		}
+	}
+	for _, good := range []string{"us-gov-west-1", "cn-north-1", "ap-southeast-2", "il-central-1"} {
+		if _, err := Token("c", good, exampleCreds, now); err != nil {
+			t.Errorf("region %q: %v", good, err)
+		}
+	}
 }
 
 func TestExecCredential(t *testing.T) {
@@ -137,8 +149,14 @@ func TestLoadCredentials(t *testing.T) {
 		want    Credentials
 		err     string
 	}{
-		{"environment first", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret", "AWS_SESSION_TOKEN": "t"}, "ops",
+		{"environment first", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret", "AWS_SESSION_TOKEN": "t", "AWS_PROFILE": "ops"}, "",
 			Credentials{"ENV", "envsecret", "t"}, ""},
+		// The eks hook's kubeconfig passes --profile when aws:profile is set:
+		// the identity that made the cluster, not the environment's keys.
+		{"a given profile wins over the environment", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "ops",
+			Credentials{"OPS", "opssecret", "opstoken"}, ""},
+		{"a given profile that does not exist", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "nope",
+			Credentials{}, "give profile nope aws_access_key_id"},
 		{"default profile", nil, "", Credentials{"DEF", "defsecret", ""}, ""},
 		{"named profile", nil, "ops", Credentials{"OPS", "opssecret", "opstoken"}, ""},
 		{"AWS_PROFILE", map[string]string{"AWS_PROFILE": "ops"}, "", Credentials{"OPS", "opssecret", "opstoken"}, ""},

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"time"
 )
 
@@ -30,11 +31,8 @@ const lifetime = 14 * time.Minute
 // Token returns the bearer token for cluster, signed with creds for the
 // STS endpoint of region at time now.
 func Token(cluster, region string, creds Credentials, now time.Time) (string, error) {
-	if cluster == "" {
-		return "", fmt.Errorf("an EKS token needs the cluster's name (--cluster-name)")
-	}
-	if region == "" {
-		return "", fmt.Errorf("an EKS token needs the cluster's region (--region)")
+	if err := CheckTarget(cluster, region); err != nil {
+		return "", err
 	}
 	u := presign{
 		Method: "GET", Host: "sts." + region + ".amazonaws.com", Path: "/",
@@ -44,6 +42,23 @@ func Token(cluster, region string, creds Credentials, now time.Time) (string, er
 		PayloadHash: emptyPayload, Creds: creds,
 	}.URL()
 	return Prefix + base64.RawURLEncoding.EncodeToString([]byte(u)), nil
+}
+
+// regionName is the form of an AWS region (us-west-1, cn-north-1,
+// us-gov-west-1): it becomes part of the STS host name.
+var regionName = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
+
+// CheckTarget checks the cluster's name and region a token is for.
+func CheckTarget(cluster, region string) error {
+	switch {
+	case cluster == "":
+		return fmt.Errorf("an EKS token needs the cluster's name (--cluster-name)")
+	case region == "":
+		return fmt.Errorf("an EKS token needs the cluster's region (--region)")
+	case !regionName.MatchString(region):
+		return fmt.Errorf("--region %q is not an AWS region such as us-west-1", region)
+	}
+	return nil
 }
 
 // execCredential is the client.authentication.k8s.io ExecCredential.
