@@ -136,12 +136,24 @@ func (c *awsCloud) beforeDelete(s *store, rec *Record, outs resource.PropertyMap
 		if other.Type == rec.Type && other.ID == rec.ID {
 			continue
 		}
-		if mentions(other.Inputs, refs) {
+		if mentions(withoutTags(other.Inputs), refs) {
 			return fmt.Errorf("DependencyViolation: %s %s has a dependent object: %s %s (%s) still refers to it",
 				rec.Type, rec.ID, other.Type, other.ID, other.URN)
 		}
 	}
 	return nil
+}
+
+// withoutTags returns inputs without tags: a tag naming a resource (the
+// cluster tags of subnets, say) is no dependency in AWS.
+func withoutTags(inputs map[string]any) map[string]any {
+	out := make(map[string]any, len(inputs))
+	for k, v := range inputs {
+		if k != "tags" && k != "tagsAll" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // mentions reports whether v holds one of refs as a string, at any depth.
