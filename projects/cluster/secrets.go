@@ -3,7 +3,6 @@ package cluster
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -18,6 +17,29 @@ import (
 // providerPackages are config namespaces of provider plugins: their
 // secrets (credentials) configure plugins and stay out of the cluster.
 var providerPackages = map[string]bool{"aws": true, "kubernetes": true, "digitalocean": true, "linode": true}
+
+// SecretKeys are the config keys of the Kubernetes layers that hold
+// secrets: they go into the cluster as secrets even when the stack config
+// holds them in plain text (MARA's example has prometheus:adminpass so;
+// validation warns about it).
+var SecretKeys = []string{"prometheus:adminpass", "sirius:accounts_pwd", "sirius:ledger_pwd", "sirius:demo_login_pwd"}
+
+// secretKeys returns the stack's secret config keys and those of
+// SecretKeys it has, sorted, without repeats.
+func secretKeys(ctx *engine.Context) []string {
+	keys := ctx.SecretConfigKeys()
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = true
+	}
+	for _, k := range SecretKeys {
+		if _, ok := ctx.Config(k); ok && !set[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
 
 // secretGroup is one namespace group of secret config keys.
 type secretGroup struct {
@@ -86,7 +108,7 @@ func Secrets(ctx *engine.Context) error {
 		data := map[string]any{}
 		for name, key := range g.keys {
 			v, _ := ctx.Config(key)
-			data[name] = v
+			data[name] = engine.Secret(v)
 		}
 		name := secretName(g.namespace)
 		ctx.Resource(secretType, name, engine.Inputs{
@@ -100,30 +122,6 @@ func Secrets(ctx *engine.Context) error {
 	ctx.Export(SecretsNamespacesOutput, namespaces)
 	ctx.Export(SecretsSecretsOutput, secrets)
 	return nil
-}
-
-// SecretKeys are the config keys the Kubernetes projects read from the
-// secrets project's Secrets (Grafana's and Bank of Sirius's passwords).
-var SecretKeys = []string{"prometheus:adminpass", "sirius:accounts_pwd", "sirius:ledger_pwd", "sirius:demo_login_pwd"}
-
-// secretKeys returns the stack config's secret keys and those of
-// SecretKeys that it holds in plain text: validation only warns about a
-// secret stored in plain text (MARA's example stores prometheus:adminpass
-// so), and leaving it out of the cluster failed prometheus and sirius
-// after every project before them was deployed. Sorted.
-func secretKeys(ctx *engine.Context) []string {
-	keys := ctx.SecretConfigKeys()
-	set := map[string]bool{}
-	for _, k := range keys {
-		set[k] = true
-	}
-	for _, k := range ctx.ConfigKeys() {
-		if !set[k] && slices.Contains(SecretKeys, k) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // secretsOf reads the namespace and the Secret the secrets project made for

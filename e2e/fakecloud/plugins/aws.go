@@ -136,7 +136,7 @@ func (c *awsCloud) beforeDelete(s *store, rec *Record, outs resource.PropertyMap
 		if other.Type == rec.Type && other.ID == rec.ID {
 			continue
 		}
-		if mentions(other.Inputs, refs) {
+		if mentions(withoutTags(other.Inputs), refs) {
 			return fmt.Errorf("DependencyViolation: %s %s has a dependent object: %s %s (%s) still refers to it",
 				rec.Type, rec.ID, other.Type, other.ID, other.URN)
 		}
@@ -166,8 +166,19 @@ func (c *awsCloud) check(typ string, news resource.PropertyMap) []plugin.CheckFa
 	return nil
 }
 
-// mentions reports whether v holds one of refs as a string, at any depth,
-// tags aside (a tag value such as Name refers to nothing).
+// withoutTags returns inputs without tags: a tag naming a resource (the
+// cluster tags of subnets, say) is no dependency in AWS.
+func withoutTags(inputs map[string]any) map[string]any {
+	out := make(map[string]any, len(inputs))
+	for k, v := range inputs {
+		if k != "tags" && k != "tagsAll" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// mentions reports whether v holds one of refs as a string, at any depth.
 func mentions(v any, refs []string) bool {
 	switch v := v.(type) {
 	case string:
@@ -177,10 +188,7 @@ func mentions(v any, refs []string) bool {
 			}
 		}
 	case map[string]any:
-		for k, e := range v {
-			if k == "tags" || k == "tagsAll" {
-				continue
-			}
+		for _, e := range v {
 			if mentions(e, refs) {
 				return true
 			}
