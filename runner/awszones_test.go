@@ -44,6 +44,8 @@ func TestZonesOfAnotherRegion(t *testing.T) {
 			wantErr: []string{"line 10: vpc:azs", "aws:region (line 9)", "us-west-1a is in region us-west-1", "set aws:region to us-west-1"}},
 		{name: "zones of two regions", extra: "  aws:region: us-east-1\n  vpc:azs: us-east-1a,us-west-1b\n",
 			wantErr: []string{"line 10: vpc:azs", "must be zones of one region: us-east-1a is in us-east-1, us-west-1b in us-west-1"}},
+		{name: "a zone twice", extra: "  aws:region: us-west-1\n  vpc:azs:\n    - us-west-1a\n    - us-west-1a\n",
+			wantErr: []string{"line 10: vpc:azs", "must name each zone once; us-west-1a is given twice"}},
 		{name: "the region defaults to the zones'", extra: "  vpc:azs: us-west-2a,us-west-2b\n",
 			wantRegion: "us-west-2", wantDefaults: "aws:region"},
 		{name: "even against AWS_DEFAULT_REGION", extra: "  vpc:azs: us-west-2a,us-west-2b\n", envRegion: "us-east-1",

@@ -71,6 +71,8 @@ func TestQuestionValidation(t *testing.T) {
 		{"vpc:azs", "us-east-1", false},
 		{"vpc:azs", "us-east-1a,us-west-2b", false},
 		{"vpc:azs", "us-gov-west-1a", true},
+		{"vpc:azs", "us-west-1a,us-west-1a", false}, // two subnets of one name
+		{"vpc:azs", "us-west-1a, us-west-1b,us-west-1a", false},
 		{"eks:k8s_version", "1.34", true},
 		{"eks:k8s_version", "1.30", true},
 		{"eks:k8s_version", "1.29", false},
@@ -144,7 +146,8 @@ func TestValidate(t *testing.T) {
 		{"published image", map[string]string{"kic:image_origin": "registry"}, ""},
 		{"image from source", map[string]string{"kic:image_origin": "source"}, "runner builds no images"},
 		{"zones in MARA's range", map[string]string{"vpc:azs": "us-east-1a,us-east-1b"}, ""},
-		{"too many zones", map[string]string{"vpc:azs": strings.Repeat("us-east-1a,", 15) + "us-east-1b"}, "room for 1 to 15 zones"},
+		{"too many zones", map[string]string{"vpc:azs": "us-east-1a,us-east-1b,us-east-1c,us-east-1d,us-east-1e,us-east-1f,us-east-1g," +
+			"us-east-1h,us-east-1i,us-east-1j,us-east-1k,us-east-1l,us-east-1m,us-east-1n,us-east-1o,us-east-1p"}, "room for 1 to 15 zones"},
 		{"own range", map[string]string{"vpc:azs": "us-east-1a", "vpc:cidr": "10.0.0.0/20"}, ""},
 		{"bad range", map[string]string{"vpc:azs": "us-east-1a", "vpc:cidr": "10.0.0.0/24"}, "vpc:cidr must be an IPv4 range from /16 to /20"},
 	}

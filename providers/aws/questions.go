@@ -146,11 +146,16 @@ func zones(v string) []string {
 // azs accepts a list of availability zones of one region.
 func azs(v string) error {
 	region, first := "", ""
+	seen := map[string]bool{}
 	for _, z := range zones(v) {
 		m := zoneRE.FindStringSubmatch(z)
 		if m == nil {
 			return fmt.Errorf("must be availability zones such as us-east-1a,us-east-1b; %q is not one", z)
 		}
+		if seen[z] { // its subnets would be declared twice
+			return fmt.Errorf("must name each zone once; %s is given twice", z)
+		}
+		seen[z] = true
 		if region == "" {
 			region, first = m[1], z
 		} else if m[1] != region {
