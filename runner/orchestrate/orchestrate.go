@@ -128,6 +128,9 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 	if err := o.checkUpstreamDeployed(ctx); err != nil {
 		return nil, err
 	}
+	if err := o.checkDownstreamDestroyed(ctx); err != nil {
+		return nil, err
+	}
 	o.emit(event.Event{Type: event.OperationStart, Operation: req.Operation, Stack: req.Stack,
 		Message: o.startMessage()})
 	outcomes, err := o.walk(ctx)
