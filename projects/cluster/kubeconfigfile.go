@@ -160,6 +160,24 @@ func (k *Kubeconfig) Context(name string) (KubeContext, error) {
 	return KubeContext{}, fmt.Errorf("the kubeconfig file %s has no context %q; its contexts are: %s", k.Path, name, strings.Join(k.ContextNames(), ", "))
 }
 
+// Usable returns the context named name when its cluster has a server,
+// else an error naming the file, the context and its cluster: the
+// kubernetes plugin refuses such a context only once the projects run.
+func (k *Kubeconfig) Usable(name string) (KubeContext, error) {
+	c, err := k.Context(name)
+	if err != nil {
+		return c, err
+	}
+	for _, e := range pick(k.doc["clusters"], c.Cluster, nil) {
+		inner, _ := e.(map[string]any)["cluster"].(map[string]any)
+		if s, _ := inner["server"].(string); strings.TrimSpace(s) != "" {
+			return c, nil
+		}
+	}
+	return c, fmt.Errorf("the kubeconfig file %s: line %d: the context %s names the cluster %s, which has no server; give it one (kubectl config set-cluster %s --server=https://...) or choose another context",
+		k.Path, c.Line, name, c.Cluster, c.Cluster)
+}
+
 // Minify returns the file cut down to the context named name, its cluster
 // and its user, with current-context set to it, as YAML. Relative paths of
 // certificate, key, token files and exec commands are made absolute

@@ -62,7 +62,7 @@ func validate(get func(string) (string, bool)) error {
 		return err
 	}
 	if name, ok := get(projcluster.ContextKey); ok {
-		if _, err := k.Context(name); err != nil {
+		if _, err := k.Usable(name); err != nil {
 			return fmt.Errorf("%s: %w", projcluster.ContextKey, err)
 		}
 	}
@@ -119,7 +119,7 @@ func contextInFile(name string, get func(string) (string, bool)) error {
 	if err != nil {
 		return nil // the path's validation says why
 	}
-	_, err = k.Context(name)
+	_, err = k.Usable(name)
 	return err
 }
 

@@ -46,6 +46,9 @@ func TestValidate(t *testing.T) {
 	good := write(t, "config", file)
 	notKube := write(t, "notes", "hello: [1, 2\n")
 	pod := write(t, "pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n")
+	// The kubernetes plugin refused it only once the kubeconfig project
+	// had run (exit 3 after a change); the other context stays usable.
+	noServer := write(t, "noserver", strings.Replace(file, `cluster: {server: "https://prod.example.com"}`, `cluster: {insecure-skip-tls-verify: true}`, 1))
 	tests := []struct {
 		name string
 		cfg  map[string]string
@@ -59,6 +62,9 @@ func TestValidate(t *testing.T) {
 		{"a missing context", map[string]string{"kubernetes:kubeconfig": good, "kubernetes:context_name": "staging"},
 			[]string{`kubernetes:context_name: the kubeconfig file ` + good + ` has no context "staging"; its contexts are: kind-dev, prod-admin`}},
 		{"no path", map[string]string{}, []string{"kubernetes:kubeconfig is not set"}},
+		{"a cluster without a server", map[string]string{"kubernetes:kubeconfig": noServer, "kubernetes:context_name": "prod-admin"},
+			[]string{"the kubeconfig file " + noServer + ": line 15: the context prod-admin names the cluster prod, which has no server"}},
+		{"another context of that file", map[string]string{"kubernetes:kubeconfig": noServer, "kubernetes:context_name": "kind-dev"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
