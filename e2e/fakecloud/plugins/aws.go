@@ -136,12 +136,25 @@ func (c *awsCloud) beforeDelete(s *store, rec *Record, outs resource.PropertyMap
 		if other.Type == rec.Type && other.ID == rec.ID {
 			continue
 		}
-		if mentions(other.Inputs, refs) {
+		if mentions(withoutTags(other.Inputs), refs) {
 			return fmt.Errorf("DependencyViolation: %s %s has a dependent object: %s %s (%s) still refers to it",
 				rec.Type, rec.ID, other.Type, other.ID, other.URN)
 		}
 	}
 	return nil
+}
+
+// withoutTags returns inputs without tags: a tag's value (a Name equal to
+// an EKS cluster's or a role's name) is a label, not a reference that
+// keeps AWS from deleting what it names.
+func withoutTags(inputs map[string]any) map[string]any {
+	out := make(map[string]any, len(inputs))
+	for k, v := range inputs {
+		if k != "tags" {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // mentions reports whether v holds one of refs as a string, at any depth.
