@@ -67,6 +67,9 @@ func (c *awsCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap
 		if v, _ := Contents(ip); v.IsString() {
 			set("publicDns", s("ec2-"+strings.ReplaceAll(v.StringValue(), ".", "-")+"."+region+".compute.amazonaws.com"))
 		}
+		if typ == "aws:ec2/eip:Eip" { // the ID, set by idOutputs at create
+			set("allocationId", g.keep("allocationId", resource.NewNullProperty))
+		}
 	case "aws:iam/role:Role":
 		set("uniqueId", g.keep("uniqueId", func() resource.PropertyValue { return s("AROA" + strings.ToUpper(randHex(17))) }))
 		set("path", s("/"))
@@ -92,6 +95,14 @@ func (c *awsCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap
 		} else { // unknown in preview
 			set("repositoryUrl", g.keep("repositoryUrl", resource.NewNullProperty))
 		}
+	}
+}
+
+// idOutputs sets the outputs that are a new resource's ID: an Elastic IP's
+// allocationId (eipalloc-…), which a NAT gateway's allocationId takes.
+func (c *awsCloud) idOutputs(typ, id string, outs resource.PropertyMap) {
+	if typ == "aws:ec2/eip:Eip" {
+		outs["allocationId"] = resource.NewStringProperty(id)
 	}
 }
 

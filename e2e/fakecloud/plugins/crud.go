@@ -67,6 +67,11 @@ func (p *provider) outputs(typ string, spec ResourceSpec, g *gen, inputs resourc
 	return outs
 }
 
+// idOutputs is a cloud with outputs that repeat a new resource's ID.
+type idOutputs interface {
+	idOutputs(typ, id string, outs resource.PropertyMap)
+}
+
 // Create makes the resource in the fake cloud (nothing in preview, where
 // the computed outputs are unknown and the ID empty).
 func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.CreateResponse, error) {
@@ -84,6 +89,9 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 		return plugin.CreateResponse{}, err
 	}
 	id := p.cloud.newID(typ, req.Properties)
+	if c, ok := p.cloud.(idOutputs); ok {
+		c.idOutputs(typ, id, outs)
+	}
 	if old, err := s.get(typ, id); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
 	} else if old != nil {

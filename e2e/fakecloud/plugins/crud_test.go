@@ -208,3 +208,17 @@ func TestKubernetesResources(t *testing.T) {
 		t.Errorf("preview status %v, want an unknown ingress", st)
 	}
 }
+
+// An Elastic IP's allocationId is its ID (unknown in preview), as a NAT
+// gateway's allocationId needs it.
+func TestAWSEipAllocationID(t *testing.T) {
+	p := awsProvider(t)
+	_, pre := checkCreate(t, p, "aws:ec2/eip:Eip", "ip", resource.PropertyMap{"domain": resource.NewStringProperty("vpc")}, true)
+	if !pre.Properties["allocationId"].IsComputed() {
+		t.Errorf("allocationId in preview = %v, want unknown", pre.Properties["allocationId"])
+	}
+	_, eip := checkCreate(t, p, "aws:ec2/eip:Eip", "ip", resource.PropertyMap{"domain": resource.NewStringProperty("vpc")}, false)
+	if !strings.HasPrefix(string(eip.ID), "eipalloc-") || str(eip.Properties, "allocationId") != string(eip.ID) {
+		t.Errorf("Eip %s allocationId = %q, want its ID", eip.ID, str(eip.Properties, "allocationId"))
+	}
+}
