@@ -61,7 +61,7 @@ type env struct {
 	path       string // PATH: the fakes first
 	aws        []string
 	extra      []string
-	outputs    []string // stdout and stderr of every run
+	runs       []result // every run, for the secrets leak checks
 }
 
 // newEnv makes the world of a test, with the fake AWS credentials of
@@ -131,7 +131,6 @@ func (e *env) runIn(stdin string, args ...string) result {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	res := result{args: args, Stdout: out.String(), Stderr: errb.String()}
-	e.outputs = append(e.outputs, res.Stdout, res.Stderr)
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
@@ -139,6 +138,7 @@ func (e *env) runIn(stdin string, args ...string) result {
 	case err != nil:
 		e.t.Fatalf("running runner %v: %v", args, err)
 	}
+	e.runs = append(e.runs, res)
 	return res
 }
 
