@@ -44,7 +44,10 @@ func kubeconfigWorkspace(t *testing.T, context string) (*env, string) {
 	t.Helper()
 	e := newEnv(t, "us-east-1")
 	e.aws = nil // -p kubeconfig needs no AWS
-	file := filepath.Join(t.TempDir(), "own-kubeconfig.yaml")
+	file := filepath.Join(e.home, ".kube", "own.yaml")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(file, []byte(ownKubeconfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
