@@ -1,9 +1,6 @@
 package clouds
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // checkOrder checks the project-start and project-done events of an
 // operation against the graph: every project of the graph started and
@@ -33,7 +30,7 @@ func checkOrder(t *testing.T, op string, g graph, evs []event, reverse bool) {
 		t.Errorf("%s: %d projects started, the graph has %d", op, len(start), len(g.Projects))
 	}
 	for _, p := range g.Projects {
-		s, started := start[p.Name]
+		_, started := start[p.Name]
 		if _, ok := done[p.Name]; !started || !ok {
 			t.Errorf("%s: project %s has no start or no done event", op, p.Name)
 			continue
@@ -47,7 +44,6 @@ func checkOrder(t *testing.T, op string, g graph, evs []event, reverse bool) {
 				t.Errorf("%s: project %s started before %s was done", op, then, first)
 			}
 		}
-		_ = s
 	}
 }
 
@@ -88,14 +84,4 @@ func stepsNotSame(evs []event) []string {
 		}
 	}
 	return out
-}
-
-// hasLine reports whether text has a line starting with prefix.
-func hasLine(text, prefix string) bool {
-	for _, l := range strings.Split(text, "\n") {
-		if strings.HasPrefix(l, prefix) {
-			return true
-		}
-	}
-	return false
 }
