@@ -10,7 +10,7 @@ import (
 
 // awsBody is an aws stack config with every answer but the region and
 // the zones (the secrets are set by awsSession).
-const awsBody = "config:\n  eks:k8s_version: \"1.21\"\n  eks:instance_type: t2.large\n  eks:min_size: 3\n  eks:max_size: 12\n  eks:desired_capacity: 3\n  sirius:demo_login_user: testuser\n"
+const awsBody = "config:\n  eks:k8s_version: \"1.34\"\n  eks:instance_type: t2.large\n  eks:min_size: 3\n  eks:max_size: 12\n  eks:desired_capacity: 3\n  sirius:demo_login_user: testuser\n"
 
 func awsSession(t *testing.T, interactive bool, a *scripted, extra string) *Session {
 	t.Helper()

@@ -18,6 +18,29 @@ import (
 // secrets (credentials) configure plugins and stay out of the cluster.
 var providerPackages = map[string]bool{"aws": true, "kubernetes": true, "digitalocean": true, "linode": true}
 
+// SecretKeys are the config keys of the Kubernetes layers that hold
+// secrets: they go into the cluster as secrets even when the stack config
+// holds them in plain text (MARA's example has prometheus:adminpass so;
+// validation warns about it).
+var SecretKeys = []string{"prometheus:adminpass", "sirius:accounts_pwd", "sirius:ledger_pwd", "sirius:demo_login_pwd"}
+
+// secretKeys returns the stack's secret config keys and those of
+// SecretKeys it has, sorted, without repeats.
+func secretKeys(ctx *engine.Context) []string {
+	keys := ctx.SecretConfigKeys()
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = true
+	}
+	for _, k := range SecretKeys {
+		if _, ok := ctx.Config(k); ok && !set[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // secretGroup is one namespace group of secret config keys.
 type secretGroup struct {
 	// namespace is the group (the config namespace) and the Kubernetes
@@ -74,7 +97,7 @@ func groupSecrets(keys []string) ([]secretGroup, error) {
 // are the config keys' names. Outputs: namespaces and secrets, maps from
 // the group to the Namespace's and the Secret's names.
 func Secrets(ctx *engine.Context) error {
-	groups, err := groupSecrets(ctx.SecretConfigKeys())
+	groups, err := groupSecrets(secretKeys(ctx))
 	if err != nil {
 		return err
 	}
@@ -85,7 +108,7 @@ func Secrets(ctx *engine.Context) error {
 		data := map[string]any{}
 		for name, key := range g.keys {
 			v, _ := ctx.Config(key)
-			data[name] = v
+			data[name] = engine.Secret(v)
 		}
 		name := secretName(g.namespace)
 		ctx.Resource(secretType, name, engine.Inputs{

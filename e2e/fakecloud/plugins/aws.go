@@ -144,13 +144,12 @@ func (c *awsCloud) beforeDelete(s *store, rec *Record, outs resource.PropertyMap
 	return nil
 }
 
-// withoutTags returns inputs without tags: a tag's value (a Name equal to
-// an EKS cluster's or a role's name) is a label, not a reference that
-// keeps AWS from deleting what it names.
+// withoutTags returns inputs without tags: a tag naming a resource (the
+// cluster tags of subnets, say) is no dependency in AWS.
 func withoutTags(inputs map[string]any) map[string]any {
 	out := make(map[string]any, len(inputs))
 	for k, v := range inputs {
-		if k != "tags" {
+		if k != "tags" && k != "tagsAll" {
 			out[k] = v
 		}
 	}

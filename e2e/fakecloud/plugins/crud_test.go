@@ -222,3 +222,23 @@ func TestAWSEipAllocationID(t *testing.T) {
 		t.Errorf("Eip %s allocationId = %q, want its ID", eip.ID, str(eip.Properties, "allocationId"))
 	}
 }
+
+// TestTagsAreNoDependency: a subnet or VPC tagged with the cluster's name
+// (kubernetes.io/cluster/<name>, or a tag value) does not hold the cluster
+// back from deletion, as in AWS (found by destroying -p aws).
+func TestTagsAreNoDependency(t *testing.T) {
+	tests := []struct {
+		inputs map[string]any
+		want   bool
+	}{
+		{map[string]any{"tags": map[string]any{"cluster": "mara-dev"}}, false},
+		{map[string]any{"tagsAll": map[string]any{"kubernetes.io/cluster/mara-dev": "shared"}}, false},
+		{map[string]any{"clusterName": "mara-dev"}, true},
+		{map[string]any{"vpcConfig": map[string]any{"subnetIds": []any{"mara-dev"}}}, true},
+	}
+	for _, tt := range tests {
+		if got := mentions(withoutTags(tt.inputs), []string{"mara-dev"}); got != tt.want {
+			t.Errorf("mentions(%v) = %v, want %v", tt.inputs, got, tt.want)
+		}
+	}
+}
