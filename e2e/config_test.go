@@ -146,8 +146,9 @@ func TestValidateListsEveryMissingKeyWithoutATerminal(t *testing.T) {
 
 // TestMARAExampleStackConfig reads MARA's own example stack config with
 // -p aws: its values answer the questions, the key it misspells is named
-// with its line, its plain-text password is warned about, and what it
-// leaves out is listed.
+// with its line, its plain-text password is warned about, its Kubernetes
+// version (1.21, long past EKS support) is refused with its line, and what
+// it leaves out is listed: every problem in one run.
 func TestMARAExampleStackConfig(t *testing.T) {
 	example := maraExample(t)
 	dir := withStackFile(t, example)
@@ -161,6 +162,7 @@ func TestMARAExampleStackConfig(t *testing.T) {
 		setCommand("sirius:demo_login_pwd", true),
 		file + " line 328: prometheus.statsd_chart_version: a config key must be namespace:key (did you mean prometheus:statsd_chart_version?)",
 		file + " line 333: prometheus:adminpass is a secret but is stored in plain text",
+		file + ` line 122: eks:k8s_version is "1.21", which is not accepted: it must be a version EKS still supports`,
 		// Its zones are not in its region: named with both keys and lines.
 		file + ` line 113: vpc:azs "us-west-1a,us-west-1b" does not agree with aws:region (line 83): the zone us-west-1a is in region us-west-1, not in aws:region us-east-1`,
 	} {
@@ -170,7 +172,7 @@ func TestMARAExampleStackConfig(t *testing.T) {
 	}
 	// Its values count as answered: the region, the zones (a YAML list),
 	// the node group, the Grafana password.
-	for _, key := range []string{"aws:region", "vpc:azs", "eks:k8s_version", "eks:instance_type", "eks:min_size", "eks:max_size", "eks:desired_capacity", "prometheus:adminpass", "sirius:demo_login_user"} {
+	for _, key := range []string{"aws:region", "vpc:azs", "eks:instance_type", "eks:min_size", "eks:max_size", "eks:desired_capacity", "prometheus:adminpass", "sirius:demo_login_user"} {
 		if strings.Contains(r.Stderr, " "+key+" <value>") {
 			t.Errorf("%s is in MARA's example (or has a default) but is listed as missing:\n%s", key, r.Stderr)
 		}
@@ -184,6 +186,8 @@ func TestMARAExampleStackConfig(t *testing.T) {
 	}
 	wantRun(t, dir, "", nil, 3, "-s", "dev", "-p", "aws", "validate") // the zones still disagree
 	wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "set", "aws:region", "us-west-1")
+	wantRun(t, dir, "", nil, 3, "-s", "dev", "-p", "aws", "validate") // 1.21 still refused
+	wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "set", "eks:k8s_version", "1.34")
 	r = wantRun(t, dir, "", nil, 0, "-s", "dev", "-p", "aws", "validate")
 	if !strings.Contains(r.Stdout, "complete and valid for provider aws") {
 		t.Errorf("validate: %s", r.Stdout)

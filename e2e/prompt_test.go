@@ -213,7 +213,7 @@ func TestPromptsAskForTheAWSQuestions(t *testing.T) {
 	p.answer("(vpc:azs)", "us-east-1a;us-east-1b")
 	p.invalid(1, `"us-east-1a;us-east-1b" is not one`)
 	p.reply("(vpc:azs)", "us-east-1a,us-east-1b")
-	p.answer("(eks:k8s_version)", "1.24")
+	p.answer("(eks:k8s_version)", "1.33")
 	p.answer("(eks:instance_type)", "")
 	p.answer("(eks:min_size)", "three")
 	p.invalid(2, "eks:min_size is not accepted")
@@ -251,7 +251,7 @@ func TestPromptsAskForTheAWSQuestions(t *testing.T) {
 	// Every answer reads back with the passphrase typed at the prompt.
 	env := []string{"PULUMI_CONFIG_PASSPHRASE=" + passphrase}
 	want := map[string]string{
-		"aws:region": "us-east-1", "vpc:azs": "us-east-1a,us-east-1b", "eks:k8s_version": "1.24",
+		"aws:region": "us-east-1", "vpc:azs": "us-east-1a,us-east-1b", "eks:k8s_version": "1.33",
 		"eks:instance_type": "t2.large", "eks:min_size": "2", "eks:max_size": "12", "eks:desired_capacity": "3",
 		"sirius:demo_login_user": "testuser",
 	}

@@ -105,3 +105,41 @@ func TestZonesOfAnotherRegionAreAskedAgain(t *testing.T) {
 		t.Fatalf("the terminal was not told why: %q", errOut)
 	}
 }
+
+// TestInvalidValueIsListedOrAskedAgain: a value the provider does not
+// accept (MARA's eks:k8s_version 1.21) is listed with the missing ones when
+// there is no terminal, and asked again on one.
+func TestInvalidValueIsListedOrAskedAgain(t *testing.T) {
+	t.Setenv("AWS_DEFAULT_REGION", "")
+	body := "config:\n  eks:k8s_version: \"1.21\"\n  aws:region: us-east-1\n  vpc:azs: us-east-1a\n"
+	s := session(t, false, nil, body)
+	s.Provider = aws.New()
+	_, err := s.Validate(context.Background())
+	if !IsValidation(err) {
+		t.Fatalf("error %v, want a validation error", err)
+	}
+	for _, want := range []string{"line 2: eks:k8s_version is \"1.21\", which is not accepted", "config set --secret sirius:accounts_pwd"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+
+	a := &scripted{answers: []string{"1.34", "t3.large", "3", "6", "3"}}
+	s = session(t, true, a, body+"  sirius:demo_login_user: u\n")
+	s.Provider = aws.New()
+	for _, k := range []string{"prometheus:adminpass", "sirius:accounts_pwd", "sirius:ledger_pwd", "sirius:demo_login_pwd"} {
+		if err := s.SetConfig(context.Background(), k, "pw-"+k, true, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := s.Validate(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.asked) == 0 || !strings.Contains(a.asked[0], "eks:k8s_version") {
+		t.Fatalf("asked %v", a.asked)
+	}
+	if got, _, _ := s.Config.String(context.Background(), "eks:k8s_version", nil); got != "1.34" {
+		t.Errorf("eks:k8s_version = %q after the answer, want 1.34 (asked %v, report %+v)", got, a.asked, rep)
+	}
+}

@@ -270,15 +270,25 @@ func (s *Session) projects() []orchestrate.Project {
 	return out
 }
 
-// engineConfig returns the stack config for programs, secrets as resource.Secret.
+// engineConfig returns the stack config for programs, secrets as
+// resource.Secret. A value the provider's questions call a secret is one
+// even when the file holds it in plain text (validation warns about it):
+// programs put it where secrets go and state keeps it encrypted.
 func (s *Session) engineConfig(ctx context.Context, c *config.Crypter) (map[string]any, error) {
 	vals, err := s.Config.Values(ctx, c)
 	if err != nil {
 		return nil, Invalid(fmt.Errorf("reading %s: %w", s.ConfigPath, err))
 	}
+	secret := map[string]bool{}
+	for _, q := range s.Provider.Questions {
+		secret[q.Key] = q.Secret
+	}
 	out := make(map[string]any, len(vals))
 	for k, v := range vals {
 		out[k] = toEngine(v)
+		if _, ok := out[k].(resource.Secret); !ok && secret[k] {
+			out[k] = resource.Secret{Element: out[k]}
+		}
 	}
 	return out, nil
 }

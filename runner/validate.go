@@ -66,9 +66,18 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 	var conflicts []error
 	var toAsk []providers.Question
 	for _, q := range s.Provider.Questions {
-		present, err := s.checkPresent(ctx, q, rep)
+		present, bad, err := s.checkPresent(ctx, q, rep)
 		if err != nil {
 			return err
+		}
+		if bad != nil { // listed with the other problems, or asked again
+			if !s.IO().CanPrompt() {
+				conflicts = append(conflicts, bad)
+				continue
+			}
+			fmt.Fprintf(s.IO().Err, "%v\n", bad)
+			toAsk = append(toAsk, q)
+			continue
 		}
 		if present {
 			if err := s.agrees(ctx, q); err != nil {
@@ -123,22 +132,23 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 	return s.saveConfig()
 }
 
-// checkPresent reports whether q's key is set, validating the value.
-func (s *Session) checkPresent(ctx context.Context, q providers.Question, rep *Report) (bool, error) {
+// checkPresent reports whether q's key is set and, when its value is not
+// accepted, why (bad, which names the file, line and key; then present is
+// false); err is a failure to read it.
+func (s *Session) checkPresent(ctx context.Context, q providers.Question, rep *Report) (present bool, bad, err error) {
 	entry, ok := s.entry(q.Key)
 	if !ok {
-		return false, nil
+		return false, nil, nil
 	}
 	var c *config.Crypter
 	if entry.Secure || entry.Structured {
-		var err error
 		if c, err = s.ReadCrypter(); err != nil {
-			return false, err
+			return false, nil, err
 		}
 	}
 	v, _, err := s.Config.Get(ctx, q.Key, false, c)
 	if err != nil {
-		return false, Invalid(fmt.Errorf("%s line %d: %w", s.ConfigPath, entry.Line, err))
+		return false, nil, Invalid(fmt.Errorf("%s line %d: %w", s.ConfigPath, entry.Line, err))
 	}
 	value := config.Flatten(v)
 	if q.Secret && !entry.Secure {
@@ -149,10 +159,10 @@ func (s *Session) checkPresent(ctx context.Context, q providers.Question, rep *R
 		if q.Secret {
 			shown = "[secret]"
 		}
-		return false, Invalid(fmt.Errorf("%s line %d: %s is %s, which %w; fix it with `runner config set %s%s <value>`",
-			s.ConfigPath, entry.Line, q.Key, shown, err, secretFlag(q.Secret), q.Key))
+		return false, fmt.Errorf("%s line %d: %s is %s, which %w; fix it with `runner config set %s%s <value>`",
+			s.ConfigPath, entry.Line, q.Key, shown, err, secretFlag(q.Secret), q.Key), nil
 	}
-	return true, nil
+	return true, nil, nil
 }
 
 func secretFlag(secret bool) string {

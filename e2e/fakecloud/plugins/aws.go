@@ -144,14 +144,6 @@ func (c *awsCloud) beforeDelete(s *store, rec *Record, outs resource.PropertyMap
 	return nil
 }
 
-// withID sets the outputs that are the new resource's ID: an Elastic IP's
-// allocationId, as AWS returns it.
-func (c *awsCloud) withID(typ, id string, outs resource.PropertyMap) {
-	if _, listed := outs["allocationId"]; listed && typ == "aws:ec2/eip:Eip" {
-		outs["allocationId"] = resource.NewStringProperty(id)
-	}
-}
-
 // check refuses what AWS refuses beyond the contract: a public NAT gateway
 // without the allocation ID of its Elastic IP (unknown passes).
 func (c *awsCloud) check(typ string, news resource.PropertyMap) []plugin.CheckFailure {

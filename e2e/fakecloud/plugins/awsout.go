@@ -58,9 +58,6 @@ func (c *awsCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap
 		}
 		set("instanceTenancy", s("default"))
 	case "aws:ec2/eip:Eip", "aws:ec2/natGateway:NatGateway":
-		if typ == "aws:ec2/eip:Eip" { // the allocation ID is the ID, known once created (withID)
-			set("allocationId", g.keep("allocationId", resource.NewNullProperty))
-		}
 		ip := g.keep("publicIp", func() resource.PropertyValue { return s(randomIP("54")) })
 		set("publicIp", ip)
 		set("privateIp", g.keep("privateIp", func() resource.PropertyValue { return s(randomIP("10")) }))
@@ -69,6 +66,9 @@ func (c *awsCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap
 		set("connectivityType", s("public"))
 		if v, _ := Contents(ip); v.IsString() {
 			set("publicDns", s("ec2-"+strings.ReplaceAll(v.StringValue(), ".", "-")+"."+region+".compute.amazonaws.com"))
+		}
+		if typ == "aws:ec2/eip:Eip" { // the ID, set by idOutputs at create
+			set("allocationId", g.keep("allocationId", resource.NewNullProperty))
 		}
 	case "aws:iam/role:Role":
 		set("uniqueId", g.keep("uniqueId", func() resource.PropertyValue { return s("AROA" + strings.ToUpper(randHex(17))) }))
@@ -95,6 +95,14 @@ func (c *awsCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap
 		} else { // unknown in preview
 			set("repositoryUrl", g.keep("repositoryUrl", resource.NewNullProperty))
 		}
+	}
+}
+
+// idOutputs sets the outputs that are a new resource's ID: an Elastic IP's
+// allocationId (eipalloc-…), which a NAT gateway's allocationId takes.
+func (c *awsCloud) idOutputs(typ, id string, outs resource.PropertyMap) {
+	if typ == "aws:ec2/eip:Eip" {
+		outs["allocationId"] = resource.NewStringProperty(id)
 	}
 }
 

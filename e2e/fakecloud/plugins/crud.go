@@ -67,6 +67,11 @@ func (p *provider) outputs(typ string, spec ResourceSpec, g *gen, inputs resourc
 	return outs
 }
 
+// idOutputs is a cloud with outputs that repeat a new resource's ID.
+type idOutputs interface {
+	idOutputs(typ, id string, outs resource.PropertyMap)
+}
+
 // Create makes the resource in the fake cloud (nothing in preview, where
 // the computed outputs are unknown and the ID empty).
 func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.CreateResponse, error) {
@@ -84,16 +89,14 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 		return plugin.CreateResponse{}, err
 	}
 	id := p.cloud.newID(typ, req.Properties)
+	if c, ok := p.cloud.(idOutputs); ok {
+		c.idOutputs(typ, id, outs)
+	}
 	if old, err := s.get(typ, id); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
 	} else if old != nil {
 		return plugin.CreateResponse{}, status.Errorf(codes.AlreadyExists,
 			"%s %q already exists (created as %s)", typ, id, old.URN)
-	}
-	if c, ok := p.cloud.(interface {
-		withID(typ, id string, outs resource.PropertyMap)
-	}); ok {
-		c.withID(typ, id, outs)
 	}
 	if err := s.put(p.contract.Package, typ, id, req.URN, req.Properties, outs); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())

@@ -106,18 +106,20 @@ func TestAWSLifecycle(t *testing.T) {
 	}
 
 	// Same inputs: no diff. Changed tags: an update keeping the ID's outputs.
+	// The new Name tag is the cluster's name: a label, not a reference, so
+	// the cluster can still be deleted below.
 	d, err := p.Diff(ctx, plugin.DiffRequest{Type: "aws:ec2/vpc:Vpc", ID: vpc.ID, OldInputs: vpcIns, OldOutputs: vpc.Properties, NewInputs: vpcIns})
 	if err != nil || d.Changes != plugin.DiffNone {
 		t.Errorf("Diff of the same inputs = %+v, %v", d, err)
 	}
 	news := vpcIns.Copy()
-	news["tags"] = resource.NewObjectProperty(resource.PropertyMap{"Name": s("w")})
+	news["tags"] = resource.NewObjectProperty(resource.PropertyMap{"Name": s(name)})
 	d, err = p.Diff(ctx, plugin.DiffRequest{Type: "aws:ec2/vpc:Vpc", ID: vpc.ID, OldInputs: vpcIns, NewInputs: news})
 	if err != nil || d.Changes != plugin.DiffSome || len(d.ReplaceKeys) != 0 || len(d.ChangedKeys) != 1 {
 		t.Errorf("Diff of new tags = %+v, %v", d, err)
 	}
 	up, err := p.Update(ctx, plugin.UpdateRequest{URN: urnOf("aws:ec2/vpc:Vpc", "vpc"), Type: "aws:ec2/vpc:Vpc", ID: vpc.ID, OldInputs: vpcIns, OldOutputs: vpc.Properties, NewInputs: news})
-	if err != nil || str(up.Properties, "tagsAll.Name") != "w" || str(up.Properties, "arn") != str(vpc.Properties, "arn") {
+	if err != nil || str(up.Properties, "tagsAll.Name") != name || str(up.Properties, "arn") != str(vpc.Properties, "arn") {
 		t.Errorf("Update = %v, %v", up.Properties, err)
 	}
 	news["cidrBlock"] = s("10.1.0.0/16")
@@ -126,7 +128,7 @@ func TestAWSLifecycle(t *testing.T) {
 	}
 
 	read, err := p.Read(ctx, plugin.ReadRequest{URN: urnOf("aws:ec2/vpc:Vpc", "vpc"), Type: "aws:ec2/vpc:Vpc", ID: vpc.ID})
-	if err != nil || read.ID != vpc.ID || str(read.Outputs, "tagsAll.Name") != "w" {
+	if err != nil || read.ID != vpc.ID || str(read.Outputs, "tagsAll.Name") != name {
 		t.Errorf("Read = %+v, %v", read, err)
 	}
 	if err := del(cluster.ID, "aws:eks/cluster:Cluster"); err != nil {
@@ -204,6 +206,20 @@ func TestKubernetesResources(t *testing.T) {
 	_, pre := checkCreate(t, p, "kubernetes:core/v1:Service", "pre", svcIns, true)
 	if st := pre.Properties["status"]; !Plain(st).ObjectValue()["loadBalancer"].ObjectValue()["ingress"].IsComputed() {
 		t.Errorf("preview status %v, want an unknown ingress", st)
+	}
+}
+
+// An Elastic IP's allocationId is its ID (unknown in preview), as a NAT
+// gateway's allocationId needs it.
+func TestAWSEipAllocationID(t *testing.T) {
+	p := awsProvider(t)
+	_, pre := checkCreate(t, p, "aws:ec2/eip:Eip", "ip", resource.PropertyMap{"domain": resource.NewStringProperty("vpc")}, true)
+	if !pre.Properties["allocationId"].IsComputed() {
+		t.Errorf("allocationId in preview = %v, want unknown", pre.Properties["allocationId"])
+	}
+	_, eip := checkCreate(t, p, "aws:ec2/eip:Eip", "ip", resource.PropertyMap{"domain": resource.NewStringProperty("vpc")}, false)
+	if !strings.HasPrefix(string(eip.ID), "eipalloc-") || str(eip.Properties, "allocationId") != string(eip.ID) {
+		t.Errorf("Eip %s allocationId = %q, want its ID", eip.ID, str(eip.Properties, "allocationId"))
 	}
 }
 

@@ -1,0 +1,111 @@
+package clouds
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// kubeToken is the credential of the user of the test's own kubeconfig.
+const kubeToken = "kube-Token-3f9a1c7e52d84b06"
+
+// grafanaPassword is prometheus:adminpass for -p kubeconfig.
+const grafanaPassword = "grafana-Pw-6d2e90ab"
+
+// ownKubeconfig is a kubeconfig with two contexts: staging (current, a
+// local cluster) and prod, whose cluster's server is an EKS name of
+// eu-west-2 (the fake kubernetes provider gives load balancers the region
+// of an EKS server, so their host shows which context was used).
+const ownKubeconfig = `apiVersion: v1
+kind: Config
+current-context: staging
+clusters:
+- name: staging-cluster
+  cluster: {server: "https://127.0.0.1:6443"}
+- name: prod-cluster
+  cluster: {server: "https://0123456789ABCDEF0123456789ABCDEF.gr7.eu-west-2.eks.amazonaws.com"}
+contexts:
+- name: staging
+  context: {cluster: staging-cluster, user: staging-user}
+- name: prod
+  context: {cluster: prod-cluster, user: prod-user}
+users:
+- name: staging-user
+  user: {token: staging-token-not-used}
+- name: prod-user
+  user: {token: ` + kubeToken + `}
+`
+
+// kubeconfigWorkspace makes a workspace for -p kubeconfig whose
+// kubernetes:kubeconfig is the test's own file (returned), context
+// context, with the secrets answered.
+func kubeconfigWorkspace(t *testing.T, context string) (*env, string) {
+	t.Helper()
+	e := newEnv(t, "us-east-1")
+	e.aws = nil // -p kubeconfig needs no AWS
+	file := filepath.Join(e.home, ".kube", "own.yaml")
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(ownKubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("config", "set", "kubernetes:kubeconfig", file)
+	e.ok("config", "set", "kubernetes:context_name", context)
+	e.setSecret("prometheus:adminpass", grafanaPassword)
+	for k, v := range siriusPasswords {
+		e.setSecret(k, v)
+	}
+	return e, file
+}
+
+// TestKubeconfigUpDestroy: -p kubeconfig deploys to the chosen context of
+// the test's kubeconfig (not its current one) in the order of show; a
+// second up changes nothing; destroy empties the fake cloud.
+func TestKubeconfigUpDestroy(t *testing.T) {
+	e, _ := kubeconfigWorkspace(t, "prod")
+	g := e.show("kubeconfig")
+	up := events(t, e.ok("-p", "kubeconfig", "--json", "up", "--yes"))
+	checkOrder(t, "up", g, up, false)
+	if n := len(e.resources()); n == 0 {
+		t.Fatal("up made nothing in the fake cloud")
+	}
+	for _, r := range e.resources() {
+		if r.Package != "kubernetes" {
+			t.Errorf("-p kubeconfig made a %s resource %s", r.Package, r.Type)
+		}
+	}
+	host, _ := e.stackOutputs("ingress-controller")["lb_ingress_hostname"].(string)
+	if !strings.HasSuffix(host, ".elb.eu-west-2.amazonaws.com") {
+		t.Errorf("the load balancer host %q is not of the prod context's cluster", host)
+	}
+	if name := e.stackOutputs("kubeconfig")["cluster_name"]; name != "prod-cluster" {
+		t.Errorf("kubeconfig's cluster_name = %v, want the prod context's cluster", name)
+	}
+	if url := e.stackOutputs("sirius")["application_url"]; url != "http://"+host {
+		t.Errorf("sirius's application_url = %v, want http://%s", url, host)
+	}
+
+	before := e.cloudTimes()
+	again := events(t, e.ok("-p", "kubeconfig", "--json", "up", "--yes"))
+	if c := changes(t, again); len(c) != 0 {
+		t.Errorf("a second up changed: %v", c)
+	}
+	if steps := stepsNotSame(again); len(steps) != 0 {
+		t.Errorf("a second up made steps: %v", steps)
+	}
+	if after := e.cloudTimes(); len(after) != len(before) {
+		t.Errorf("a second up changed the fake cloud: %d files, then %d", len(before), len(after))
+	} else {
+		for f, v := range before {
+			if after[f] != v {
+				t.Errorf("a second up touched the fake cloud's %s", f)
+			}
+		}
+	}
+
+	destroy := events(t, e.ok("-p", "kubeconfig", "--json", "destroy", "--yes"))
+	checkOrder(t, "destroy", g, destroy, true)
+	e.cloudEmpty("after destroy")
+}
