@@ -29,7 +29,7 @@ const maraAdminpass = "strongpass"
 // and the key first, before anything is written; then it gives the
 // answers: the sirius passwords (secrets, through stdin), aws:region
 // us-west-1 (the example's zones are there) and eks:k8s_version 1.34.
-func maraWorkspace(t *testing.T) *env {
+func maraWorkspace(t testing.TB) *env {
 	t.Helper()
 	e := newEnv(t, "us-west-1")
 	example, err := os.ReadFile(filepath.Join("testdata", "Pulumi.stackname.yaml.example"))
