@@ -138,6 +138,12 @@ type PluginSpec struct {
 	// after the plugin's message: what to set, e.g. the environment
 	// variables or `runner config set` commands ("": nothing).
 	Help string
+	// StackConfig says the projects use the plugin's default provider,
+	// configured from the stack config's "<Name>:<key>" values (aws:region,
+	// aws:profile): preview, up and refresh check that configuration
+	// (CheckConfig, Configure) before any project runs, so that missing
+	// credentials stop the run before anything is written.
+	StackConfig bool
 }
 
 // Project returns the project named name.

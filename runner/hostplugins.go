@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/plugincache"
 	"github.com/runnerhq/runner/engine/pluginhost"
 	"github.com/runnerhq/runner/engine/resource"
@@ -64,6 +66,29 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 		defer cancel()
 		_ = pool.Close(cctx)
 	}
+}
+
+// preflight checks, before any project runs, the configuration of each
+// plugin the provider configures from the stack config
+// (PluginSpec.StackConfig): a refusal (no credentials, say) stops preview,
+// up and refresh before anything is written, with the plugin's message and
+// the provider's help (exit 3). hosted are the handles hostedPlugins
+// returned, in the order of the provider's plugins. Destroy configures
+// from the recorded config instead and is not checked.
+func (s *Session) preflight(ctx context.Context, hosted []resource.Plugin, cfg map[string]any) error {
+	for i, spec := range s.Provider.Plugins {
+		cp, ok := hosted[i].(resource.Configurable)
+		if !spec.StackConfig || !ok {
+			continue
+		}
+		if err := engine.CheckStackConfig(ctx, cp, s.StackName, cfg); err != nil {
+			if IsValidation(err) {
+				return fmt.Errorf("%w\nnothing was changed", err)
+			}
+			return fmt.Errorf("checking the configuration of the %s plugin before any project runs: %w", spec.Name, err)
+		}
+	}
+	return nil
 }
 
 // configureHelp returns the Help of each plugin that has one, by package:

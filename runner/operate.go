@@ -189,6 +189,12 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 		plugs = plugins.Builtin
 	}
 	hosted, stop := s.hostedPlugins(ctx, environ, sink)
+	if o.Operation != orchestrate.Destroy {
+		if err := s.preflight(ctx, hosted, cfg); err != nil {
+			stop()
+			return orchestrate.Request{}, nil, err
+		}
+	}
 	return orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,

@@ -52,7 +52,7 @@ func TestMain(m *testing.M) {
 // cloud and a KUBECONFIG path, all temporary, and every output runner
 // printed (for the secrets leak checks).
 type env struct {
-	t          *testing.T
+	t          testing.TB
 	dir        string // the workspace
 	home       string // HOME
 	pulumiHome string // PULUMI_HOME
@@ -66,7 +66,7 @@ type env struct {
 
 // newEnv makes the world of a test, with the fake AWS credentials of
 // region.
-func newEnv(t *testing.T, region string) *env {
+func newEnv(t testing.TB, region string) *env {
 	t.Helper()
 	root := t.TempDir()
 	e := &env{t: t, dir: filepath.Join(root, "ws"), home: filepath.Join(root, "home"),
@@ -207,7 +207,7 @@ func (e *env) cloudEmpty(when string) {
 
 // tree returns every file under root with its contents (nil when root
 // does not exist).
-func tree(t *testing.T, root string) map[string]string {
+func tree(t testing.TB, root string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -255,7 +255,7 @@ type event struct {
 }
 
 // events decodes the --json lines of a run's stdout.
-func events(t *testing.T, r result) []event {
+func events(t testing.TB, r result) []event {
 	t.Helper()
 	var out []event
 	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {

@@ -1,0 +1,36 @@
+package clouds
+
+import "testing"
+
+// BenchmarkAWSUp measures `runner up -p aws --yes` on a fresh stack with
+// MARA's example config against the fake plugins: 13 projects, about 85
+// resources, two plugin processes (the numbers are in docs/benchmarks.md).
+// The workspace is made outside the timer.
+func BenchmarkAWSUp(b *testing.B) {
+	for b.Loop() {
+		b.StopTimer()
+		e := maraWorkspace(b)
+		b.StartTimer()
+		e.ok("-p", "aws", "up", "--yes")
+	}
+}
+
+// BenchmarkAWSNoopUp measures a second `up -p aws --yes` that changes
+// nothing: every project planned against its state, every resource
+// diffed by its plugin.
+func BenchmarkAWSNoopUp(b *testing.B) {
+	e := maraWorkspace(b)
+	e.ok("-p", "aws", "up", "--yes")
+	for b.Loop() {
+		e.ok("-p", "aws", "up", "--yes")
+	}
+}
+
+// BenchmarkAWSPreview measures `runner preview -p aws` of the whole graph
+// on a fresh stack (unknowns flowing between projects).
+func BenchmarkAWSPreview(b *testing.B) {
+	e := maraWorkspace(b)
+	for b.Loop() {
+		e.ok("-p", "aws", "preview")
+	}
+}
