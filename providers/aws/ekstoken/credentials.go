@@ -27,20 +27,22 @@ var unsupported = []struct{ key, what string }{
 }
 
 // LoadCredentials finds the keys to sign with: AWS_ACCESS_KEY_ID and
-// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) from env unless a profile
-// is given, else the static keys of profile (empty: $AWS_PROFILE, else
-// "default") in the shared
+// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) from env, else the static
+// keys of profile (empty: $AWS_PROFILE, else "default") in the shared
 // credentials file ($AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials)
-// or the config file ($AWS_CONFIG_FILE, else ~/.aws/config). SSO,
-// assume-role, credential_process and web identity profiles are refused:
-// their credentials need calls this command does not make.
+// or the config file ($AWS_CONFIG_FILE, else ~/.aws/config). A profile
+// given explicitly (--profile, which the eks hook's kubeconfig passes when
+// aws:profile is set) comes first when it has keys, as with `aws
+// --profile` and the aws provider's profile setting: the token must be
+// the identity that made the cluster; found nowhere, the environment's
+// keys stand in. SSO, assume-role, credential_process and web identity
+// profiles are refused: their credentials need calls this command does
+// not make.
 func LoadCredentials(env func(string) string, profile string) (Credentials, error) {
-	// A profile given explicitly wins over the environment's keys, as with
-	// `aws --profile` and the aws provider's profile setting: the token
-	// must be signed by the identity that made the cluster, which its
-	// kubeconfig names by that profile.
-	if id, secret := env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"); profile == "" && id != "" && secret != "" {
-		return Credentials{AccessKeyID: id, SecretAccessKey: secret, SessionToken: env("AWS_SESSION_TOKEN")}, nil
+	fromEnv := Credentials{AccessKeyID: env("AWS_ACCESS_KEY_ID"), SecretAccessKey: env("AWS_SECRET_ACCESS_KEY"), SessionToken: env("AWS_SESSION_TOKEN")}
+	hasEnv := fromEnv.AccessKeyID != "" && fromEnv.SecretAccessKey != ""
+	if profile == "" && hasEnv {
+		return fromEnv, nil
 	}
 	if profile == "" {
 		profile = env("AWS_PROFILE")
@@ -72,6 +74,9 @@ func LoadCredentials(env func(string) string, profile string) (Credentials, erro
 			return Credentials{AccessKeyID: keys["aws_access_key_id"], SecretAccessKey: keys["aws_secret_access_key"],
 				SessionToken: keys["aws_session_token"]}, nil
 		}
+	}
+	if hasEnv {
+		return fromEnv, nil
 	}
 	return Credentials{}, fmt.Errorf("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile %s aws_access_key_id and aws_secret_access_key in %s", profile, credFile)
 }

@@ -155,8 +155,11 @@ func TestLoadCredentials(t *testing.T) {
 		// the identity that made the cluster, not the environment's keys.
 		{"a given profile wins over the environment", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "ops",
 			Credentials{"OPS", "opssecret", "opstoken"}, ""},
-		{"a given profile that does not exist", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "nope",
-			Credentials{}, "give profile nope aws_access_key_id"},
+		{"a given profile found nowhere: the environment's keys", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "nope",
+			Credentials{"ENV", "envsecret", ""}, ""},
+		{"a given profile found nowhere, no keys", nil, "nope", Credentials{}, "give profile nope aws_access_key_id"},
+		{"a given SSO profile", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "sso",
+			Credentials{}, "does not support SSO profiles"},
 		{"default profile", nil, "", Credentials{"DEF", "defsecret", ""}, ""},
 		{"named profile", nil, "ops", Credentials{"OPS", "opssecret", "opstoken"}, ""},
 		{"AWS_PROFILE", map[string]string{"AWS_PROFILE": "ops"}, "", Credentials{"OPS", "opssecret", "opstoken"}, ""},
