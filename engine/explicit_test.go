@@ -3,8 +3,6 @@ package engine_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
-	"github.com/runnerhq/runner/engine/state/statetest"
 )
 
 // explicitProgram declares the explicit provider "cluster" of package test
@@ -227,42 +224,8 @@ func TestExplicitProviderRemovedAndDestroy(t *testing.T) {
 }
 
 func TestExplicitProviderSecretInput(t *testing.T) {
-	dir := t.TempDir()
-	f, err := backend.Open("file://" + dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, prov := newProviderEnv(t)
-	e.opts.Backend = f
-	e.opts.Crypter = statetest.NewCrypter(3)
-	if _, err := e.up(explicitProgram(engine.Inputs{"token": engine.Secret("kub3-t0ken-x")})); err != nil {
-		t.Fatal(err)
-	}
-	if in := prov.Configurations()[0].Request.Inputs; !in.IsSecret("token") {
-		t.Errorf("Configure got token %v, want a secret", in["token"])
-	}
-	snap, err := f.Load(t.Context(), project, stack, e.opts.Crypter)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range snap.Resources {
-		if r.URN.Name() == "cluster" && (!r.Inputs.IsSecret("token") || !r.Outputs.IsSecret("token")) {
-			t.Errorf("recorded token %v / %v, want secrets", r.Inputs["token"], r.Outputs["token"])
-		}
-	}
-	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if strings.Contains(string(data), "kub3-t0ken-x") {
-			t.Errorf("%s holds the plaintext secret", path)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkTokenStaysSecret(t, nil, explicitProgram(engine.Inputs{"token": engine.Secret("kub3-t0ken-x")}), "kub3-t0ken-x",
+		func(r *state.Resource) bool { return r.URN.Name() == "cluster" })
 }
 
 // TestExplicitProviderInputFromResource checks a provider whose input is

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -226,6 +227,17 @@ func TestProviderDeletesUndeclared(t *testing.T) {
 }
 
 func TestProviderSecretConfig(t *testing.T) {
+	checkTokenStaysSecret(t, map[string]any{"test:token": resource.Secret{Element: "pr0vider-t0ken"}}, twoResources, "pr0vider-t0ken",
+		func(r *state.Resource) bool { return r.Type == providerType })
+}
+
+// checkTokenStaysSecret runs up of prog against a file backend with the
+// provider env's config plus config, and checks that the provider's
+// Configure got its input token as a secret, that the provider's record
+// (the one isProvider picks) holds token as a secret in its inputs and
+// outputs, and that no file of the backend holds the plaintext.
+func checkTokenStaysSecret(t *testing.T, config map[string]any, prog engine.Program, plaintext string, isProvider func(*state.Resource) bool) {
+	t.Helper()
 	dir := t.TempDir()
 	f, err := backend.Open("file://" + dir)
 	if err != nil {
@@ -234,8 +246,8 @@ func TestProviderSecretConfig(t *testing.T) {
 	e, prov := newProviderEnv(t)
 	e.opts.Backend = f
 	e.opts.Crypter = statetest.NewCrypter(3)
-	e.opts.Config["test:token"] = resource.Secret{Element: "pr0vider-t0ken"}
-	if _, err := e.up(twoResources); err != nil {
+	maps.Copy(e.opts.Config, config)
+	if _, err := e.up(prog); err != nil {
 		t.Fatal(err)
 	}
 	if in := prov.Configurations()[0].Request.Inputs; !in.IsSecret("token") {
@@ -246,7 +258,7 @@ func TestProviderSecretConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range snap.Resources {
-		if r.Type == providerType && (!r.Inputs.IsSecret("token") || !r.Outputs.IsSecret("token")) {
+		if isProvider(r) && (!r.Inputs.IsSecret("token") || !r.Outputs.IsSecret("token")) {
 			t.Errorf("recorded token %v / %v, want secrets", r.Inputs["token"], r.Outputs["token"])
 		}
 	}
@@ -255,7 +267,7 @@ func TestProviderSecretConfig(t *testing.T) {
 			return err
 		}
 		data, err := os.ReadFile(path)
-		if strings.Contains(string(data), "pr0vider-t0ken") {
+		if strings.Contains(string(data), plaintext) {
 			t.Errorf("%s holds the plaintext secret", path)
 		}
 		return err

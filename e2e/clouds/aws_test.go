@@ -137,17 +137,7 @@ func TestAWSUp(t *testing.T) {
 func TestAWSSecondUpNoChange(t *testing.T) {
 	e := maraWorkspace(t)
 	e.ok("-p", "aws", "up", "--yes")
-	before := e.cloudTimes()
-	evs := events(t, e.ok("-p", "aws", "--json", "up", "--yes"))
-	if c := changes(t, evs); len(c) != 0 {
-		t.Errorf("a second up changed: %v", c)
-	}
-	if steps := stepsNotSame(evs); len(steps) != 0 {
-		t.Errorf("a second up made steps: %v", steps)
-	}
-	if after := e.cloudTimes(); !maps.Equal(before, after) {
-		t.Errorf("a second up touched the fake cloud:\nbefore %v\nafter  %v", before, after)
-	}
+	e.secondUpChangesNothing("aws")
 	if r := e.ok("-p", "aws", "preview"); !strings.Contains(r.Stdout, "Summary") {
 		t.Errorf("preview after up printed no summary:\n%s", r.Stdout)
 	}
@@ -216,5 +206,59 @@ func TestAWSPreview(t *testing.T) {
 	e.cloudEmpty("after preview")
 	if files := e.stateFiles(); len(files) != 0 {
 		t.Errorf("preview wrote state: %v", slices.Sorted(maps.Keys(files)))
+	}
+}
+
+// TestAWSNATGatewayHasItsElasticIPAndDestroyEmptiesTheCloud: the vpc
+// project gave its NAT gateway no Elastic IP (the fake returned the Eip's
+// allocationId as null, and AWS refuses a public NAT gateway without
+// one), and destroy -p aws never finished: the fake took the NAT
+// gateway's Name tag (the cluster's name) for a reference to the cluster
+// (hostile tester's regressions).
+func TestAWSNATGatewayHasItsElasticIPAndDestroyEmptiesTheCloud(t *testing.T) {
+	e := maraWorkspace(t)
+	e.ok("-p", "aws", "up", "--yes")
+	eip, nat := "<none>", "<none>"
+	for _, r := range e.ofType("aws:ec2/eip:Eip") {
+		eip = r.ID
+	}
+	for _, r := range e.ofType("aws:ec2/natGateway:NatGateway") {
+		nat, _ = r.Inputs["allocationId"].(string)
+	}
+	if eip == "<none>" || nat != eip {
+		t.Fatalf("the NAT gateway's allocationId is %q, want the Elastic IP %q", nat, eip)
+	}
+	e.ok("-p", "aws", "destroy", "--yes")
+	e.cloudEmpty("after destroy")
+	e.ok("-p", "aws", "destroy", "--yes") // twice: nothing to do, no error
+}
+
+// TestEKSHookRefusesAnAmbiguousKubeconfig: a hand-edited $KUBECONFIG
+// with its clusters list written twice: the eks hook merged the cluster
+// into the first list, which kubectl does not read, and exited 0; a
+// second YAML document was silently dropped. Now up fails at the eks
+// project naming the file and the lines, and leaves the file as it was
+// (hostile tester's regressions).
+func TestEKSHookRefusesAnAmbiguousKubeconfig(t *testing.T) {
+	for _, tc := range []struct{ name, file, want string }{
+		{"a key twice", "apiVersion: v1\nkind: Config\nclusters:\n- name: a\n  cluster: {server: 'https://a'}\nclusters: []\n",
+			"line 6: the key clusters is written twice, on lines 3 and 6"},
+		{"two documents", "apiVersion: v1\nkind: Config\n---\nmy: notes\n", "line 3: a second YAML document starts there"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := maraWorkspace(t)
+			e.kubeconfig = filepath.Join(e.home, "kubeconfig")
+			if err := os.WriteFile(e.kubeconfig, []byte(tc.file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := e.fails(1, "-p", "aws", "up", "--yes")
+			out := r.Stdout + r.Stderr
+			if !strings.Contains(out, "the kubeconfig "+e.kubeconfig+" "+tc.want) || !strings.Contains(out, "it was left as it was") {
+				t.Fatalf("up does not name %s and %q; %s", e.kubeconfig, tc.want, r)
+			}
+			if got, _ := os.ReadFile(e.kubeconfig); string(got) != tc.file {
+				t.Errorf("the kubeconfig changed:\n%s", got)
+			}
+		})
 	}
 }

@@ -3,6 +3,8 @@
 // e2e/fakecloud): `-p aws` with MARA's example config and `-p kubeconfig`
 // with a kubeconfig file of the test's own, judged by runner's exit codes,
 // messages, --json events, state files and the fake cloud's resources.
+// Tests whose comment ends "(hostile tester's regression)" guard defects
+// a hostile tester found, each in the file of its topic.
 package clouds
 
 import (

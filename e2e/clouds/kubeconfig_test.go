@@ -38,9 +38,9 @@ users:
 `
 
 // kubeconfigWorkspace makes a workspace for -p kubeconfig whose
-// kubernetes:kubeconfig is the test's own file (returned), context
-// context, with the secrets answered.
-func kubeconfigWorkspace(t *testing.T, context string) (*env, string) {
+// kubernetes:kubeconfig is a file of the test's own holding kubeconfig
+// (its path returned), context context, with the secrets answered.
+func kubeconfigWorkspace(t *testing.T, kubeconfig, context string) (*env, string) {
 	t.Helper()
 	e := newEnv(t, "us-east-1")
 	e.aws = nil // -p kubeconfig needs no AWS
@@ -48,7 +48,7 @@ func kubeconfigWorkspace(t *testing.T, context string) (*env, string) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(file, []byte(ownKubeconfig), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(kubeconfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e.ok("config", "set", "kubernetes:kubeconfig", file)
@@ -64,7 +64,7 @@ func kubeconfigWorkspace(t *testing.T, context string) (*env, string) {
 // the test's kubeconfig (not its current one) in the order of show; a
 // second up changes nothing; destroy empties the fake cloud.
 func TestKubeconfigUpDestroy(t *testing.T) {
-	e, _ := kubeconfigWorkspace(t, "prod")
+	e, _ := kubeconfigWorkspace(t, ownKubeconfig, "prod")
 	g := e.show("kubeconfig")
 	up := events(t, e.ok("-p", "kubeconfig", "--json", "up", "--yes"))
 	checkOrder(t, "up", g, up, false)
@@ -87,23 +87,7 @@ func TestKubeconfigUpDestroy(t *testing.T) {
 		t.Errorf("sirius's application_url = %v, want http://%s", url, host)
 	}
 
-	before := e.cloudTimes()
-	again := events(t, e.ok("-p", "kubeconfig", "--json", "up", "--yes"))
-	if c := changes(t, again); len(c) != 0 {
-		t.Errorf("a second up changed: %v", c)
-	}
-	if steps := stepsNotSame(again); len(steps) != 0 {
-		t.Errorf("a second up made steps: %v", steps)
-	}
-	if after := e.cloudTimes(); len(after) != len(before) {
-		t.Errorf("a second up changed the fake cloud: %d files, then %d", len(before), len(after))
-	} else {
-		for f, v := range before {
-			if after[f] != v {
-				t.Errorf("a second up touched the fake cloud's %s", f)
-			}
-		}
-	}
+	e.secondUpChangesNothing("kubeconfig")
 
 	destroy := events(t, e.ok("-p", "kubeconfig", "--json", "destroy", "--yes"))
 	checkOrder(t, "destroy", g, destroy, true)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/e2e/fakecloud"
 )
 
 // checkNoLeak fails the test when a plaintext of secrets is in the state,
@@ -80,7 +82,7 @@ func TestSecretsDoNotLeakAWS(t *testing.T) {
 // runner writes (the kubeconfig file itself excepted), after up and after
 // destroy.
 func TestSecretsDoNotLeakKubeconfig(t *testing.T) {
-	e, file := kubeconfigWorkspace(t, "prod")
+	e, file := kubeconfigWorkspace(t, ownKubeconfig, "prod")
 	secrets := append(slices.Collect(maps.Values(siriusPasswords)), grafanaPassword, kubeToken)
 	e.ok("-p", "kubeconfig", "--json", "up", "--yes")
 	e.ok("stack", "output")
@@ -88,4 +90,37 @@ func TestSecretsDoNotLeakKubeconfig(t *testing.T) {
 	e.checkNoLeak("after up", "kubeconfig", secrets, filepath.Clean(file))
 	e.ok("-p", "kubeconfig", "--json", "destroy", "--yes")
 	e.checkNoLeak("after destroy", "kubeconfig", secrets, filepath.Clean(file))
+}
+
+// TestPlainTextSecretConfigGoesIntoTheCluster: MARA's example stores
+// prometheus:adminpass in plain text. Validation only warns about it, but
+// the secrets project left it out of the cluster, so prometheus (and
+// sirius) failed after ten projects were deployed. Now it goes into its
+// Secret, as a secret, and stays out of the state; so does a sirius
+// password set in plain text (hostile tester's regression).
+func TestPlainTextSecretConfigGoesIntoTheCluster(t *testing.T) {
+	e := maraWorkspace(t) // prometheus:adminpass is MARA's, in plain text
+	e.ok("config", "set", "sirius:ledger_pwd", siriusPasswords["sirius:ledger_pwd"])
+	plain := map[string]string{"adminpass": maraAdminpass, "ledger_pwd": siriusPasswords["sirius:ledger_pwd"]} // by Secret data key
+	r := e.ok("-p", "aws", "up", "--yes")
+	if !strings.Contains(r.Stdout+r.Stderr, "prometheus:adminpass is a secret but is stored in plain text") {
+		t.Errorf("no warning about the plain-text secret:\n%s", r.Stderr)
+	}
+	found := map[string]bool{}
+	for _, res := range e.ofType("kubernetes:core/v1:Secret") {
+		data, _ := fakecloud.Unwrap(res.Inputs["stringData"]).(map[string]any)
+		for k, v := range data {
+			found[k] = fakecloud.Unwrap(v) == plain[k]
+		}
+	}
+	if !found["adminpass"] || !found["ledger_pwd"] {
+		t.Errorf("the cluster's Secrets do not hold the plain-text passwords: %v", found)
+	}
+	for p, data := range e.stateFiles() {
+		for k, v := range plain {
+			if strings.Contains(data, v) {
+				t.Errorf("%s holds %s in plain text", p, k)
+			}
+		}
+	}
 }

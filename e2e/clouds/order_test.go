@@ -1,6 +1,10 @@
 package clouds
 
-import "testing"
+import (
+	"maps"
+	"strings"
+	"testing"
+)
 
 // checkOrder checks the project-start and project-done events of an
 // operation against the graph: every project of the graph started and
@@ -49,7 +53,7 @@ func checkOrder(t *testing.T, op string, g graph, evs []event, reverse bool) {
 
 // changes returns the summary's counts of everything but "same", by
 // project.
-func changes(t *testing.T, evs []event) map[string]map[string]int {
+func changes(t testing.TB, evs []event) map[string]map[string]int {
 	t.Helper()
 	out := map[string]map[string]int{}
 	var summaries int
@@ -84,4 +88,53 @@ func stepsNotSame(evs []event) []string {
 		}
 	}
 	return out
+}
+
+// secondUpChangesNothing runs up -p provider again and fails the test
+// unless it plans no change, makes no step and leaves every file of the
+// fake cloud alone.
+func (e *env) secondUpChangesNothing(provider string) {
+	t := e.t
+	t.Helper()
+	before := e.cloudTimes()
+	evs := events(t, e.ok("-p", provider, "--json", "up", "--yes"))
+	if c := changes(t, evs); len(c) != 0 {
+		t.Errorf("a second up changed: %v", c)
+	}
+	if steps := stepsNotSame(evs); len(steps) != 0 {
+		t.Errorf("a second up made steps: %v", steps)
+	}
+	if after := e.cloudTimes(); !maps.Equal(before, after) {
+		t.Errorf("a second up touched the fake cloud:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// TestDestroyTargetEKSUnderDeployedKubernetesProjects: destroy --target
+// eks deleted the EKS cluster under every Kubernetes project, still
+// deployed on it (exit 0). Now it is refused, naming them, and the
+// cluster stays; with them targeted too it runs (hostile tester's
+// regression).
+func TestDestroyTargetEKSUnderDeployedKubernetesProjects(t *testing.T) {
+	e := maraWorkspace(t)
+	e.ok("-p", "aws", "up", "--yes")
+	before := len(e.resources())
+	r := e.run("-p", "aws", "destroy", "--yes", "--target", "eks")
+	if r.Code == 0 || !strings.Contains(r.Stderr, "destroy --target eks would leave these projects") ||
+		!strings.Contains(r.Stderr, "kubeconfig") || !strings.Contains(r.Stderr, "sirius") {
+		t.Fatalf("destroy --target eks: want a refusal naming kubeconfig and sirius; %s", r)
+	}
+	if after := len(e.resources()); after != before {
+		t.Fatalf("the refused destroy deleted %d resources", before-after)
+	}
+	args := []string{"-p", "aws", "destroy", "--yes", "--target", "eks"}
+	for _, p := range []string{"kubeconfig", "secrets", "ingress-controller-namespace", "ingress-controller", "logstore",
+		"logagent", "certmgr", "prometheus", "observability", "sirius"} {
+		args = append(args, "--target", p)
+	}
+	e.ok(args...)
+	for _, res := range e.resources() {
+		if res.Package == "kubernetes" || strings.HasPrefix(res.Type, "aws:eks/") {
+			t.Errorf("left after destroying eks and its dependents: %s %s", res.Type, res.ID)
+		}
+	}
 }

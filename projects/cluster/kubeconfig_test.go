@@ -63,14 +63,8 @@ func TestParseKubeconfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			k, err := ParseKubeconfig("/k/config", []byte(tt.data))
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want one holding %q", err, tt.err)
-				}
+			if wantErr(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if got := k.ContextNames(); !slices.Equal(got, []string{"dev", "prod"}) || k.CurrentContext() != "dev" {
 				t.Errorf("contexts %q", got)
@@ -158,14 +152,8 @@ func TestFromFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := run(t, FromFile(), tt.cfg)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want one holding %q", err, tt.err)
-				}
+			if wantErr(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			kc, ok := r.outputs[KubeconfigOutput].(resource.Secret)
 			if !ok || !strings.Contains(kc.Element.(string), "current-context: "+tt.cfg[ContextKey].(string)) {

@@ -87,14 +87,8 @@ func TestGroupSecrets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			groups, err := groupSecrets(tt.keys)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want one holding %q", err, tt.err)
-				}
+			if wantErr(t, err, tt.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := map[string][]string{}
 			for _, g := range groups {
@@ -266,14 +260,11 @@ func TestChartResolve(t *testing.T) {
 				got, err = kicChart.resolve(ctx)
 				return err
 			}, tt.cfg)
-			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) {
-					t.Fatalf("error %v, want one holding %q", err, tt.err)
-				}
+			if wantErr(t, err, tt.err) {
 				return
 			}
-			if err != nil || got != tt.want {
-				t.Errorf("resolve = %+v, %v; want %+v", got, err, tt.want)
+			if got != tt.want {
+				t.Errorf("resolve = %+v; want %+v", got, tt.want)
 			}
 		})
 	}
@@ -362,4 +353,21 @@ func TestFromProjectKeepsTheKubeconfigSecret(t *testing.T) {
 	if _, ok := r.outputs[KubeconfigOutput].(resource.Secret); !ok || r.outputs[ClusterNameOutput] != "eks-1" {
 		t.Errorf("outputs %#v", r.outputs)
 	}
+}
+
+// wantErr fails t unless err holds want (want given) or is nil (want
+// empty); it reports whether an error was wanted, so that the case has
+// nothing more to check.
+func wantErr(t *testing.T, err error, want string) bool {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return false
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want one holding %q", err, want)
+	}
+	return true
 }

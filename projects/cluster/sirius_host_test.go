@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -42,14 +41,8 @@ func TestSiriusIngressHost(t *testing.T) {
 				refs[IngressProject] = resource.PropertyMap{LBHostnameOutput: tt.lb, IngressClassOutput: tt.class}
 			}
 			list, outputs, err := runSirius(cfg, refs, tt.dryRun)
-			if tt.wantErrHas != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErrHas) {
-					t.Fatalf("err = %v, want one holding %q", err, tt.wantErrHas)
-				}
+			if wantErr(t, err, tt.wantErrHas) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			spec := find(t, list, ingressType, "sirius").inputs["spec"].(map[string]any)
 			rule := spec["rules"].([]any)[0].(map[string]any)
