@@ -117,6 +117,10 @@ func IngressController(ctx *engine.Context) error {
 			"healthStatus": true,
 			"service":      map[string]any{"create": false},
 			"pod":          map[string]any{"annotations": annotations, "extraLabels": kicPodLabel},
+			// Ingresses get the load balancer's address from our Service
+			// (the chart's is off): without it no Ingress ever has one,
+			// and Pulumi's kubernetes plugin waits for it (sirius's).
+			"reportIngressStatus": map[string]any{"externalService": "kic-nginx-ingress"},
 		},
 		"prometheus": map[string]any{"create": true, "port": 9113},
 	}})

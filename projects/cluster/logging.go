@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/runnerhq/runner/engine"
 )
@@ -24,11 +25,20 @@ var logstoreChart = chart{ns: "logstore", name: "elasticsearch", version: "21.4.
 // logagentChart is Elastic's Filebeat chart.
 var logagentChart = chart{ns: "logagent", name: "filebeat", version: "8.5.1", repo: "https://helm.elastic.co", timeout: 300}
 
+// legacyImage is a Bitnami image at its new home: since August 2025
+// Bitnami publishes versioned tags of its public images only under
+// docker.io/bitnamilegacy, where the chart's pinned tags still resolve.
+func legacyImage(name string) map[string]any {
+	return map[string]any{"registry": "docker.io", "repository": "bitnamilegacy/" + name}
+}
+
 // Logstore deploys Elasticsearch (with Kibana) by Helm into namespace
 // logstore, its node counts from logstore:master_replicas,
 // data_replicas, ingest_replicas and coordinating_replicas (default 1
-// each, as MARA's program). Outputs: namespace, elastic_hostname,
-// kibana_hostname.
+// each, as MARA's program). Its disks are off unless
+// logstore:persistence is true: a cluster without a default StorageClass
+// (EKS since 1.30 marks none) would leave their claims pending. Outputs:
+// namespace, elastic_hostname, kibana_hostname.
 func Logstore(ctx *engine.Context) error {
 	replicas := map[string]int{}
 	for _, role := range []string{"master", "data", "ingest", "coordinating"} {
@@ -42,12 +52,28 @@ func Logstore(ctx *engine.Context) error {
 	ns := namespace(ctx, p, "logstore", nil)
 	noLimits := map[string]any{"requests": map[string]any{}, "limits": map[string]any{}}
 	const name = "elastic"
+	persist, err := setting(ctx, "logstore:persistence", "false")
+	if err != nil {
+		return err
+	}
+	on, err := strconv.ParseBool(persist)
+	if err != nil {
+		return fmt.Errorf("the config value logstore:persistence is %q: it must be true or false", persist)
+	}
+	disk := map[string]any{"enabled": on}
 	if _, err := helmRelease(ctx, p, logstoreChart, release{name: name, namespace: nameOf(ns), values: map[string]any{
-		"master":       map[string]any{"replicaCount": replicas["master"], "resources": noLimits},
-		"data":         map[string]any{"replicaCount": replicas["data"], "resources": noLimits},
-		"coordinating": map[string]any{"replicaCount": replicas["coordinating"]},
-		"ingest":       map[string]any{"enabled": true, "replicaCount": replicas["ingest"], "resources": noLimits},
-		"global":       map[string]any{"kibanaEnabled": true},
+		"image":             legacyImage("elasticsearch"),
+		"sysctlImage":       legacyImage("os-shell"),
+		"volumePermissions": map[string]any{"image": legacyImage("os-shell")},
+		"master":            map[string]any{"replicaCount": replicas["master"], "resources": noLimits, "persistence": disk},
+		"data":              map[string]any{"replicaCount": replicas["data"], "resources": noLimits, "persistence": disk},
+		"coordinating":      map[string]any{"replicaCount": replicas["coordinating"]},
+		"ingest":            map[string]any{"enabled": true, "replicaCount": replicas["ingest"], "resources": noLimits},
+		"global": map[string]any{"kibanaEnabled": true,
+			// The images below are Bitnami's own, moved: the chart
+			// checks images it does not know unless told.
+			"security": map[string]any{"allowInsecureImages": true}},
+		"kibana": map[string]any{"image": legacyImage("kibana")},
 	}}); err != nil {
 		return err
 	}

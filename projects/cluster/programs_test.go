@@ -248,6 +248,8 @@ func TestChartResolve(t *testing.T) {
 			source{"kic", "1.0.0", "oci://ghcr.io/nginx/charts", 900}, ""},
 		{"a doubled scheme", map[string]any{"kic-helm:helm_repo_url": "https://https://helm.nginx.com/stable"},
 			source{"nginx-ingress", kicChart.version, "https://helm.nginx.com/stable", 300}, ""},
+		{"Bitnami's HTTPS repository (MARA's logstore)", map[string]any{"kic-helm:helm_repo_url": "https://charts.bitnami.com/bitnami/"},
+			source{"nginx-ingress", kicChart.version, "oci://registry-1.docker.io/bitnamicharts", 300}, ""},
 		{"a bad timeout", map[string]any{"kic-helm:helm_timeout": "5m"}, source{}, `kic-helm:helm_timeout must be a whole number of at least 1, not "5m"`},
 		{"a bad repository", map[string]any{"kic-helm:helm_repo_url": "helm.nginx.com"}, source{}, "kic-helm:helm_repo_url must be the URL of a Helm chart repository"},
 		{"a secret version", map[string]any{"kic-helm:chart_version": resource.Secret{Element: "1"}}, source{}, "is secret"},
@@ -267,6 +269,50 @@ func TestChartResolve(t *testing.T) {
 				t.Errorf("resolve = %+v; want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestLogstoreImagesAndDisks: Bitnami's images come from bitnamilegacy
+// (versioned tags left docker.io/bitnami in 2025), and the disks are off
+// unless logstore:persistence says otherwise (found by review).
+func TestLogstoreImagesAndDisks(t *testing.T) {
+	for _, tt := range []struct {
+		persistence any
+		want        bool
+		err         string
+	}{{nil, false, ""}, {"true", true, ""}, {"maybe", false, "logstore:persistence"}} {
+		cfg := map[string]any{}
+		if tt.persistence != nil {
+			cfg["logstore:persistence"] = tt.persistence
+		}
+		r, err := run(t, Logstore, cfg)
+		if wantErr(t, err, tt.err) {
+			continue
+		}
+		values := r.byName["elastic"].inputs["values"].(map[string]any)
+		if got := dig(values, "image", "repository"); got != "bitnamilegacy/elasticsearch" {
+			t.Errorf("image %v", got)
+		}
+		if got := dig(values, "kibana", "image", "repository"); got != "bitnamilegacy/kibana" {
+			t.Errorf("kibana image %v", got)
+		}
+		if got := dig(values, "data", "persistence", "enabled"); got != tt.want {
+			t.Errorf("persistence %v with logstore:persistence %v, want %v", got, tt.persistence, tt.want)
+		}
+	}
+}
+
+// TestIngressStatusReported: the controller reports the load balancer
+// Service's address on Ingresses, or sirius's Ingress never gets one (and
+// Pulumi's kubernetes plugin waits for it until the timeout).
+func TestIngressStatusReported(t *testing.T) {
+	r, err := run(t, IngressController, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := r.byName["kic"].inputs["values"].(map[string]any)
+	if got := dig(values, "controller", "reportIngressStatus", "externalService"); got != "kic-nginx-ingress" {
+		t.Errorf("controller.reportIngressStatus.externalService = %v", got)
 	}
 }
 

@@ -60,7 +60,10 @@ func (c chart) resolve(ctx *engine.Context) (source, error) {
 	if s.repo, err = repoURL(repoKey, repo); err != nil {
 		return s, err
 	}
-	if s.repo != repo {
+	switch {
+	case s.repo == bitnamiOCI && repo != bitnamiOCI:
+		ctx.Log("%s is %q, Bitnami's HTTPS repository, which no longer lists older chart versions; using %s", repoKey, repo, s.repo)
+	case s.repo != repo:
 		ctx.Log("%s is %q, which repeats its scheme (as MARA's example config did); using %s", repoKey, repo, s.repo)
 	}
 	if s.timeout, err = seconds(ctx, c.ns+":helm_timeout", c.timeout); err != nil {
@@ -155,8 +158,16 @@ func repoURL(key, v string) (string, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "oci") {
 		return "", fmt.Errorf("the config value %s must be the URL of a Helm chart repository (https://, http:// or oci://), not %q", key, v)
 	}
+	if u.Host == "charts.bitnami.com" && strings.TrimSuffix(u.Path, "/") == "/bitnami" {
+		return bitnamiOCI, nil
+	}
 	return v, nil
 }
+
+// bitnamiOCI is where Bitnami's charts are: its HTTPS repository (MARA's
+// logstore:helm_repo_url) lists only the last six months of releases, so
+// MARA's pinned versions are not found there.
+const bitnamiOCI = "oci://registry-1.docker.io/bitnamicharts"
 
 // namespace declares a Namespace named name through p.
 func namespace(ctx *engine.Context, p *engine.Resource, name string, labels map[string]any) *engine.Resource {
