@@ -316,6 +316,33 @@ func TestIngressStatusReported(t *testing.T) {
 	}
 }
 
+// TestCertmgrCRDValues: charts 1.15 to 1.18 refuse installCRDs together
+// with crds.enabled, so the values follow the version (found by review).
+func TestCertmgrCRDValues(t *testing.T) {
+	for _, tt := range []struct {
+		version string
+		want    map[string]any
+	}{
+		{"v1.10.0", map[string]any{"installCRDs": true}},
+		{"v1.14.5", map[string]any{"installCRDs": true}},
+		{"v1.15.0", map[string]any{"crds": map[string]any{"enabled": true}}},
+		{"1.18.2", map[string]any{"crds": map[string]any{"enabled": true}}},
+		{"v1.19.0", map[string]any{"crds": map[string]any{"enabled": true}}},
+		{"latest", map[string]any{"crds": map[string]any{"enabled": true}}},
+	} {
+		if got := crdValues(tt.version); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("crdValues(%s) = %v, want %v", tt.version, got, tt.want)
+		}
+	}
+	r, err := run(t, Certmgr, map[string]any{"certmgr:chart_version": "v1.10.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.byName["certmgr"].inputs["values"]; !reflect.DeepEqual(got, map[string]any{"installCRDs": true}) {
+		t.Errorf("MARA's cert-manager v1.10.0 gets values %v", got)
+	}
+}
+
 func TestOCIChartHasNoRepositoryOpts(t *testing.T) {
 	r, err := run(t, Logstore, nil)
 	if err != nil {
