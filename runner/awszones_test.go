@@ -86,8 +86,8 @@ func TestZonesOfAnotherRegion(t *testing.T) {
 // fit the region are asked again, and so is an answer that does not fit.
 func TestZonesOfAnotherRegionAreAskedAgain(t *testing.T) {
 	t.Setenv("AWS_DEFAULT_REGION", "")
-	a := &scripted{answers: []string{"us-west-1a", "us-east-1a,us-east-1b"}}
-	s := awsSession(t, true, a, "  aws:region: us-east-1\n  vpc:azs: us-west-2a\n")
+	a := &scripted{answers: []string{"us-west-1a,us-west-1b", "us-east-1a,us-east-1b"}}
+	s := awsSession(t, true, a, "  aws:region: us-east-1\n  vpc:azs: us-west-2a,us-west-2b\n")
 	rep, err := s.Validate(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestZonesOfAnotherRegionAreAskedAgain(t *testing.T) {
 // there is no terminal, and asked again on one.
 func TestInvalidValueIsListedOrAskedAgain(t *testing.T) {
 	t.Setenv("AWS_DEFAULT_REGION", "")
-	body := "config:\n  eks:k8s_version: \"1.21\"\n  aws:region: us-east-1\n  vpc:azs: us-east-1a\n"
+	body := "config:\n  eks:k8s_version: \"1.21\"\n  aws:region: us-east-1\n  vpc:azs: us-east-1a,us-east-1b\n"
 	s := session(t, false, nil, body)
 	s.Provider = aws.New()
 	_, err := s.Validate(context.Background())

@@ -70,7 +70,10 @@ func TestQuestionValidation(t *testing.T) {
 		{"vpc:azs", "us-east-1a, us-east-1c", true},
 		{"vpc:azs", "us-east-1", false},
 		{"vpc:azs", "us-east-1a,us-west-2b", false},
-		{"vpc:azs", "us-gov-west-1a", true},
+		{"vpc:azs", "us-gov-west-1a,us-gov-west-1b", true},
+		{"vpc:azs", "us-east-1a", false}, // EKS needs two zones
+		{"aws:profile", "none", false},   // MARA's "no profile"
+		{"aws:profile", "myProfile", true},
 		{"vpc:azs", "us-west-1a,us-west-1a", false}, // two subnets of one name
 		{"vpc:azs", "us-west-1a, us-west-1b,us-west-1a", false},
 		{"eks:k8s_version", "1.34", true},
@@ -121,7 +124,8 @@ func TestZonesAgreeWithRegion(t *testing.T) {
 	region := question(t, "aws:region")
 	for _, tt := range []struct{ zones, want string }{
 		{"us-west-2a,us-west-2b", "us-west-2"},
-		{"eu-central-1c", "eu-central-1"},
+		{"eu-central-1c,eu-central-1a", "eu-central-1"},
+		{"eu-central-1c", ""}, // one zone is not enough
 		{"", ""},
 		{"nonsense", ""},
 		{"us-east-1a,us-west-2a", ""},
@@ -148,8 +152,8 @@ func TestValidate(t *testing.T) {
 		{"zones in MARA's range", map[string]string{"vpc:azs": "us-east-1a,us-east-1b"}, ""},
 		{"too many zones", map[string]string{"vpc:azs": "us-east-1a,us-east-1b,us-east-1c,us-east-1d,us-east-1e,us-east-1f,us-east-1g," +
 			"us-east-1h,us-east-1i,us-east-1j,us-east-1k,us-east-1l,us-east-1m,us-east-1n,us-east-1o,us-east-1p"}, "room for 1 to 15 zones"},
-		{"own range", map[string]string{"vpc:azs": "us-east-1a", "vpc:cidr": "10.0.0.0/20"}, ""},
-		{"bad range", map[string]string{"vpc:azs": "us-east-1a", "vpc:cidr": "10.0.0.0/24"}, "vpc:cidr must be an IPv4 range from /16 to /20"},
+		{"own range", map[string]string{"vpc:azs": "us-east-1a,us-east-1b", "vpc:cidr": "10.0.0.0/20"}, ""},
+		{"bad range", map[string]string{"vpc:azs": "us-east-1a,us-east-1b", "vpc:cidr": "10.0.0.0/24"}, "vpc:cidr must be an IPv4 range from /16 to /20"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ func questions() []providers.Question {
 				return "us-east-1"
 			}, Validate: matches(`^[a-z]{2}(-gov)?-[a-z]+-\d$`, "an AWS region such as us-east-1")},
 		{Key: "aws:profile", Message: "AWS profile", Help: "the profile of ~/.aws/credentials to use (empty: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, else the default profile)",
-			Default: func(env func(string) string) string { return env("AWS_PROFILE") }, Optional: true},
+			Default: func(env func(string) string) string { return env("AWS_PROFILE") }, Optional: true, Validate: profile},
 		{Key: "vpc:azs", Message: "Availability zones (comma-separated)", Help: "the zones of the VPC's subnets, in the region aws:region, e.g. us-east-1a,us-east-1b",
 			Validate: azs, Agrees: zonesInRegion},
 		{Key: "eks:k8s_version", Message: "Kubernetes version of EKS", Help: "a minor version EKS supports, " + oldestVersion + " or later",
@@ -161,6 +161,19 @@ func azs(v string) error {
 		} else if m[1] != region {
 			return fmt.Errorf("must be zones of one region: %s is in %s, %s in %s", first, region, z, m[1])
 		}
+	}
+	if len(seen) < 2 { // EKS refuses a cluster whose subnets are in one zone
+		return fmt.Errorf("must be at least two availability zones (EKS needs subnets in two), such as %sa,%sb", region, region)
+	}
+	return nil
+}
+
+// profile accepts a profile name, but not MARA's "none": runner gives
+// aws:profile to Pulumi's aws plugin as it is, and the plugin would look
+// for a profile named none.
+func profile(v string) error {
+	if strings.EqualFold(strings.TrimSpace(v), "none") {
+		return fmt.Errorf("must name a profile; MARA's \"none\" (no profile) is said by leaving it out: `runner config rm aws:profile`")
 	}
 	return nil
 }

@@ -1,8 +1,9 @@
 // Package eks is the aws provider's Kubernetes cluster: the IAM roles of
 // the cluster and of its nodes with AWS's managed policies, the EKS
 // cluster (eks:k8s_version) in the vpc project's subnets, reachable by the
-// deployer through both EKS access entries and the aws-auth config map,
-// and a managed node group in the private subnets (eks:instance_type,
+// deployer through the EKS access entry its creator gets (authentication
+// mode API_AND_CONFIG_MAP also keeps an aws-auth config map, which runner
+// does not manage), and a managed node group in the private subnets (eks:instance_type,
 // eks:min_size, eks:max_size, eks:desired_capacity).
 package eks
 
