@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -20,9 +21,11 @@ type EKSTokenOptions struct {
 }
 
 // EKSToken prints an ExecCredential holding a token for the EKS cluster,
-// signed with the AWS credentials of the environment or of the profile.
+// signed with the AWS credentials of the environment or of the profile
+// (keys, an assumed role, SSO, credential_process; see
+// ekstoken.LoadCredentials).
 // Missing credentials are a validation error (exit 3).
-func EKSToken(w io.Writer, o EKSTokenOptions) error {
+func EKSToken(ctx context.Context, w io.Writer, o EKSTokenOptions) error {
 	getenv, now := o.Getenv, o.Now
 	if getenv == nil {
 		getenv = os.Getenv
@@ -33,7 +36,7 @@ func EKSToken(w io.Writer, o EKSTokenOptions) error {
 	if err := ekstoken.CheckTarget(o.ClusterName, o.Region); err != nil {
 		return Usage(fmt.Errorf("%w (see `runner eks-token --help`)", err))
 	}
-	creds, err := ekstoken.LoadCredentials(getenv, o.Profile)
+	creds, err := ekstoken.LoadCredentials(ctx, getenv, o.Profile, o.Region)
 	if err != nil {
 		return Invalid(fmt.Errorf("a token for EKS cluster %s: %w", o.ClusterName, err))
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -11,9 +12,9 @@ import (
 
 func TestEKSToken(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC) }
-	env := map[string]string{"AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "SECRET", "HOME": t.TempDir()}
+	env := map[string]string{"AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "SECRET", "HOME": t.TempDir(), "AWS_EC2_METADATA_DISABLED": "true"}
 	var out bytes.Buffer
-	err := EKSToken(&out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Getenv: func(k string) string { return env[k] }, Now: now})
+	err := EKSToken(context.Background(), &out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Getenv: func(k string) string { return env[k] }, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestEKSToken(t *testing.T) {
 	}
 
 	delete(env, "AWS_ACCESS_KEY_ID")
-	err = EKSToken(&out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Profile: "ops", Getenv: func(k string) string { return env[k] }, Now: now})
+	err = EKSToken(context.Background(), &out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Profile: "ops", Getenv: func(k string) string { return env[k] }, Now: now})
 	var verr *ValidationError
 	if !errors.As(err, &verr) || !strings.Contains(err.Error(), "no AWS credentials: set AWS_ACCESS_KEY_ID") {
 		t.Fatalf("without credentials: %v", err)

@@ -21,10 +21,10 @@ func eksTokenCommand(io *term.IO) *cli.Command {
 			// credential, and exited 1 instead of 2.
 			&cli.StringFlag{Name: "cluster-name", Usage: "the EKS cluster's `NAME` (required)"},
 			&cli.StringFlag{Name: "region", Usage: "the cluster's AWS `REGION` (required)"},
-			&cli.StringFlag{Name: "profile", Usage: "the AWS `PROFILE` whose static keys sign the token (found, it wins over AWS_ACCESS_KEY_ID, as with the aws CLI)"},
+			&cli.StringFlag{Name: "profile", Usage: "the AWS `PROFILE` whose credentials sign the token (found, it wins over AWS_ACCESS_KEY_ID, as with the aws CLI)"},
 		},
 		Action: func(c *cli.Context) error {
-			return runner.EKSToken(io.Out, runner.EKSTokenOptions{
+			return runner.EKSToken(c.Context, io.Out, runner.EKSTokenOptions{
 				ClusterName: c.String("cluster-name"), Region: c.String("region"), Profile: c.String("profile")})
 		},
 	}

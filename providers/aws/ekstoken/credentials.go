@@ -1,121 +1,184 @@
 package ekstoken
 
 import (
-	"bufio"
-	"errors"
+	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// Credentials are static AWS keys, with a session token for temporary ones.
+// Credentials are AWS keys, with a session token for temporary ones.
 type Credentials struct {
 	AccessKeyID, SecretAccessKey, SessionToken string
 }
 
-// unsupported are profile settings that need more than static keys: what
-// the token command cannot do, with what it would take.
-var unsupported = []struct{ key, what string }{
-	{"role_arn", "assume-role profiles"},
-	{"source_profile", "assume-role profiles"},
-	{"credential_process", "credential_process profiles"},
-	{"sso_session", "SSO profiles"},
-	{"sso_start_url", "SSO profiles"},
-	{"sso_account_id", "SSO profiles"},
-	{"web_identity_token_file", "web identity profiles"},
+// loader finds credentials as the aws CLI and the AWS SDKs do.
+type loader struct {
+	ctx   context.Context
+	env   func(string) string
+	files *sharedConfig
+	// region is where STS is called (the cluster's: its partition is the
+	// credentials').
+	region string
 }
 
-// LoadCredentials finds the keys to sign with: AWS_ACCESS_KEY_ID and
-// AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) from env, else the static
-// keys of profile (empty: $AWS_PROFILE, else "default") in the shared
-// credentials file ($AWS_SHARED_CREDENTIALS_FILE, else ~/.aws/credentials)
-// or the config file ($AWS_CONFIG_FILE, else ~/.aws/config). A profile
-// given explicitly (--profile, which the eks hook's kubeconfig passes when
-// aws:profile is set) comes first when it has keys, as with `aws
-// --profile` and the aws provider's profile setting: the token must be
-// the identity that made the cluster; found nowhere, the environment's
-// keys stand in. SSO, assume-role, credential_process and web identity
-// profiles are refused: their credentials need calls this command does
-// not make.
-func LoadCredentials(env func(string) string, profile string) (Credentials, error) {
-	fromEnv := Credentials{AccessKeyID: env("AWS_ACCESS_KEY_ID"), SecretAccessKey: env("AWS_SECRET_ACCESS_KEY"), SessionToken: env("AWS_SESSION_TOKEN")}
-	hasEnv := fromEnv.AccessKeyID != "" && fromEnv.SecretAccessKey != ""
-	if profile == "" && hasEnv {
-		return fromEnv, nil
+// LoadCredentials finds the keys to sign a token for a cluster in region
+// with, in the aws CLI's order: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY
+// (and AWS_SESSION_TOKEN), or AWS_ROLE_ARN with AWS_WEB_IDENTITY_TOKEN_FILE,
+// from env; else profile (empty: $AWS_PROFILE, else "default") of the
+// shared credentials file ($AWS_SHARED_CREDENTIALS_FILE, else
+// ~/.aws/credentials) and config file ($AWS_CONFIG_FILE, else
+// ~/.aws/config); else the ECS container credentials endpoint; else the EC2
+// instance's role. A profile given explicitly (--profile, which the eks
+// hook's kubeconfig passes when aws:profile is set) comes first when it
+// holds credentials, as with `aws --profile` and the aws provider's profile
+// setting: the token must be the identity that made the cluster; found
+// nowhere, the environment's keys stand in.
+//
+// A profile's credentials are, as the AWS SDKs read them: a role
+// (role_arn) assumed with the credentials of source_profile (recursively)
+// or of credential_source, or with web_identity_token_file; static keys;
+// an SSO login (sso_session or sso_start_url) cached by `aws sso login`;
+// or what credential_process prints. STS and the SSO portal are reached at
+// AWS_ENDPOINT_URL_STS, AWS_ENDPOINT_URL_SSO or AWS_ENDPOINT_URL when set.
+func LoadCredentials(ctx context.Context, env func(string) string, profile, region string) (Credentials, error) {
+	files, err := loadSharedConfig(env)
+	if err != nil {
+		return Credentials{}, err
 	}
-	if profile == "" {
-		profile = env("AWS_PROFILE")
+	l := &loader{ctx: ctx, env: env, files: files, region: region}
+	explicit := profile != ""
+	if !explicit {
+		if c, ok, err := l.fromEnvironment(); ok || err != nil {
+			return c, err
+		}
+		profile = firstOf(env("AWS_PROFILE"), "default")
 	}
-	if profile == "" {
-		profile = "default"
+	if c, ok, err := l.fromProfile(profile, nil); ok || err != nil {
+		return c, err
 	}
-	home := env("HOME")
-	credFile := firstOf(env("AWS_SHARED_CREDENTIALS_FILE"), filepath.Join(home, ".aws", "credentials"))
-	cfgFile := firstOf(env("AWS_CONFIG_FILE"), filepath.Join(home, ".aws", "config"))
-	sections := []struct{ file, name string }{{credFile, profile}, {cfgFile, "profile " + profile}}
-	if profile == "default" {
-		sections = append(sections, struct{ file, name string }{cfgFile, "default"})
+	if explicit {
+		if c, ok, err := l.fromEnvironment(); ok || err != nil {
+			return c, err
+		}
 	}
-	for _, s := range sections {
-		keys, found, err := readSection(s.file, s.name)
+	if c, ok, err := l.fromContainer(); ok || err != nil {
+		return c, err
+	}
+	if c, ok, err := l.fromInstance(); ok || err != nil {
+		return c, err
+	}
+	return Credentials{}, fmt.Errorf("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile %s credentials in %s or %s (keys, a role, SSO or credential_process)", profile, files.credFile, files.cfgFile)
+}
+
+// fromEnvironment returns the environment's keys, or the role of
+// AWS_ROLE_ARN assumed with the web identity token of
+// AWS_WEB_IDENTITY_TOKEN_FILE.
+func (l *loader) fromEnvironment() (Credentials, bool, error) {
+	c := Credentials{AccessKeyID: l.env("AWS_ACCESS_KEY_ID"), SecretAccessKey: l.env("AWS_SECRET_ACCESS_KEY"), SessionToken: l.env("AWS_SESSION_TOKEN")}
+	if c.AccessKeyID != "" && c.SecretAccessKey != "" {
+		return c, true, nil
+	}
+	if file, role := l.env("AWS_WEB_IDENTITY_TOKEN_FILE"), l.env("AWS_ROLE_ARN"); file != "" && role != "" {
+		c, err := l.webIdentity("AWS_WEB_IDENTITY_TOKEN_FILE", map[string]string{"role_arn": role,
+			"web_identity_token_file": file, "role_session_name": l.env("AWS_ROLE_SESSION_NAME")})
+		return c, true, err
+	}
+	return Credentials{}, false, nil
+}
+
+// fromProfile returns the credentials of profile name; found is false when
+// no file holds the profile or it sets no credentials. chain are the
+// profiles whose source_profile led here: there, static keys win over a
+// role (as in the AWS SDKs), and a profile met again is a loop.
+func (l *loader) fromProfile(name string, chain []string) (c Credentials, found bool, err error) {
+	p, ok := l.files.profile(name)
+	if !ok {
+		return Credentials{}, false, nil
+	}
+	static := Credentials{AccessKeyID: p["aws_access_key_id"], SecretAccessKey: p["aws_secret_access_key"], SessionToken: p["aws_session_token"]}
+	hasStatic := static.AccessKeyID != "" && static.SecretAccessKey != ""
+	switch {
+	case hasStatic && len(chain) > 0:
+		return static, true, nil
+	case p["role_arn"] != "":
+		c, err := l.fromRole(name, p, chain, static, hasStatic)
+		return c, true, err
+	case hasStatic:
+		return static, true, nil
+	case p["sso_session"] != "" || p["sso_start_url"] != "":
+		c, err := l.fromSSO(name, p)
+		return c, true, err
+	case p["credential_process"] != "":
+		c, err := l.fromProcess(name, p["credential_process"])
+		return c, true, err
+	case p["aws_access_key_id"] != "" || p["aws_secret_access_key"] != "":
+		return Credentials{}, true, fmt.Errorf("profile %s sets only one of aws_access_key_id and aws_secret_access_key", name)
+	}
+	return Credentials{}, false, nil
+}
+
+// fromRole assumes profile name's role_arn with the credentials of its
+// source_profile or credential_source, or with its web identity token.
+func (l *loader) fromRole(name string, p map[string]string, chain []string, static Credentials, hasStatic bool) (Credentials, error) {
+	if p["mfa_serial"] != "" {
+		return Credentials{}, fmt.Errorf("profile %s sets mfa_serial: runner's EKS token helper cannot ask for an MFA code; use credential_process (a tool that asks for it), SSO, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN of a session made beforehand", name)
+	}
+	if p["web_identity_token_file"] != "" {
+		return l.webIdentity("profile "+name, p)
+	}
+	source, credSource := p["source_profile"], p["credential_source"]
+	var creds Credentials
+	switch {
+	case source != "" && credSource != "":
+		return Credentials{}, fmt.Errorf("profile %s sets both source_profile and credential_source; keep one", name)
+	case source == name && hasStatic:
+		creds = static
+	case source != "":
+		if source == name || slices.Contains(chain, source) {
+			return Credentials{}, fmt.Errorf("profile %s: source_profile makes a loop (%s -> %s); a profile's credentials must end in keys, SSO or credential_process", name, strings.Join(append(chain, name), " -> "), source)
+		}
+		c, found, err := l.fromProfile(source, append(chain, name))
 		if err != nil {
 			return Credentials{}, err
 		}
 		if !found {
-			continue
+			return Credentials{}, fmt.Errorf("profile %s: its source_profile %s has no credentials in %s or %s", name, source, l.files.credFile, l.files.cfgFile)
 		}
-		for _, u := range unsupported {
-			if _, ok := keys[u.key]; ok {
-				return Credentials{}, fmt.Errorf("profile %s in %s sets %s: runner's EKS token helper does not support %s; set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) instead, or use a profile with static keys", profile, s.file, u.key, u.what)
-			}
+		creds = c
+	case credSource != "":
+		c, err := l.fromCredentialSource(name, credSource)
+		if err != nil {
+			return Credentials{}, err
 		}
-		if keys["aws_access_key_id"] != "" && keys["aws_secret_access_key"] != "" {
-			return Credentials{AccessKeyID: keys["aws_access_key_id"], SecretAccessKey: keys["aws_secret_access_key"],
-				SessionToken: keys["aws_session_token"]}, nil
-		}
+		creds = c
+	default:
+		return Credentials{}, fmt.Errorf("profile %s sets role_arn without source_profile, credential_source or web_identity_token_file: nothing to assume the role with", name)
 	}
-	if hasEnv {
-		return fromEnv, nil
-	}
-	return Credentials{}, fmt.Errorf("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile %s aws_access_key_id and aws_secret_access_key in %s", profile, credFile)
+	return l.assumeRole(name, p, creds)
 }
 
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
+// fromCredentialSource returns the credentials that a profile's
+// credential_source names: Environment, EcsContainer or Ec2InstanceMetadata.
+func (l *loader) fromCredentialSource(name, source string) (Credentials, error) {
+	var (
+		c     Credentials
+		found bool
+		err   error
+	)
+	switch source {
+	case "Environment":
+		c = Credentials{AccessKeyID: l.env("AWS_ACCESS_KEY_ID"), SecretAccessKey: l.env("AWS_SECRET_ACCESS_KEY"), SessionToken: l.env("AWS_SESSION_TOKEN")}
+		found = c.AccessKeyID != "" && c.SecretAccessKey != ""
+	case "EcsContainer":
+		c, found, err = l.fromContainer()
+	case "Ec2InstanceMetadata":
+		c, found, err = l.fromInstance()
+	default:
+		return Credentials{}, fmt.Errorf("profile %s: credential_source %q is not Environment, EcsContainer or Ec2InstanceMetadata", name, source)
 	}
-	return b
-}
-
-// readSection returns the keys of section name of an INI file (a missing
-// file has no sections).
-func readSection(path, name string) (map[string]string, bool, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, nil
+	if err == nil && !found {
+		err = fmt.Errorf("profile %s: its credential_source %s has no credentials", name, source)
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("reading AWS credentials: %w", err)
-	}
-	defer f.Close()
-	keys, found, in := map[string]string{}, false, false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		switch {
-		case line == "" || line[0] == '#' || line[0] == ';':
-		case line[0] == '[' && strings.HasSuffix(line, "]"):
-			in = strings.Join(strings.Fields(line[1:len(line)-1]), " ") == name
-			found = found || in
-		case in:
-			if k, v, ok := strings.Cut(line, "="); ok {
-				keys[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, false, fmt.Errorf("reading AWS credentials from %s: %w", path, err)
-	}
-	return keys, found, nil
+	return c, err
 }

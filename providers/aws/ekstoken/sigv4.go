@@ -21,6 +21,8 @@ const unsignedPayload = "UNSIGNED-PAYLOAD"
 // presign is one request to sign with AWS Signature Version 4 in its query
 // string (a presigned URL).
 type presign struct {
+	// Scheme is https unless set (a test server's http).
+	Scheme             string
 	Method, Host, Path string
 	// Query are the request's own parameters (X-Amz-* are added).
 	Query url.Values
@@ -73,7 +75,11 @@ func (p presign) URL() string {
 		key = hmacSHA256(key, part)
 	}
 	sig := hex.EncodeToString(hmacSHA256(key, toSign))
-	return "https://" + p.Host + encodePath(p.Path) + "?" + query + "&X-Amz-Signature=" + sig
+	scheme := p.Scheme
+	if scheme == "" {
+		scheme = "https"
+	}
+	return scheme + "://" + p.Host + encodePath(p.Path) + "?" + query + "&X-Amz-Signature=" + sig
 }
 
 // canonicalQuery sorts the parameters by name and value and encodes them

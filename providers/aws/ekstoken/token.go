@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -35,13 +36,22 @@ func Token(cluster, region string, creds Credentials, now time.Time) (string, er
 		return "", err
 	}
 	u := presign{
-		Method: "GET", Host: "sts." + region + ".amazonaws.com", Path: "/",
+		Method: "GET", Host: "sts." + region + "." + DNSSuffix(region), Path: "/",
 		Query:   url.Values{"Action": {"GetCallerIdentity"}, "Version": {"2011-06-15"}},
 		Headers: map[string]string{"x-k8s-aws-id": cluster},
 		Region:  region, Service: "sts", Time: now, Expires: 60 * time.Second,
 		PayloadHash: emptyPayload, Creds: creds,
 	}.URL()
 	return Prefix + base64.RawURLEncoding.EncodeToString([]byte(u)), nil
+}
+
+// DNSSuffix is the domain of AWS's endpoints in region: amazonaws.com.cn
+// in China (cn-north-1, cn-northwest-1), else amazonaws.com.
+func DNSSuffix(region string) string {
+	if strings.HasPrefix(region, "cn-") {
+		return "amazonaws.com.cn"
+	}
+	return "amazonaws.com"
 }
 
 // regionName is the form of an AWS region (us-west-1, cn-north-1,
