@@ -1,6 +1,7 @@
 package ekstoken
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/url"
@@ -140,7 +141,7 @@ func TestLoadCredentials(t *testing.T) {
 	write(".aws/credentials", "[default]\naws_access_key_id = DEF\naws_secret_access_key = defsecret\n\n"+
 		"[ops]\n# a comment\naws_access_key_id=OPS\naws_secret_access_key=opssecret\naws_session_token=opstoken\n"+
 		"[assume]\nrole_arn = arn:aws:iam::1:role/x\nsource_profile = default\n")
-	write(".aws/config", "[profile sso]\nsso_session = corp\n[profile cfgkeys]\naws_access_key_id = CFG\naws_secret_access_key = cfgsecret\n")
+	write(".aws/config", "[profile half]\naws_access_key_id = HALF\n[profile regiononly]\nregion = eu-west-1\ns3 =\n  aws_access_key_id = NESTED\n  aws_secret_access_key = nested\n[profile sso]\nsso_session = corp\n[profile cfgkeys]\naws_access_key_id = CFG\naws_secret_access_key = cfgsecret\n")
 	write("alt", "[default]\naws_access_key_id = ALT\naws_secret_access_key = altsecret\n")
 	tests := []struct {
 		name    string
@@ -157,27 +158,34 @@ func TestLoadCredentials(t *testing.T) {
 			Credentials{"OPS", "opssecret", "opstoken"}, ""},
 		{"a given profile found nowhere: the environment's keys", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "nope",
 			Credentials{"ENV", "envsecret", ""}, ""},
-		{"a given profile found nowhere, no keys", nil, "nope", Credentials{}, "give profile nope aws_access_key_id"},
+		{"a given profile found nowhere, no keys", nil, "nope", Credentials{}, "give profile nope credentials"},
 		{"a given SSO profile", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "sso",
-			Credentials{}, "does not support SSO profiles"},
+			Credentials{}, "profile sso names sso_session corp, which"},
 		{"default profile", nil, "", Credentials{"DEF", "defsecret", ""}, ""},
 		{"named profile", nil, "ops", Credentials{"OPS", "opssecret", "opstoken"}, ""},
 		{"AWS_PROFILE", map[string]string{"AWS_PROFILE": "ops"}, "", Credentials{"OPS", "opssecret", "opstoken"}, ""},
 		{"config file keys", nil, "cfgkeys", Credentials{"CFG", "cfgsecret", ""}, ""},
 		{"other credentials file", map[string]string{"AWS_SHARED_CREDENTIALS_FILE": filepath.Join(home, "alt")}, "", Credentials{"ALT", "altsecret", ""}, ""},
-		{"assume role", nil, "assume", Credentials{}, "does not support assume-role profiles"},
-		{"sso", nil, "sso", Credentials{}, "does not support SSO profiles"},
+		{"assume role", map[string]string{"AWS_ENDPOINT_URL": "http://127.0.0.1:1"}, "assume", Credentials{},
+			"assuming role arn:aws:iam::1:role/x of profile assume at 127.0.0.1:1: dial tcp"},
+		{"sso", nil, "sso", Credentials{}, "has no [sso-session corp] section"},
 		{"missing", nil, "nope", Credentials{}, "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile nope"},
+		{"half a key pair", nil, "half", Credentials{}, "profile half sets only one of aws_access_key_id and aws_secret_access_key"},
+		{"a profile without credentials", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "regiononly",
+			Credentials{"ENV", "envsecret", ""}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := func(k string) string {
-				if k == "HOME" {
+				switch k {
+				case "HOME":
 					return home
+				case "AWS_EC2_METADATA_DISABLED":
+					return "true"
 				}
 				return tt.env[k]
 			}
-			got, err := LoadCredentials(env, tt.profile)
+			got, err := LoadCredentials(context.Background(), env, tt.profile, "us-east-1")
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
