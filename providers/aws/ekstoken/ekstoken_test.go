@@ -72,6 +72,10 @@ func TestToken(t *testing.T) {
 			if u.Scheme != "https" || u.Host != "sts.eu-west-1.amazonaws.com" || u.Path != "/" {
 				t.Fatalf("token URL %s", u)
 			}
+			china, _ := Token("mara-dev", "cn-north-1", tt.creds, now)
+			if u := decode(t, china); u.Host != "sts.cn-north-1.amazonaws.com.cn" {
+				t.Errorf("token URL in China %s", u)
+			}
 			q := u.Query()
 			for k, v := range tt.want {
 				if q.Get(k) != v {
