@@ -35,7 +35,7 @@ func New() *providers.Provider {
 // configuration (most often: no credentials).
 const credentialsHelp = "the aws plugin needs AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY " +
 	"(and AWS_SESSION_TOKEN for temporary keys) in the environment or the workspace's environment file, " +
-	"or set aws:profile (`runner config set aws:profile NAME`) to a profile of ~/.aws/credentials; " +
+	"or set aws:profile (`runner config set aws:profile NAME`) to a profile of ~/.aws/credentials or ~/.aws/config (keys, a role, SSO after `aws sso login`, or credential_process); " +
 	"the region is aws:region"
 
 // plugins are the Pulumi resource plugins of MARA's AWS projects, at the

@@ -21,7 +21,7 @@ func questions() []providers.Question {
 				}
 				return "us-east-1"
 			}, Validate: matches(`^[a-z]{2}(-gov)?-[a-z]+-\d$`, "an AWS region such as us-east-1")},
-		{Key: "aws:profile", Message: "AWS profile", Help: "the profile of ~/.aws/credentials to use (empty: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, else the default profile)",
+		{Key: "aws:profile", Message: "AWS profile", Help: "the profile of ~/.aws/credentials or ~/.aws/config to use (empty: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, else the default profile)",
 			Default: func(env func(string) string) string { return env("AWS_PROFILE") }, Optional: true, Validate: profile},
 		{Key: "vpc:azs", Message: "Availability zones (comma-separated)", Help: "the zones of the VPC's subnets, in the region aws:region, e.g. us-east-1a,us-east-1b",
 			Validate: azs, Agrees: zonesInRegion},

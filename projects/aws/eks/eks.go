@@ -127,8 +127,11 @@ func role(ctx *engine.Context, name, service, partition string, policies ...stri
 
 // partition is the AWS partition of region (its ARNs' second field).
 func partition(region string) string {
-	if strings.HasPrefix(region, "us-gov-") {
+	switch {
+	case strings.HasPrefix(region, "us-gov-"):
 		return "aws-us-gov"
+	case strings.HasPrefix(region, "cn-"):
+		return "aws-cn"
 	}
 	return "aws"
 }
