@@ -99,8 +99,8 @@ func (l *loader) assumeRole(profile string, p map[string]string, creds Credentia
 		Region: l.region, Service: "sts", Time: time.Now(), Expires: time.Minute,
 		PayloadHash: emptyPayload, Creds: creds}.URL()
 	req, err := http.NewRequestWithContext(l.ctx, "GET", signed, nil)
-	if err != nil {
-		return Credentials{}, fmt.Errorf("assuming role %s of profile %s: %w", p["role_arn"], profile, err)
+	if err != nil { // not err itself: the URL holds the session token
+		return Credentials{}, fmt.Errorf("assuming role %s of profile %s: the STS endpoint %s makes no valid request", p["role_arn"], profile, u.Host)
 	}
 	return l.stsCall(req, "assuming role "+p["role_arn"]+" of profile "+profile)
 }
