@@ -102,7 +102,9 @@ func (e *env) environ() []string {
 		out = append(out, kv)
 	}
 	out = append(out, "HOME="+e.home, "PULUMI_HOME="+e.pulumiHome, fakecloud.EnvDir+"="+e.cloud,
-		"KUBECONFIG="+e.kubeconfig, "PATH="+e.path, "PULUMI_CONFIG_PASSPHRASE=e2e-clouds-passphrase", "NO_COLOR=1", "CI=1")
+		"KUBECONFIG="+e.kubeconfig, "PATH="+e.path, "PULUMI_CONFIG_PASSPHRASE=e2e-clouds-passphrase", "NO_COLOR=1", "CI=1",
+		// A CI machine on EC2 must not lend its instance role to the tests.
+		"AWS_EC2_METADATA_DISABLED=true")
 	out = append(out, e.aws...)
 	return append(out, e.extra...)
 }
