@@ -15,6 +15,10 @@ import (
 // processTimeout bounds a credential_process run.
 const processTimeout = time.Minute
 
+// processWaitDelay bounds the wait for a killed credential_process's
+// output to close.
+const processWaitDelay = 2 * time.Second
+
 // processOutput is what a credential_process prints (AWS's documented
 // format, Version 1).
 type processOutput struct {
@@ -42,6 +46,9 @@ func (l *loader) fromProcess(profile, command string) (Credentials, error) {
 	}
 	var out bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, &out, os.Stderr
+	// Killing the shell leaves its children, which may hold its output
+	// open: stop waiting for that output shortly after the kill.
+	cmd.WaitDelay = processWaitDelay
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		switch {
