@@ -112,6 +112,12 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 			missing = append(missing, prompt.Missing{Key: q.Key, Message: q.Message, Secret: q.Secret})
 		}
 	}
+	if len(conflicts) > 0 || len(missing) > 0 {
+		// Listed with the rest, so that one run names every problem.
+		if err := s.validateWhole(ctx); err != nil {
+			conflicts = append(conflicts, err)
+		}
+	}
 	if len(missing) > 0 {
 		conflicts = append(conflicts, &prompt.MissingConfigError{Stack: s.StackName, File: s.ConfigPath, Missing: missing})
 	}
@@ -124,12 +130,21 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 		}
 		rep.Asked = append(rep.Asked, q.Key)
 	}
-	if s.Provider.Validate != nil {
-		if err := s.Provider.Validate(s.getter(ctx)); err != nil {
-			return Invalid(fmt.Errorf("the config of stack %s (%s) is not valid for provider %s: %w", s.StackName, s.ConfigPath, s.Provider.Name, err))
-		}
+	if err := s.validateWhole(ctx); err != nil {
+		return Invalid(err)
 	}
 	return s.saveConfig()
+}
+
+// validateWhole checks the config as a whole (Provider.Validate).
+func (s *Session) validateWhole(ctx context.Context) error {
+	if s.Provider.Validate == nil {
+		return nil
+	}
+	if err := s.Provider.Validate(s.getter(ctx)); err != nil {
+		return fmt.Errorf("the config of stack %s (%s) is not valid for provider %s: %w", s.StackName, s.ConfigPath, s.Provider.Name, err)
+	}
+	return nil
 }
 
 // checkPresent reports whether q's key is set and, when its value is not

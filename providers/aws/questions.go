@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -39,12 +40,13 @@ func questions() []providers.Question {
 // other, the VPC's range against the zones, and the ingress controller's
 // image origin.
 func validate(get func(string) (string, bool)) error {
+	var errs []error
 	if err := nodeCounts(get); err != nil {
-		return err
+		errs = append(errs, err)
 	}
 	if origin, ok := get("kic:image_origin"); ok && strings.TrimSpace(origin) == "source" {
-		return fmt.Errorf("kic:image_origin is source, but runner builds no images: it deploys a published NGINX Ingress Controller image; " +
-			"run `runner config set kic:image_origin registry` and name the image with `runner config set kic:image_name nginx/nginx-ingress:TAG`")
+		errs = append(errs, fmt.Errorf("kic:image_origin is source, but runner builds no images: it deploys a published NGINX Ingress Controller image; "+
+			"run `runner config set kic:image_origin registry` and name the image with `runner config set kic:image_name nginx/nginx-ingress:TAG`"))
 	}
 	cidr, ok := get("vpc:cidr")
 	if !ok {
@@ -52,10 +54,10 @@ func validate(get func(string) (string, bool)) error {
 	}
 	if z, ok := get("vpc:azs"); ok && azs(z) == nil {
 		if _, _, err := awsenv.Subnets(cidr, len(zones(z))); err != nil {
-			return fmt.Errorf("vpc:cidr and vpc:azs: %w", err)
+			errs = append(errs, fmt.Errorf("vpc:cidr and vpc:azs: %w", err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // nodeCounts checks the node counts against each other.

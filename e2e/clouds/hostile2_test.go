@@ -1,0 +1,66 @@
+package clouds
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestValidationListsEveryProblem: without a terminal, one refused up
+// names every problem of the stack config at once: values not accepted,
+// missing secrets, and the problems of the config as a whole (min > max
+// nodes, kic:image_origin source), which were listed only once the
+// others were fixed (a second, third run to learn them). Exit 3, nothing
+// changed. (Hostile tester's regression.)
+func TestValidationListsEveryProblem(t *testing.T) {
+	e := maraWorkspace(t)
+	e.ok("config", "set", "eks:min_size", "20")
+	e.ok("config", "set", "vpc:azs", "us-west-1a")
+	e.ok("config", "set", "kic:image_origin", "source")
+	e.ok("config", "rm", "sirius:ledger_pwd")
+	refused(t, e, "aws", []string{
+		`line 114: vpc:azs is "us-west-1a"`,
+		"eks:min_size (20) is larger than eks:max_size (12)",
+		"kic:image_origin is source",
+		"config set --secret sirius:ledger_pwd",
+	})
+}
+
+// TestClusterSettingsValidated: a chart setting of the Kubernetes projects
+// that their programs refuse (logstore:helm_timeout 0, logstore:persistence
+// "yes") passes validate, so up builds the VPC, the EKS cluster and the
+// projects before logstore and fails there (exit 1, half a deployment);
+// it must be refused before anything runs, exit 3. (Hostile tester's
+// finding; not fixed yet.)
+func TestClusterSettingsValidated(t *testing.T) {
+	t.Skip("known defect (hostile2): projects/cluster settings are checked only when their project runs")
+	for _, c := range []struct{ key, value string }{
+		{"logstore:helm_timeout", "0"},
+		{"logstore:persistence", "yes"},
+		{"logstore:data_replicas", "none"},
+		{"certmgr:certmgr_helm_repo_url", "charts.jetstack.io"},
+	} {
+		t.Run(c.key, func(t *testing.T) {
+			e := maraWorkspace(t)
+			e.ok("config", "set", c.key, c.value)
+			refused(t, e, "aws", []string{c.key})
+		})
+	}
+}
+
+// TestPlanOfAFreshStack: preview --out on a fresh -p aws stack, then up
+// --plan of that plan, with nothing changed in between, must deploy what
+// the preview showed. Every Kubernetes project failed instead: their
+// provider's kubeconfig is unknown in a fresh preview, so the plan holds
+// the program's inputs unchecked, and up's Check adds apiVersion and kind
+// ("the planned create now has other inputs (differing properties:
+// apiVersion, kind)"). (Hostile tester's finding; not fixed yet.)
+func TestPlanOfAFreshStack(t *testing.T) {
+	t.Skip("known defect (hostile2): a plan made with an unknown provider configuration is refused by up --plan")
+	e := maraWorkspace(t)
+	plan := e.dir + "/../plan.json"
+	e.ok("-p", "aws", "preview", "--out", plan)
+	r := e.ok("-p", "aws", "up", "--plan", plan)
+	if strings.Contains(r.Stdout+r.Stderr, "now has other inputs") {
+		t.Error(r)
+	}
+}
