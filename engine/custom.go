@@ -94,8 +94,9 @@ func (d *deployment) newCustomStep(dr *declared, checked resource.PropertyMap, s
 	r := dr.r
 	rec := d.newRecord(dr, checked)
 	rec.CustomTimeouts = state.CustomTimeouts(r.Timeouts)
+	unchecked := d.dryRun && dr.prov != nil && dr.prov.configUnknown // the plugin could not Check
 	return customStep{rec: rec, step: Step{URN: r.URN, Type: r.Type, Deps: dr.deps, NewInputs: checked,
-		Protect: rec.Protect, RetainOnDelete: rec.RetainOnDelete, RandomSeed: seed}}
+		Protect: rec.Protect, RetainOnDelete: rec.RetainOnDelete, RandomSeed: seed, Unchecked: unchecked}}
 }
 
 // prepareReplace readies a replacement: Check runs again without the old

@@ -43,7 +43,7 @@ func (x *Index) Check(s *Step) error {
 	if p == nil {
 		return stepMismatch(x.project, s.URN, "", s.Op, nil)
 	}
-	paths := plannedPaths(normalized(p.NewInputs), normalized(s.NewInputs))
+	paths := plannedPaths(normalized(p.NewInputs), normalized(s.NewInputs), p.Unchecked)
 	sameOK := s.Op == OpSame && (p.Op == OpUpdate || p.Op == OpReplace) && hasComputed(p.NewInputs)
 	if (p.Op != s.Op && !sameOK) || len(paths) > 0 {
 		return stepMismatch(x.project, s.URN, p.Op, s.Op, paths)
@@ -77,7 +77,7 @@ func (x *Index) CheckOutputs(actual resource.PropertyMap) error {
 	if x == nil {
 		return nil
 	}
-	if paths := plannedPaths(normalized(x.outputs), normalized(actual)); len(paths) > 0 {
+	if paths := plannedPaths(normalized(x.outputs), normalized(actual), false); len(paths) > 0 {
 		return &MismatchError{Project: x.project, Reason: "the stack outputs differ from the planned ones (differing outputs: " + strings.Join(paths, ", ") + ")"}
 	}
 	return nil

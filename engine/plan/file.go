@@ -36,6 +36,7 @@ type planStepJSON struct {
 	OldInputs           map[string]any `json:"oldInputs,omitempty"`
 	NewInputs           map[string]any `json:"newInputs,omitempty"`
 	RandomSeed          []byte         `json:"randomSeed,omitempty"` // base64
+	Unchecked           bool           `json:"unchecked,omitempty"`
 }
 
 // Marshal encodes p as JSON, with property values encoded as the state
@@ -49,7 +50,7 @@ func Marshal(ctx context.Context, p *Plan, c resource.Crypter) ([]byte, error) {
 	}
 	for i, s := range p.Steps {
 		js := planStepJSON{Op: s.Op, URN: s.URN, Type: s.Type, Keys: s.Keys, Replaces: s.Replaces, DeleteBeforeReplace: s.DeleteBeforeReplace, Deps: s.Deps,
-			Protect: s.Protect, RetainOnDelete: s.RetainOnDelete, RandomSeed: s.RandomSeed}
+			Protect: s.Protect, RetainOnDelete: s.RetainOnDelete, RandomSeed: s.RandomSeed, Unchecked: s.Unchecked}
 		if js.OldInputs, err = state.MarshalProperties(ctx, s.OldInputs, c); err != nil {
 			return nil, fmt.Errorf("encoding the plan's %s step of %s: old inputs: %w", s.Op, s.URN, err)
 		}
@@ -85,7 +86,7 @@ func Unmarshal(ctx context.Context, data []byte, c resource.Crypter) (*Plan, err
 			return nil, fmt.Errorf("reading the plan: step %d (%s) has the operation %q, which this runner does not have; run preview again to make a new plan", i+1, js.URN, js.Op)
 		}
 		s := Step{Op: js.Op, URN: js.URN, Type: js.Type, Keys: js.Keys, Replaces: js.Replaces, DeleteBeforeReplace: js.DeleteBeforeReplace, Deps: js.Deps,
-			Protect: js.Protect, RetainOnDelete: js.RetainOnDelete, RandomSeed: js.RandomSeed}
+			Protect: js.Protect, RetainOnDelete: js.RetainOnDelete, RandomSeed: js.RandomSeed, Unchecked: js.Unchecked}
 		if js.OldInputs != nil {
 			if s.OldInputs, err = state.UnmarshalProperties(ctx, js.OldInputs, c); err != nil {
 				return nil, fmt.Errorf("reading the plan's %s step of %s: old inputs: %w", js.Op, js.URN, err)

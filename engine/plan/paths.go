@@ -96,8 +96,10 @@ func pathKey(path, key string) string {
 
 // plannedPaths returns, sorted, the paths where actual differs from the
 // planned value: an unknown planned value accepts anything (even no
-// value); a known one must be equal, secrecy included.
-func plannedPaths(planned, actual resource.PropertyMap) []string {
+// value); a known one must be equal, secrecy included. A property actual
+// has and planned does not is a difference unless extraOK (a step whose
+// inputs the plugin did not check: Step.Unchecked).
+func plannedPaths(planned, actual resource.PropertyMap, extraOK bool) []string {
 	var out []string
 	for k, p := range planned {
 		a, ok := actual[k]
@@ -105,11 +107,11 @@ func plannedPaths(planned, actual resource.PropertyMap) []string {
 		case !ok && !isComputed(p):
 			out = append(out, pathKey("", k))
 		case ok:
-			out = plannedValuePaths(p, a, pathKey("", k), out)
+			out = plannedValuePaths(p, a, pathKey("", k), out, extraOK)
 		}
 	}
 	for k := range actual {
-		if _, ok := planned[k]; !ok {
+		if _, ok := planned[k]; !ok && !extraOK {
 			out = append(out, pathKey("", k))
 		}
 	}
@@ -119,7 +121,7 @@ func plannedPaths(planned, actual resource.PropertyMap) []string {
 
 // plannedValuePaths appends the paths under path where actual differs from
 // the planned value p.
-func plannedValuePaths(p, a any, path string, out []string) []string {
+func plannedValuePaths(p, a any, path string, out []string, extraOK bool) []string {
 	if x, ok := p.(resource.PropertyMap); ok {
 		p = map[string]any(x)
 	}
@@ -132,13 +134,13 @@ func plannedValuePaths(p, a any, path string, out []string) []string {
 	case resource.Secret:
 		// The path ends at the secret (its keys are secret too); an unknown
 		// inside it still accepts anything.
-		if y, ok := a.(resource.Secret); ok && len(plannedValuePaths(x.Element, y.Element, path, nil)) == 0 {
+		if y, ok := a.(resource.Secret); ok && len(plannedValuePaths(x.Element, y.Element, path, nil, extraOK)) == 0 {
 			return out
 		}
 		return append(out, path)
 	case map[string]any:
 		if y, ok := a.(map[string]any); ok {
-			for _, sub := range plannedPaths(x, y) {
+			for _, sub := range plannedPaths(x, y, extraOK) {
 				out = append(out, joinPath(path, sub))
 			}
 			return out
@@ -146,7 +148,7 @@ func plannedValuePaths(p, a any, path string, out []string) []string {
 	case []any:
 		if y, ok := a.([]any); ok && len(x) == len(y) {
 			for i := range x {
-				out = plannedValuePaths(x[i], y[i], path+"["+strconv.Itoa(i)+"]", out)
+				out = plannedValuePaths(x[i], y[i], path+"["+strconv.Itoa(i)+"]", out, extraOK)
 			}
 			return out
 		}

@@ -106,3 +106,30 @@ func TestIndexCheckAssetsAndReferences(t *testing.T) {
 		}
 	}
 }
+
+// TestUncheckedStepAcceptsWhatCheckAdds: a step planned without the
+// plugin's Check (its provider's configuration unknown in the preview)
+// accepts the properties Check adds, at any depth, and still refuses a
+// planned value that changed.
+func TestUncheckedStepAcceptsWhatCheckAdds(t *testing.T) {
+	planned := resource.PropertyMap{"metadata": map[string]any{"namespace": "ns"}, "spec": "x"}
+	checked := resource.PropertyMap{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": "ns", "name": "cm-1a2b3c4"}, "spec": "x"}
+	changed := resource.PropertyMap{"apiVersion": "v1", "metadata": map[string]any{"namespace": "other"}, "spec": "x"}
+	urn := resource.URN("urn:pulumi:dev::p::kubernetes:core/v1:ConfigMap::cm")
+	for _, tt := range []struct {
+		name      string
+		unchecked bool
+		actual    resource.PropertyMap
+		ok        bool
+	}{
+		{"unchecked, Check's defaults", true, checked, true},
+		{"unchecked, a planned value changed", true, changed, false},
+		{"checked, Check's defaults are a difference", false, checked, false},
+	} {
+		x := plan.NewIndex(&plan.Plan{Project: "p", Stack: "dev", Steps: []plan.Step{{Op: plan.OpCreate, URN: urn, NewInputs: planned, Unchecked: tt.unchecked}}})
+		err := x.Check(&plan.Step{Op: plan.OpCreate, URN: urn, NewInputs: tt.actual})
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: Check = %v, want ok %v", tt.name, err, tt.ok)
+		}
+	}
+}

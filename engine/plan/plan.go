@@ -59,6 +59,12 @@ type Step struct {
 	// steps without a Check): up reuses a plan's seeds, so that what a
 	// plugin derives from them (auto-names) is what the preview showed.
 	RandomSeed []byte
+	// Unchecked says the plugin could not check NewInputs: its provider's
+	// configuration was not known in the preview (a cluster not created
+	// yet), so they are the program's inputs, without the defaults the
+	// plugin's Check adds (apiVersion, auto-names). Up then accepts
+	// properties the plan does not have; the ones it has must match.
+	Unchecked bool
 }
 
 // Plan is what a preview decided: every step of one (project, stack), in
