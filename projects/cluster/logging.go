@@ -41,7 +41,7 @@ func legacyImage(name string) map[string]any {
 // namespace, elastic_hostname, kibana_hostname.
 func Logstore(ctx *engine.Context) error {
 	replicas := map[string]int{}
-	for _, role := range []string{"master", "data", "ingest", "coordinating"} {
+	for _, role := range logstoreRoles {
 		n, err := count(ctx, "logstore:"+role+"_replicas", 1, 1)
 		if err != nil {
 			return err

@@ -138,7 +138,13 @@ func count(ctx *engine.Context, key string, def, min int) (int, error) {
 	if err != nil || v == "" {
 		return def, err
 	}
-	n, err := strconv.Atoi(v)
+	return wholeNumber(key, v, min)
+}
+
+// wholeNumber reads v, the value of key, as a whole number no smaller
+// than min.
+func wholeNumber(key, v string, min int) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < min {
 		return 0, fmt.Errorf("the config value %s must be a whole number of at least %d, not %q", key, min, v)
 	}

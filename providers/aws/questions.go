@@ -9,6 +9,7 @@ import (
 
 	"github.com/runnerhq/runner/projects/aws/awsenv"
 	"github.com/runnerhq/runner/projects/aws/eks"
+	projcluster "github.com/runnerhq/runner/projects/cluster"
 	"github.com/runnerhq/runner/providers"
 )
 
@@ -56,6 +57,9 @@ func validate(get func(string) (string, bool)) error {
 		if _, _, err := awsenv.Subnets(cidr, len(zones(z))); err != nil {
 			errs = append(errs, fmt.Errorf("vpc:cidr and vpc:azs: %w", err))
 		}
+	}
+	if err := projcluster.CheckSettings(get); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

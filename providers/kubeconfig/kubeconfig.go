@@ -6,6 +6,7 @@
 package kubeconfig
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -55,18 +56,19 @@ func questions() []providers.Question {
 }
 
 // validate checks, before anything runs, that the kubeconfig file is one
-// and has the chosen context.
+// and has the chosen context, and the Kubernetes projects' settings.
 func validate(get func(string) (string, bool)) error {
+	settings := projcluster.CheckSettings(get)
 	k, err := kubeconfigOf(get)
 	if err != nil {
-		return err
+		return errors.Join(err, settings)
 	}
 	if name, ok := get(projcluster.ContextKey); ok {
 		if _, err := k.Usable(name); err != nil {
-			return fmt.Errorf("%s: %w", projcluster.ContextKey, err)
+			return errors.Join(fmt.Errorf("%s: %w", projcluster.ContextKey, err), settings)
 		}
 	}
-	return nil
+	return settings
 }
 
 // kubeconfigOf reads the file of kubernetes:kubeconfig.
