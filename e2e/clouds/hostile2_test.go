@@ -64,3 +64,17 @@ func TestPlanOfAFreshStack(t *testing.T) {
 		t.Error(r)
 	}
 }
+
+// TestMistypedAWSKey: a key the aws plugin does not have (aws:regoin) is
+// refused before anything runs, exit 3, and the hint names that key; it
+// pointed at AWS credentials before, which were fine. (Hostile tester's
+// finding.)
+func TestMistypedAWSKey(t *testing.T) {
+	e := maraWorkspace(t)
+	e.ok("config", "set", "aws:regoin", "us-west-1")
+	e.ok("-p", "aws", "validate") // saves the defaults: only up's doing is judged
+	r := refused(t, e, "aws", []string{"`aws:regoin` is not a valid configuration key", "fix the stack config's aws:regoin"})
+	if strings.Contains(r.Stdout+r.Stderr, "AWS_ACCESS_KEY_ID") {
+		t.Errorf("the refusal of a mistyped key points at credentials:\n%s", r)
+	}
+}

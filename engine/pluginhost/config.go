@@ -123,7 +123,27 @@ func (p *plugin) refused(ctx context.Context, e, raw error) error {
 			cause = errors.New(p.pool.redact.apply(st.Message()))
 		}
 	}
-	return &resource.ConfigureError{Package: p.pkg, Err: cause, Help: p.pool.opts.ConfigureHelp[p.pkg]}
+	return &resource.ConfigureError{Package: p.pkg, Err: cause, Help: p.configureHelp(e)}
+}
+
+// configureHelp is what to tell a user whose configuration the plugin
+// refused with e: when it named a property for every failure (a key it
+// does not know, a value it refuses), those stack config keys; else the
+// provider's own help (credentials, say).
+func (p *plugin) configureHelp(e error) string {
+	var cf *resource.CheckFailuresError
+	if !errors.As(e, &cf) || len(cf.Failures) == 0 {
+		return p.pool.opts.ConfigureHelp[p.pkg]
+	}
+	var keys []string
+	for _, f := range cf.Failures {
+		if f.Property == "" {
+			return p.pool.opts.ConfigureHelp[p.pkg]
+		}
+		keys = append(keys, p.pkg+":"+f.Property)
+	}
+	return fmt.Sprintf("fix the stack config's %s (`runner config set KEY VALUE`, or `runner config rm KEY` for a key the plugin does not have)",
+		strings.Join(keys, ", "))
 }
 
 // missingConfig turns ConfigureErrorMissingKeys into the engine's error.
