@@ -6,7 +6,6 @@
 package kubeconfig
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -55,20 +54,11 @@ func questions() []providers.Question {
 	return append(qs, cluster.Questions()...)
 }
 
-// validate checks, before anything runs, that the kubeconfig file is one
-// and has the chosen context, and the Kubernetes projects' settings.
+// validate checks the Kubernetes projects' settings as a whole; the file
+// and its context are checked by their own questions (kubeconfigFile,
+// contextInFile), before anything runs.
 func validate(get func(string) (string, bool)) error {
-	settings := projcluster.CheckSettings(get)
-	k, err := kubeconfigOf(get)
-	if err != nil {
-		return errors.Join(err, settings)
-	}
-	if name, ok := get(projcluster.ContextKey); ok {
-		if _, err := k.Usable(name); err != nil {
-			return errors.Join(fmt.Errorf("%s: %w", projcluster.ContextKey, err), settings)
-		}
-	}
-	return settings
+	return projcluster.CheckSettings(get)
 }
 
 // kubeconfigOf reads the file of kubernetes:kubeconfig.

@@ -1,11 +1,14 @@
 package kubeconfig
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/providers"
 )
 
 const file = `apiVersion: v1
@@ -60,15 +63,14 @@ func TestValidate(t *testing.T) {
 		{"not YAML", map[string]string{"kubernetes:kubeconfig": notKube}, []string{notKube + " is not a kubeconfig file", "line"}},
 		{"another kind", map[string]string{"kubernetes:kubeconfig": pod}, []string{pod + " is not a kubeconfig file: line 2: its kind is \"Pod\""}},
 		{"a missing context", map[string]string{"kubernetes:kubeconfig": good, "kubernetes:context_name": "staging"},
-			[]string{`kubernetes:context_name: the kubeconfig file ` + good + ` has no context "staging"; its contexts are: kind-dev, prod-admin`}},
-		{"no path", map[string]string{}, []string{"kubernetes:kubeconfig is not set"}},
+			[]string{`the kubeconfig file ` + good + ` has no context "staging"; its contexts are: kind-dev, prod-admin`}},
 		{"a cluster without a server", map[string]string{"kubernetes:kubeconfig": noServer, "kubernetes:context_name": "prod-admin"},
 			[]string{"the kubeconfig file " + noServer + ": line 15: the context prod-admin names the cluster prod, which has no server"}},
 		{"another context of that file", map[string]string{"kubernetes:kubeconfig": noServer, "kubernetes:context_name": "kind-dev"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := New().Validate(getter(tt.cfg))
+			err := validateAll(New(), getter(tt.cfg))
 			if len(tt.err) == 0 {
 				if err != nil {
 					t.Fatal(err)
@@ -85,6 +87,26 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// validateAll checks cfg as runner's validation does: each question's
+// value on its own and against the others, then the provider's check of
+// the whole.
+func validateAll(p *providers.Provider, get func(string) (string, bool)) error {
+	var errs []error
+	for _, q := range p.Questions {
+		v, ok := get(q.Key)
+		if !ok {
+			continue
+		}
+		if q.Validate != nil {
+			errs = append(errs, q.Validate(v))
+		}
+		if q.Agrees != nil {
+			errs = append(errs, q.Agrees(v, get))
+		}
+	}
+	return errors.Join(append(errs, p.Validate(get))...)
 }
 
 func TestQuestions(t *testing.T) {
