@@ -138,27 +138,6 @@ func TestSecretsPutsSecretConfigIntoTheCluster(t *testing.T) {
 	}
 }
 
-// TestSecretsTakesPasswordsStoredInPlain: MARA's example holds
-// prometheus:adminpass in plain text; it still goes into the cluster, as a
-// secret, or Prometheus has no Secret to read (found by trying MARA's
-// example through the CLI).
-func TestSecretsTakesPasswordsStoredInPlain(t *testing.T) {
-	cfg := maraConfig()
-	cfg["prometheus:adminpass"] = "strongpass"
-	r, err := run(t, Secrets, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sec, ok := r.byName["prometheus-secrets"]
-	if !ok {
-		t.Fatalf("no Secret for prometheus; declared %q", r.order)
-	}
-	data, secret := sec.inputs["stringData"].(resource.Secret)
-	if !secret || !reflect.DeepEqual(data.Element, map[string]any{"adminpass": "strongpass"}) {
-		t.Errorf("stringData %#v, want the password as a secret", sec.inputs["stringData"])
-	}
-}
-
 func TestSplitImage(t *testing.T) {
 	tests := []struct {
 		ref  string

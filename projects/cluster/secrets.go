@@ -18,29 +18,6 @@ import (
 // secrets (credentials) configure plugins and stay out of the cluster.
 var providerPackages = map[string]bool{"aws": true, "kubernetes": true, "digitalocean": true, "linode": true}
 
-// SecretKeys are the config keys of the Kubernetes layers that hold
-// secrets: they go into the cluster as secrets even when the stack config
-// holds them in plain text (MARA's example has prometheus:adminpass so;
-// validation warns about it).
-var SecretKeys = []string{"prometheus:adminpass", "sirius:accounts_pwd", "sirius:ledger_pwd", "sirius:demo_login_pwd"}
-
-// secretKeys returns the stack's secret config keys and those of
-// SecretKeys it has, sorted, without repeats.
-func secretKeys(ctx *engine.Context) []string {
-	keys := ctx.SecretConfigKeys()
-	set := map[string]bool{}
-	for _, k := range keys {
-		set[k] = true
-	}
-	for _, k := range SecretKeys {
-		if _, ok := ctx.Config(k); ok && !set[k] {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // secretGroup is one namespace group of secret config keys.
 type secretGroup struct {
 	// namespace is the group (the config namespace) and the Kubernetes
@@ -94,10 +71,12 @@ func groupSecrets(keys []string) ([]secretGroup, error) {
 // for each namespace group of secret keys (prometheus:adminpass,
 // sirius:accounts_pwd, ...; not those of the provider plugins) a Namespace
 // of that name and in it an Opaque Secret "<group>-secrets" whose data keys
-// are the config keys' names. Outputs: namespaces and secrets, maps from
-// the group to the Namespace's and the Secret's names.
+// are the config keys' names (runner gives a provider's secret questions
+// as secrets even when the stack config holds them in plain text, as
+// MARA's example holds prometheus:adminpass). Outputs: namespaces and
+// secrets, maps from the group to the Namespace's and the Secret's names.
 func Secrets(ctx *engine.Context) error {
-	groups, err := groupSecrets(secretKeys(ctx))
+	groups, err := groupSecrets(ctx.SecretConfigKeys())
 	if err != nil {
 		return err
 	}
