@@ -15,6 +15,7 @@ import (
 	"github.com/runnerhq/runner/engine/atomicfile"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/projects/aws/eks"
+	projcluster "github.com/runnerhq/runner/projects/cluster"
 	"github.com/runnerhq/runner/providers"
 )
 
@@ -64,21 +65,17 @@ func configString(cfg map[string]any, key string) string {
 }
 
 // kubeconfigPath is the kubeconfig to write: the first file of
-// $KUBECONFIG, else ~/.kube/config, from the run's environment.
+// $KUBECONFIG, else ~/.kube/config, from the run's environment
+// (cluster.DefaultKubeconfigPath, as the kubeconfig provider reads it).
 func kubeconfigPath(env map[string]string) (string, error) {
-	if env == nil {
-		env = map[string]string{"KUBECONFIG": os.Getenv("KUBECONFIG"), "HOME": os.Getenv("HOME")}
+	getenv := os.Getenv
+	if env != nil {
+		getenv = func(k string) string { return env[k] }
 	}
-	for _, p := range filepath.SplitList(env["KUBECONFIG"]) {
-		if p != "" {
-			return p, nil
-		}
+	if p := projcluster.DefaultKubeconfigPath(getenv); p != "" {
+		return p, nil
 	}
-	home := env["HOME"]
-	if home == "" {
-		return "", errors.New("neither KUBECONFIG nor HOME is set, so there is no kubeconfig to add the EKS cluster to; set KUBECONFIG to a file")
-	}
-	return filepath.Join(home, ".kube", "config"), nil
+	return "", errors.New("neither KUBECONFIG nor HOME is set, so there is no kubeconfig to add the EKS cluster to; set KUBECONFIG to a file")
 }
 
 // mergeKubeconfig adds or replaces a's cluster, user and context in the
