@@ -165,3 +165,22 @@ type UnknownError struct {
 func (e *UnknownError) Error() string {
 	return fmt.Sprintf("there is no provider %q; the providers are: %s (see `runner providers`)", e.Name, strings.Join(e.Known, ", "))
 }
+
+// StaticProgram adapts a program that needs nothing of the run to
+// Project.Program.
+func StaticProgram(p engine.Program) func(Runtime) engine.Program {
+	return func(Runtime) engine.Program { return p }
+}
+
+// Constant is a Question.Default that is always v.
+func Constant(v string) func(func(string) string) string {
+	return func(func(string) string) string { return v }
+}
+
+// NonEmpty is a Question.Validate that refuses an empty or blank answer.
+func NonEmpty(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return fmt.Errorf("must not be empty")
+	}
+	return nil
+}

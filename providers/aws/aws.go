@@ -56,19 +56,14 @@ func projects() []providers.Project {
 	inf := providers.Infrastructure
 	own := []providers.Project{
 		{Name: "vpc", Category: inf, Description: "VPC, public and private subnets per zone, internet and NAT gateways",
-			Program: static(vpc.Program)},
+			Program: providers.StaticProgram(vpc.Program)},
 		{Name: "eks", Category: inf, Description: "EKS cluster, its IAM roles and a managed node group", DependsOn: []string{"vpc"},
 			Program:   func(rt providers.Runtime) engine.Program { return eks.Program(rt.Executable) },
 			OnSuccess: updateKubeconfig},
 		{Name: "ecr", Category: inf, Description: "ECR repository for ingress controller images (force-deleted on destroy)",
-			Program: static(ecr.Program)},
+			Program: providers.StaticProgram(ecr.Program)},
 	}
 	kubeconfig := providers.Project{Description: "kubeconfig of the EKS cluster (from eks)", DependsOn: []string{"eks"},
-		Program: static(cluster.FromProject("eks"))}
+		Program: providers.StaticProgram(cluster.FromProject("eks"))}
 	return append(own, k8s.Projects(kubeconfig)...)
-}
-
-// static adapts a program that needs nothing of the run.
-func static(p engine.Program) func(providers.Runtime) engine.Program {
-	return func(providers.Runtime) engine.Program { return p }
 }

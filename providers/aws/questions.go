@@ -28,12 +28,12 @@ func questions() []providers.Question {
 		{Key: "vpc:azs", Message: "Availability zones (comma-separated)", Help: "the zones of the VPC's subnets, in the region aws:region, e.g. us-east-1a,us-east-1b",
 			Validate: azs, Agrees: zonesInRegion},
 		{Key: "eks:k8s_version", Message: "Kubernetes version of EKS", Help: "a minor version EKS supports, " + oldestVersion + " or later",
-			Default: constant(eks.DefaultVersion), Validate: k8sVersion},
-		{Key: "eks:instance_type", Message: "EC2 instance type of the nodes", Default: constant("t2.large"),
+			Default: providers.Constant(eks.DefaultVersion), Validate: k8sVersion},
+		{Key: "eks:instance_type", Message: "EC2 instance type of the nodes", Default: providers.Constant("t2.large"),
 			Validate: matches(`^[a-z][a-z0-9-]*\.[a-z0-9]+$`, "an EC2 instance type such as t2.large")},
-		{Key: "eks:min_size", Message: "Minimum number of nodes", Default: constant("3"), Validate: count},
-		{Key: "eks:max_size", Message: "Maximum number of nodes", Default: constant("12"), Validate: count},
-		{Key: "eks:desired_capacity", Message: "Desired number of nodes", Default: constant("3"), Validate: count},
+		{Key: "eks:min_size", Message: "Minimum number of nodes", Default: providers.Constant("3"), Validate: count},
+		{Key: "eks:max_size", Message: "Maximum number of nodes", Default: providers.Constant("12"), Validate: count},
+		{Key: "eks:desired_capacity", Message: "Desired number of nodes", Default: providers.Constant("3"), Validate: count},
 	}
 }
 
@@ -107,10 +107,6 @@ func k8sVersion(v string) error {
 	return nil
 }
 
-func constant(v string) func(func(string) string) string {
-	return func(func(string) string) string { return v }
-}
-
 func matches(pattern, what string) func(string) error {
 	re := regexp.MustCompile(pattern)
 	return func(v string) error {
@@ -119,13 +115,6 @@ func matches(pattern, what string) func(string) error {
 		}
 		return nil
 	}
-}
-
-func nonEmpty(v string) error {
-	if strings.TrimSpace(v) == "" {
-		return fmt.Errorf("must not be empty")
-	}
-	return nil
 }
 
 func count(v string) error {

@@ -7,10 +7,6 @@
 package cluster
 
 import (
-	"errors"
-	"strings"
-
-	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/projects/cluster"
 	"github.com/runnerhq/runner/providers"
 )
@@ -24,30 +20,30 @@ func Projects(kubeconfig providers.Project) []providers.Project {
 	return []providers.Project{
 		kubeconfig,
 		{Name: "secrets", Category: k8s, Description: "a Namespace and an Opaque Secret for each namespace group of the stack's secret config",
-			DependsOn: []string{kc}, Program: static(cluster.Secrets)},
+			DependsOn: []string{kc}, Program: providers.StaticProgram(cluster.Secrets)},
 		{Name: "ingress-controller-namespace", Category: k8s, Description: "namespace of the ingress controller (nginx-ingress)",
-			DependsOn: []string{kc}, Program: static(cluster.IngressNamespace)},
+			DependsOn: []string{kc}, Program: providers.StaticProgram(cluster.IngressNamespace)},
 		{Name: "ingress-controller", Category: k8s,
 			Description: "NGINX Ingress Controller (Helm) from a published image, kic:image_name (runner builds no images), behind a LoadBalancer Service",
-			DependsOn:   []string{kc, "ingress-controller-namespace"}, Program: static(cluster.IngressController)},
+			DependsOn:   []string{kc, "ingress-controller-namespace"}, Program: providers.StaticProgram(cluster.IngressController)},
 		{Name: "logstore", Category: k8s, Description: "Elasticsearch and Kibana log store (Helm)",
-			DependsOn: []string{kc}, Program: static(cluster.Logstore)},
+			DependsOn: []string{kc}, Program: providers.StaticProgram(cluster.Logstore)},
 		{Name: "logagent", Category: k8s, Description: "Filebeat log agent shipping container logs to the log store (Helm)",
-			DependsOn: []string{kc, "logstore"}, Program: static(cluster.Logagent)},
+			DependsOn: []string{kc, "logstore"}, Program: providers.StaticProgram(cluster.Logagent)},
 		{Name: "certmgr", Category: k8s, Description: "cert-manager with its CRDs (Helm)",
-			DependsOn: []string{kc}, Program: static(cluster.Certmgr)},
+			DependsOn: []string{kc}, Program: providers.StaticProgram(cluster.Certmgr)},
 		{Name: "prometheus", Category: k8s, Description: "Prometheus, Grafana and the statsd exporter (Helm); Grafana's password from the secrets project",
-			DependsOn: []string{kc, "secrets"}, Program: static(cluster.Prometheus)},
+			DependsOn: []string{kc, "secrets"}, Program: providers.StaticProgram(cluster.Prometheus)},
 		// The OpenTelemetry operator's webhook certificates come from cert-manager.
 		{Name: "observability", Category: k8s, Description: "OpenTelemetry operator and collector (Helm)",
-			DependsOn: []string{kc, "certmgr"}, Program: static(cluster.Observability)},
+			DependsOn: []string{kc, "certmgr"}, Program: providers.StaticProgram(cluster.Observability)},
 		// Sirius reads its database passwords from the secrets project's
 		// Secret, is exposed through the ingress controller, and sends its
 		// traces to the collector and its metrics to Prometheus's statsd
 		// exporter.
 		{Name: "sirius", Category: application, Description: "Bank of Sirius demo application",
 			DependsOn: []string{kc, "secrets", "ingress-controller", "prometheus", "observability"},
-			Program:   static(cluster.Sirius)},
+			Program:   providers.StaticProgram(cluster.Sirius)},
 	}
 }
 
@@ -57,27 +53,11 @@ func Projects(kubeconfig providers.Project) []providers.Project {
 // not asked.
 func Questions() []providers.Question {
 	return []providers.Question{
-		{Key: "prometheus:adminpass", Message: "Password of the Grafana/Prometheus admin user", Secret: true, Validate: nonEmpty,
+		{Key: "prometheus:adminpass", Message: "Password of the Grafana/Prometheus admin user", Secret: true, Validate: providers.NonEmpty,
 			Help: "Grafana reads it from the Secret prometheus-secrets in namespace prometheus; it is in no Helm value"},
-		{Key: "sirius:accounts_pwd", Message: "Password of the Bank of Sirius accounts database", Secret: true, Validate: nonEmpty},
-		{Key: "sirius:ledger_pwd", Message: "Password of the Bank of Sirius ledger database", Secret: true, Validate: nonEmpty},
-		{Key: "sirius:demo_login_user", Message: "User name of the Bank of Sirius demo login", Default: constant("testuser"), Validate: nonEmpty},
-		{Key: "sirius:demo_login_pwd", Message: "Password of the Bank of Sirius demo login", Secret: true, Validate: nonEmpty},
+		{Key: "sirius:accounts_pwd", Message: "Password of the Bank of Sirius accounts database", Secret: true, Validate: providers.NonEmpty},
+		{Key: "sirius:ledger_pwd", Message: "Password of the Bank of Sirius ledger database", Secret: true, Validate: providers.NonEmpty},
+		{Key: "sirius:demo_login_user", Message: "User name of the Bank of Sirius demo login", Default: providers.Constant("testuser"), Validate: providers.NonEmpty},
+		{Key: "sirius:demo_login_pwd", Message: "Password of the Bank of Sirius demo login", Secret: true, Validate: providers.NonEmpty},
 	}
-}
-
-// static adapts a program that needs nothing of the run.
-func static(p engine.Program) func(providers.Runtime) engine.Program {
-	return func(providers.Runtime) engine.Program { return p }
-}
-
-func constant(v string) func(func(string) string) string {
-	return func(func(string) string) string { return v }
-}
-
-func nonEmpty(v string) error {
-	if strings.TrimSpace(v) == "" {
-		return errors.New("must not be empty")
-	}
-	return nil
 }

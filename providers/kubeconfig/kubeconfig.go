@@ -46,7 +46,7 @@ func questions() []providers.Question {
 			ChoicesFrom: contextNames, DefaultFrom: currentContext, Agrees: contextInFile},
 		{Key: projcluster.ClusterNameKey, Message: "Name of the cluster",
 			Help:        "the name the projects know the cluster by; the context's cluster by default",
-			DefaultFrom: contextCluster, Validate: nonEmpty},
+			DefaultFrom: contextCluster, Validate: providers.NonEmpty},
 		{Key: "kic-helm:fqdn", Message: "Host name of the ingress controller (empty: its load balancer's)",
 			Help:     "a DNS name pointing at the ingress controller's load balancer, under which Bank of Sirius is served",
 			Optional: true, Validate: hostname},
@@ -127,13 +127,6 @@ func contextCluster(get func(string) (string, bool)) string {
 		return ""
 	}
 	return c.Cluster
-}
-
-func nonEmpty(v string) error {
-	if strings.TrimSpace(v) == "" {
-		return fmt.Errorf("must not be empty")
-	}
-	return nil
 }
 
 var dnsName = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
