@@ -24,16 +24,13 @@ var certmgrChart = chart{ns: "certmgr", repoKey: "certmgr_helm_repo_url",
 // its CRDs (installCRDs for charts before 1.15, crds.enabled after).
 // Outputs: namespace, crds_installed.
 func Certmgr(ctx *engine.Context) error {
-	version, err := setting(ctx, "certmgr:chart_version", certmgrChart.version)
+	src, err := certmgrChart.resolve(ctx)
 	if err != nil {
 		return err
 	}
 	p := Provider(ctx)
 	ns := namespace(ctx, p, "cert-manager", nil)
-	rel, err := helmRelease(ctx, p, certmgrChart, release{name: "certmgr", namespace: nameOf(ns), values: crdValues(version)})
-	if err != nil {
-		return err
-	}
+	rel := declareRelease(ctx, p, src, release{name: "certmgr", namespace: nameOf(ns), values: crdValues(src.version)})
 	ctx.Export(NamespaceOutput, nameOf(ns))
 	ctx.Export(CRDsInstalledOutput, rel.Output("status").Apply(func(any) (any, error) { return true, nil }))
 	return nil

@@ -90,6 +90,11 @@ func helmRelease(ctx *engine.Context, p *engine.Resource, c chart, r release, op
 	if err != nil {
 		return nil, err
 	}
+	return declareRelease(ctx, p, src, r, opts...), nil
+}
+
+// declareRelease declares r of the resolved chart src through p.
+func declareRelease(ctx *engine.Context, p *engine.Resource, src source, r release, opts ...engine.ResourceOption) *engine.Resource {
 	values := r.values
 	if values == nil {
 		values = map[string]any{}
@@ -112,7 +117,7 @@ func helmRelease(ctx *engine.Context, p *engine.Resource, c chart, r release, op
 	} else {
 		inputs["repositoryOpts"] = map[string]any{"repo": src.repo}
 	}
-	return ctx.Resource(releaseType, r.name, inputs, append([]engine.ResourceOption{engine.Provider(p)}, opts...)...), nil
+	return ctx.Resource(releaseType, r.name, inputs, append([]engine.ResourceOption{engine.Provider(p)}, opts...)...)
 }
 
 // setting returns the plain value of key, or def when it is unset or empty.

@@ -71,7 +71,7 @@ func readSiriusSettings(ctx *engine.Context) (siriusSettings, error) {
 		}),
 		statsdHost: engine.All(prometheus.Output(StatsdServiceOutput), prometheus.Output(NamespaceOutput)).Apply(func(v any) (any, error) {
 			vals := v.([]any)
-			return fmt.Sprintf("%v.%v.svc.cluster.local:9125", vals[0], vals[1]), nil
+			return svcHost(fmt.Sprint(vals[0]), fmt.Sprint(vals[1])) + ":9125", nil
 		}),
 		namespace:     groupEntry(secrets.Output(SecretsNamespacesOutput), SecretsNamespacesOutput),
 		groupSecret:   groupEntry(secrets.Output(SecretsSecretsOutput), SecretsSecretsOutput),
