@@ -1,0 +1,57 @@
+// Package source holds what feeds the engine registrations: compiled-in Go
+// programs, and programs run by a language runtime against the engine's
+// ResourceMonitor.
+package source
+
+import (
+	"context"
+	"io"
+)
+
+// Hosted is a program run by a language runtime (Pulumi's YAML host, node,
+// a Go binary, any pulumi-language-<name> host): it connects to the
+// engine's ResourceMonitor at RunRequest.MonitorAddress and registers
+// resources until it exits.
+type Hosted interface {
+	// Run runs the program once and returns when it has exited: nil when
+	// it exited cleanly, an error saying what failed otherwise (the
+	// program's own error message, printed once). ctx cancels the run.
+	Run(ctx context.Context, req RunRequest) error
+}
+
+// RunRequest is what one run of a hosted program gets, as Pulumi's
+// LanguageRuntime RunRequest carries it.
+type RunRequest struct {
+	// MonitorAddress and EngineAddress are the loopback addresses of the
+	// ResourceMonitor and Engine services (host:port).
+	MonitorAddress, EngineAddress string
+	// LoaderAddress is the schema Loader's address ("" when not served).
+	LoaderAddress string
+	Project, Stack, Organization string
+	// Pwd is the project folder; Program is its main (relative to Pwd,
+	// "" or "." for the folder itself).
+	Pwd, Program string
+	// Config is the stack config in Pulumi's wire form: "namespace:key" to
+	// the value as a string (objects and arrays as JSON). Secret values are
+	// in plain text here and named in ConfigSecretKeys: they go to the
+	// program's request only, never to its environment or a log.
+	Config           map[string]string
+	ConfigSecretKeys []string
+	DryRun           bool
+	Parallel         int32
+	// Stdout and Stderr receive the program's own output (the project's log).
+	Stdout, Stderr io.Writer
+}
+
+// Package is a plugin a hosted program needs, as a language host's
+// GetRequiredPackages names it.
+type Package struct {
+	Name, Version, Server string
+}
+
+// PackageLister is a Hosted that can name the plugins its program needs
+// before it runs (Pulumi's GetRequiredPackages), so that missing ones are
+// installed, or named, before anything changes.
+type PackageLister interface {
+	RequiredPackages(ctx context.Context, req RunRequest) ([]Package, error)
+}
