@@ -26,7 +26,7 @@ type RunRequest struct {
 	// ResourceMonitor and Engine services (host:port).
 	MonitorAddress, EngineAddress string
 	// LoaderAddress is the schema Loader's address ("" when not served).
-	LoaderAddress string
+	LoaderAddress                string
 	Project, Stack, Organization string
 	// Pwd is the project folder; Program is its main (relative to Pwd,
 	// "" or "." for the folder itself).
