@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // LockedError is returned by Lock and LockStack when another holder has
@@ -224,7 +226,7 @@ func stackLockedError(stack, path string) error {
 
 // describeHolder reads e.File into e.Holder and tells whether it is stale.
 func describeHolder(e *LockedError) {
-	data, err := os.ReadFile(e.File)
+	data, err := boundedfile.ReadFile(e.File, lockKind)
 	if err != nil || json.Unmarshal(data, &e.Holder) != nil {
 		e.Holder.Command = "an unreadable holder (" + e.File + ")"
 		return
@@ -279,7 +281,7 @@ func processStart(pid int) string {
 // Unlock releases the lock. It fails, leaving the file, when the lock file
 // no longer is this holder's (it was cleared and taken by another).
 func (l *folderLock) Unlock() error {
-	data, err := os.ReadFile(l.path)
+	data, err := boundedfile.ReadFile(l.path, lockKind)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("unlocking %s: the lock was already cleared", l.path)
 	}
