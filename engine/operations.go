@@ -137,6 +137,9 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (res 
 		if lerr != nil {
 			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, lerr)
 		}
+		if dead := lock.Previous(); dead != nil {
+			d.ev.diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
+		}
 		defer func() {
 			// A lock that is no longer ours (cleared and taken by another
 			// process meanwhile) makes the operation's result doubtful.

@@ -59,10 +59,14 @@ type LockInfo struct {
 	Command      string    `json:"command"`
 }
 
-// Lock is a held (project, stack) lock.
+// Lock is a held (project, stack) lock, or a stack's own lock.
 type Lock interface {
 	// Unlock releases the lock.
 	Unlock() error
+	// Previous returns the dead holder (LockInfo.Stale) this lock was taken
+	// over from, whose run the backend recorded as Interrupted in the
+	// stack's history; nil when the lock was free.
+	Previous() *LockInfo
 }
 
 // Journal records an operation's steps durably as they happen.

@@ -99,9 +99,14 @@ func fillHolder(h LockInfo) LockInfo {
 
 // folderLock is a held lock file.
 type folderLock struct {
-	path string
-	data []byte // what this holder wrote, to recognize its own lock
+	path     string
+	data     []byte    // what this holder wrote, to recognize its own lock
+	previous *LockInfo // the dead holder taken over, nil when the lock was free
 }
+
+// Previous returns the dead holder this lock was taken over from, nil when
+// the lock was free.
+func (l *folderLock) Previous() *LockInfo { return l.previous }
 
 // Lock takes the (project, stack) lock, failing at once with a
 // *LockedError naming the holder when it is taken. The lock file appears
@@ -128,6 +133,19 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 		return !strings.HasPrefix(name, ".lock.json.") || age > staleTempAge
 	})
 	removeTemps(p.history, func(string, time.Duration) bool { return true })
+	return f.recordTakeover(l, p, holder)
+}
+
+// recordTakeover records the run of the dead holder l took its lock over
+// from (if any) as interrupted in the history of p's stack (p's project;
+// none for the stack's own lock). A failed record lets go of the lock.
+func (f *Folder) recordTakeover(l *folderLock, p paths, holder LockInfo) (Lock, error) {
+	if l.previous == nil {
+		return l, nil
+	}
+	if err := f.appendHistory(p, InterruptedRecord(*l.previous, holder, time.Now())); err != nil {
+		return nil, errors.Join(err, l.Unlock())
+	}
 	return l, nil
 }
 
@@ -152,14 +170,15 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 	// The stack's tags are written without this lock: only old temporary
 	// files are a killed writer's.
 	removeTemps(dir, func(_ string, age time.Duration) bool { return age > staleTempAge })
-	return l, nil
+	return f.recordTakeover(l, paths{stack: stack}, holder)
 }
 
 func (f *Folder) stackDir(stack string) string { return filepath.Join(f.Root, "stacks", stack) }
 
-// takeLock creates the lock file path in dir holding holder, or returns
-// locked() when it exists.
-func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (Lock, error) {
+// takeLock creates the lock file path in dir holding holder, taking it
+// over when its holder is dead (takeOverDead), or returns locked() when it
+// is held.
+func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (*folderLock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -176,17 +195,31 @@ func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked fun
 		return nil, err
 	}
 	defer os.Remove(tmp)
-	err = os.Link(tmp, path)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, locked()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, err)
+	l := &folderLock{path: path, data: data}
+	for try := 0; ; try++ {
+		err = os.Link(tmp, path)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("creating %s: %w", path, err)
+		}
+		l.previous, err = takeOverDead(path, tmp)
+		if errors.Is(err, errRetryLock) && try < 5 {
+			continue
+		}
+		if err != nil && !errors.Is(err, errRetryLock) {
+			return nil, err
+		}
+		if l.previous == nil {
+			return nil, locked()
+		}
+		break
 	}
 	if err := syncDir(dir); err != nil {
 		return nil, err
 	}
-	return &folderLock{path: path, data: data}, nil
+	return l, nil
 }
 
 // writeTemp writes data to a new fsynced temporary file in dir.

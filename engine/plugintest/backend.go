@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
@@ -156,11 +157,12 @@ func (b *Backend) Lock(ctx context.Context, project, stack string, holder backen
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
-	if s.lock != nil {
-		return nil, &backend.LockedError{Project: project, Stack: stack, Holder: *s.lock, Stale: s.lock.Stale()}
+	dead := b.takeOver(s.lock, project, stack, holder)
+	if s.lock != nil && dead == nil {
+		return nil, &backend.LockedError{Project: project, Stack: stack, Holder: *s.lock}
 	}
 	s.lock = completeHolder(holder)
-	return &memLock{b: b, slot: &s.lock, held: s.lock, what: fmt.Sprintf("stack %s of project %s", stack, project)}, nil
+	return &memLock{b: b, slot: &s.lock, held: s.lock, previous: dead, what: fmt.Sprintf("stack %s of project %s", stack, project)}, nil
 }
 
 // LockStack takes the lock of the whole stack.
@@ -170,12 +172,26 @@ func (b *Backend) LockStack(ctx context.Context, stack string, holder backend.Lo
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if h := b.stackLocks[stack]; h != nil {
-		return nil, &backend.LockedError{Stack: stack, StackWide: true, Holder: *h, Stale: h.Stale()}
+	dead := b.takeOver(b.stackLocks[stack], "", stack, holder)
+	if h := b.stackLocks[stack]; h != nil && dead == nil {
+		return nil, &backend.LockedError{Stack: stack, StackWide: true, Holder: *h}
 	}
 	h := completeHolder(holder)
 	b.stackLocks[stack] = h
-	return &memLock{b: b, stack: stack, held: h, what: "stack " + stack}, nil
+	return &memLock{b: b, stack: stack, held: h, previous: dead, what: "stack " + stack}, nil
+}
+
+// takeOver returns the holder of a lock (nil when free) when it is dead
+// (backend.LockInfo.Stale), recording its run as interrupted in the
+// history of stack (of project, "" for the stack's own lock), as every
+// backend does; nil when the lock is free or held.
+func (b *Backend) takeOver(held *backend.LockInfo, project, stack string, holder backend.LockInfo) *backend.LockInfo {
+	if held == nil || !held.Stale() {
+		return nil
+	}
+	rec := backend.InterruptedRecord(*held, holder, time.Now())
+	b.history[stack] = append(b.history[stack], backend.HistoryEntry{Project: project, HistoryRecord: rec})
+	return held
 }
 
 // completeHolder fills in this process where holder leaves it out, as the
@@ -201,7 +217,12 @@ type memLock struct {
 	stack string
 	held  *backend.LockInfo
 	what  string
+
+	previous *backend.LockInfo
 }
+
+// Previous returns the dead holder the lock was taken over from.
+func (l *memLock) Previous() *backend.LockInfo { return l.previous }
 
 // Unlock releases the lock; it fails when the lock was cleared, or cleared
 // and taken by another holder, meanwhile.

@@ -194,6 +194,9 @@ func (o *run) lockStack(ctx context.Context) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.req.Operation, err)
 	}
+	if dead := lock.Previous(); dead != nil {
+		o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: backend.TakeoverWarning("stack "+o.req.Stack, *dead)})
+	}
 	return func() {
 		if err := lock.Unlock(); err != nil {
 			o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: err.Error()})
