@@ -46,10 +46,11 @@ func IsValidation(err error) bool {
 
 // IsLocked reports whether err is a stack held by another operation (exit
 // code 4): the error names the holder, and a script may wait and try again.
-// An operation in which some project failed for another reason is not.
+// An operation in which some project failed for another reason is not. A
+// run that lost its lock meanwhile (backend.ErrLockLost, ErrFenced) is.
 func IsLocked(err error) bool {
 	var l *backend.LockedError
-	return errors.As(err, &l)
+	return errors.As(err, &l) || errors.Is(err, backend.ErrLockLost) || errors.Is(err, backend.ErrFenced)
 }
 
 // ReportedError is an error the command's output already showed (an

@@ -43,8 +43,14 @@ func (e *LockedError) Error() string {
 	}
 	msg := fmt.Sprintf("%s is locked by %s (pid %d on host %s, since %s)",
 		what, cmd, e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
-	if e.Stale {
+	switch {
+	case e.Stale && e.Holder.Expired:
+		msg += fmt.Sprintf("; its last heartbeat was %s ago (lease %s), so the lock is stale: if nothing else is deploying this stack, clear it with `%s`",
+			e.Holder.SinceRenewal.Round(time.Second), e.Holder.Lease(), unlock)
+	case e.Stale:
 		msg += fmt.Sprintf("; that process no longer runs, so the lock is stale: if nothing else is deploying this stack, clear it with `%s`", unlock)
+	}
+	if e.Stale {
 		if e.StackWide {
 			msg += " (it clears every lock of the stack whose holder no longer runs)"
 		}
@@ -97,10 +103,12 @@ func fillHolder(h LockInfo) LockInfo {
 	return h
 }
 
-// folderLock is a held lock file.
+// folderLock is a held lock file, its lease renewed by beat.
 type folderLock struct {
+	f        *Folder
 	path     string
-	data     []byte    // what this holder wrote, to recognize its own lock
+	data     []byte // what this holder wrote, to recognize its own lock
+	beat     *Heartbeat
 	previous *LockInfo // the dead holder taken over, nil when the lock was free
 }
 
@@ -119,7 +127,7 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 	if err != nil {
 		return nil, err
 	}
-	l, err := takeLock(ctx, p.dir, p.lock, holder, func() error { return lockedError(p) })
+	l, err := f.takeLock(ctx, p.dir, p.lock, holder, func() error { return lockedError(p) })
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		return nil, err
@@ -159,7 +167,7 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 	}
 	dir := f.stackDir(stack)
 	path := f.stackLockPath(stack)
-	l, err := takeLock(ctx, dir, path, holder, func() error { return stackLockedError(stack, path) })
+	l, err := f.takeLock(ctx, dir, path, holder, func() error { return stackLockedError(stack, path) })
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		return nil, err
@@ -177,12 +185,14 @@ func (f *Folder) stackDir(stack string) string { return filepath.Join(f.Root, "s
 
 // takeLock creates the lock file path in dir holding holder, taking it
 // over when its holder is dead (takeOverDead), or returns locked() when it
-// is held.
-func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (*folderLock, error) {
+// is held, and starts renewing its lease.
+func (f *Folder) takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (*folderLock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	holder = fillHolder(holder)
+	lease := f.leaseFor()
+	holder.LockID, holder.LeaseSeconds = newLockID(), lease.Seconds()
 	data, err := json.Marshal(holder)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)
@@ -195,7 +205,7 @@ func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked fun
 		return nil, err
 	}
 	defer os.Remove(tmp)
-	l := &folderLock{path: path, data: data}
+	l := &folderLock{f: f, path: path, data: data}
 	for try := 0; ; try++ {
 		err = os.Link(tmp, path)
 		if err == nil {
@@ -219,6 +229,8 @@ func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked fun
 	if err := syncDir(dir); err != nil {
 		return nil, err
 	}
+	l.beat = StartHeartbeat(lease, l.renew)
+	f.held.Store(path, l)
 	return l, nil
 }
 
@@ -262,15 +274,24 @@ func describeHolder(e *LockedError) {
 		e.Holder.Command = "an unreadable holder (" + e.File + ")"
 		return
 	}
+	judgeLease(&e.Holder, e.File)
 	e.Stale = e.Holder.Stale()
 }
 
-// Stale reports whether the holder is a process of this host that no
-// longer runs: its pid is gone, or now belongs to a process that started
-// at another time than the holder. Only such a lock may be cleared without
-// --force. A holder on another host, or in another pid namespace of this
-// host (another container), is never judged from here.
+// Stale reports whether the holder stopped: it is Dead, or its lease
+// expired (Expired, judged by the backend). Only such a lock may be
+// cleared without --force.
 func (h LockInfo) Stale() bool {
+	return h.Expired || h.Dead()
+}
+
+// Dead reports whether the holder is a process of this host that provably
+// no longer runs: its pid is gone, or now belongs to a process that started
+// at another time than the holder. Such a lock was left by a killed run
+// and is taken over by the next operation (see InterruptedRecord). A
+// holder on another host, or in another pid namespace of this host
+// (another container), is never judged from here.
+func (h LockInfo) Dead() bool {
 	host, _ := os.Hostname()
 	if h.Host != host || h.PID <= 0 || h.PIDNamespace != "" && h.PIDNamespace != pidNamespace() {
 		return false
@@ -312,6 +333,8 @@ func processStart(pid int) string {
 // Unlock releases the lock. It fails, leaving the file, when the lock file
 // no longer is this holder's (it was cleared and taken by another).
 func (l *folderLock) Unlock() error {
+	l.beat.Stop()
+	l.f.held.CompareAndDelete(l.path, l)
 	data, err := os.ReadFile(l.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("unlocking %s: the lock was already cleared", l.path)
@@ -382,6 +405,7 @@ func readHolder(path string) (*LockInfo, error) {
 	if err := json.Unmarshal(data, &h); err != nil {
 		return nil, fmt.Errorf("reading the lock %s: %w", path, err)
 	}
+	judgeLease(&h, path)
 	return &h, nil
 }
 

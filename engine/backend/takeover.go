@@ -13,7 +13,7 @@ import (
 )
 
 // A lock whose holder is a process of this host that no longer runs
-// (LockInfo.Stale: its pid is gone, or belongs to a process started at
+// (LockInfo.Dead: its pid is gone, or belongs to a process started at
 // another time) was left by a killed run. Every backend's Lock and
 // LockStack take such a lock over instead of refusing: the returned Lock's
 // Previous names the dead holder, and the backend records the dead run in
@@ -64,10 +64,10 @@ func commandName(command string) string {
 	return command
 }
 
-// takeOverDead replaces the lock file path, when its holder is stale, by
+// takeOverDead replaces the lock file path, when its holder is dead, by
 // tmp (the new holder's finished temporary file, renamed in place). It
-// returns the dead holder it replaced; nil and no error when the lock is
-// not stale; errRetryLock when the lock file went or changed meanwhile.
+// returns the dead holder it replaced; nil and no error when its holder
+// is not dead; errRetryLock when the lock file went or changed meanwhile.
 // Processes taking over the same lock are serialized by a flock on the
 // lock file itself, checked to still be the file at path once held; the
 // dead holder's file is replaced in one rename, so a process taking the
@@ -101,7 +101,7 @@ func takeOverDead(path, tmp string) (*LockInfo, error) {
 		return nil, fmt.Errorf("reading the lock %s: %w", path, err)
 	}
 	var dead LockInfo
-	if json.Unmarshal(data, &dead) != nil || !dead.Stale() {
+	if json.Unmarshal(data, &dead) != nil || !dead.Dead() {
 		return nil, nil
 	}
 	// One rename: the lock file is never absent, so no plain taker comes

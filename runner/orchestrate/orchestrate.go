@@ -117,7 +117,7 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := o.lockStack(ctx)
+	ctx, unlock, err := o.lockStack(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,11 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.finish(ctx, outcomes)
+	sum, err := o.finish(ctx, outcomes)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, backend.ErrLockLost) {
+		err = fmt.Errorf("%w; %w", cause, err)
+	}
+	return sum, err
 }
 
 // walk runs the included projects, each after its upstream projects (for
@@ -181,23 +185,39 @@ func (o *run) walk(ctx context.Context) (map[string]walk.Outcome, error) {
 // lockStack takes the stack-wide lock for the operations that change the
 // stack (up, refresh, destroy), so that two of them never run at once; the
 // refusal is a *backend.LockedError naming the holder. It returns the
-// function that releases the lock.
-func (o *run) lockStack(ctx context.Context) (func(), error) {
+// context of the run, cancelled (its cause wrapping backend.ErrLockLost)
+// when the lock is lost while the run goes on, and the function that
+// releases the lock.
+func (o *run) lockStack(ctx context.Context) (context.Context, func(), error) {
 	sl, ok := o.req.Backend.(backend.StackLocker)
 	if !ok || o.req.Operation == Preview {
-		return func() {}, nil
+		return ctx, func() {}, nil
 	}
 	lock, err := sl.LockStack(ctx, o.req.Stack, o.req.Lock)
 	if errors.Is(err, context.Canceled) {
-		return nil, fmt.Errorf("%s was interrupted before it started; nothing was changed: %w", o.req.Operation, context.Canceled)
+		return nil, nil, fmt.Errorf("%s was interrupted before it started; nothing was changed: %w", o.req.Operation, context.Canceled)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.req.Operation, err)
+		return nil, nil, fmt.Errorf("%s: %w", o.req.Operation, err)
 	}
 	if dead := lock.Previous(); dead != nil {
 		o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: backend.TakeoverWarning("stack "+o.req.Stack, *dead)})
 	}
-	return func() {
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-lock.Lost():
+			lost := fmt.Errorf("%s: the lock of stack %s was lost (cleared by force, or taken by another run after this one stopped renewing it), so no new step starts: %w",
+				o.req.Operation, o.req.Stack, backend.ErrLockLost)
+			o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: lost.Error()})
+			cancel(lost)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel(nil)
 		if err := lock.Unlock(); err != nil {
 			o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: err.Error()})
 		}
