@@ -108,7 +108,7 @@ func (s *Store) storeBase(ctx context.Context, lock *heldLock, base *state.Snaps
 func (s *Store) saveErr(l *heldLock, err error) error {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.Code == fencedCode {
-		return fmt.Errorf("saving the state of project %s on stack %s in %s: %s; nothing was written", l.project, l.stack, s.url, pg.Message)
+		return fmt.Errorf("saving the state of project %s on stack %s in %s: %w", l.project, l.stack, s.url, backend.ErrFenced)
 	}
 	return fmt.Errorf("saving the state of project %s on stack %s in %s: %w", l.project, l.stack, s.url, err)
 }
@@ -192,7 +192,7 @@ func (j *journal) insert(batch []writeReq) error {
 	if err := j.s.pool.SendBatch(ctx, b).Close(); err != nil {
 		var pg *pgconn.PgError
 		if errors.As(err, &pg) && pg.Code == fencedCode {
-			return fmt.Errorf("writing the journal of project %s on stack %s: %s", j.project, j.stack, pg.Message)
+			return fmt.Errorf("writing the journal of project %s on stack %s: %w", j.project, j.stack, backend.ErrFenced)
 		}
 		return fmt.Errorf("writing the journal of project %s on stack %s in %s: %w", j.project, j.stack, j.s.url, err)
 	}

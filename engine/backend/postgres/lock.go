@@ -39,6 +39,8 @@ type heldLock struct {
 	stack, project string
 	id             string
 	key            int64
+	previous       *backend.LockInfo // the holder whose run this taking interrupted
+	beat           *backend.Heartbeat
 
 	mu   sync.Mutex
 	conn *pgxpool.Conn // nil once released
@@ -74,47 +76,142 @@ func (s *Store) LockStack(ctx context.Context, stack string, holder backend.Lock
 	return s.take(ctx, stack, "", holder)
 }
 
-// take tries the advisory lock and, when won, writes the holder's row, in
-// one statement on a session kept for the lock's life. A refusal names
-// the live holder; while the winner's row is not yet visible, it looks
-// again briefly.
+// takeSQL tries the advisory lock and, when won, writes the holder's row;
+// it returns the row it replaced, left by a holder whose session ended
+// without letting go (its run was interrupted), or null.
+const takeSQL = `WITH got AS (SELECT pg_try_advisory_lock($3) AS ok),
+	prev AS (SELECT holder FROM runner_locks WHERE stack = $1 AND project = $2)
+	INSERT INTO runner_locks AS l (stack, project, lock_id, lock_key, backend_pid, holder, since)
+	SELECT $1, $2, $4, $3, pg_backend_pid(), $5::jsonb, now() FROM got WHERE ok
+	ON CONFLICT (stack, project) DO UPDATE SET lock_id = excluded.lock_id, lock_key = excluded.lock_key,
+		backend_pid = excluded.backend_pid, holder = excluded.holder, since = excluded.since
+	RETURNING CASE WHEN l.xmax <> 0 THEN (SELECT holder FROM prev) END`
+
+// take takes the lock on a session kept for the lock's life. A holder
+// that left its row (its session ended) is named as Previous and its run
+// recorded as interrupted; a live session whose holder is a dead process
+// of this host is ended and its lock taken over the same way. A refusal
+// names the live holder.
 func (s *Store) take(ctx context.Context, stack, project string, holder backend.LockInfo) (backend.Lock, error) {
-	data, err := json.Marshal(backend.FillHolder(holder))
+	holder = backend.FillHolder(holder)
+	l := &heldLock{s: s, stack: stack, project: project, id: newID(), key: s.lockKey(stack, project)}
+	holder.LockID = l.id
+	data, err := json.Marshal(holder)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)
 	}
-	l := &heldLock{s: s, stack: stack, project: project, id: newID(), key: s.lockKey(stack, project)}
 	for attempt := 0; ; attempt++ {
-		conn, err := s.locks.Acquire(ctx)
+		won, err := l.try(ctx, data)
 		if err != nil {
 			return nil, s.lockErr(stack, project, err)
 		}
-		var won bool
-		err = conn.QueryRow(ctx, `WITH got AS (SELECT pg_try_advisory_lock($3) AS ok)
-			INSERT INTO runner_locks AS l (stack, project, lock_id, lock_key, backend_pid, holder, since)
-			SELECT $1, $2, $4, $3, pg_backend_pid(), $5::jsonb, now() FROM got WHERE ok
-			ON CONFLICT (stack, project) DO UPDATE SET lock_id = excluded.lock_id, lock_key = excluded.lock_key,
-				backend_pid = excluded.backend_pid, holder = excluded.holder, since = excluded.since
-			RETURNING true`, stack, project, l.key, l.id, string(data)).Scan(&won)
-		if err == nil {
-			l.conn = conn
-			s.remember(l)
-			return l, nil
+		if won {
+			break
 		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			discard(conn) // the session may hold the lock without its row
-			return nil, s.lockErr(stack, project, err)
-		}
-		conn.Release()
 		h, live, err := s.readHolder(ctx, stack, project)
 		if err != nil {
 			return nil, s.lockErr(stack, project, err)
 		}
-		if live || attempt == 20 {
+		if live && h.Dead() && attempt < 20 {
+			if err := s.endSession(ctx, stack, project, h.LockID); err != nil {
+				return nil, s.lockErr(stack, project, err)
+			}
+			continue
+		}
+		if live || attempt >= 20 {
 			return nil, s.lockedError(stack, project, h)
 		}
 		time.Sleep(25 * time.Millisecond) // the winner's row is not committed yet, or it just let go
 	}
+	if l.previous != nil {
+		if err := s.recordInterrupted(ctx, stack, project, *l.previous, holder); err != nil {
+			return nil, errors.Join(s.lockErr(stack, project, err), l.Unlock())
+		}
+	}
+	l.beat = backend.StartHeartbeat(heartbeatLease, l.check)
+	s.remember(l)
+	return l, nil
+}
+
+// try runs takeSQL on a session of its own, kept when the lock is won.
+func (l *heldLock) try(ctx context.Context, holder []byte) (bool, error) {
+	conn, err := l.s.locks.Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	var prev []byte
+	err = conn.QueryRow(ctx, takeSQL, l.stack, l.project, l.key, l.id, string(holder)).Scan(&prev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		conn.Release()
+		return false, nil
+	}
+	if err != nil {
+		discard(conn) // the session may hold the lock without its row
+		return false, err
+	}
+	l.conn = conn
+	if prev != nil {
+		var h backend.LockInfo
+		if json.Unmarshal(prev, &h) == nil {
+			l.previous = &h
+		}
+	}
+	return true, nil
+}
+
+// heartbeatLease paces the check that a held lock's session still holds
+// it (every third of it): a lock cleared by force is noticed within a few
+// seconds (Lost).
+const heartbeatLease = 9 * time.Second
+
+// check is the heartbeat of a held lock: its session must still be open
+// and its row still its own.
+func (l *heldLock) check() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), heartbeatLease/3)
+	defer cancel()
+	var ours bool
+	err := l.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM runner_locks WHERE stack = $1 AND project = $2
+		AND lock_id = $3 AND backend_pid = pg_backend_pid())`, l.stack, l.project, l.id).Scan(&ours)
+	if err == nil && !ours || err != nil && l.conn.Conn().IsClosed() {
+		return backend.ErrLockLost
+	}
+	return err
+}
+
+// Previous returns the holder whose run this lock's taking interrupted
+// (its session ended, or it was a dead process of this host), nil when
+// the lock was free.
+func (l *heldLock) Previous() *backend.LockInfo { return l.previous }
+
+// Lost is closed once the heartbeat finds the lock cleared or taken.
+func (l *heldLock) Lost() <-chan struct{} { return l.beat.Lost() }
+
+// recordInterrupted records the run of dead, whose lock by took over, in
+// the stack's history.
+func (s *Store) recordInterrupted(ctx context.Context, stack, project string, dead, by backend.LockInfo) error {
+	entry, err := json.Marshal(backend.HistoryEntry{Project: project, HistoryRecord: backend.InterruptedRecord(dead, by, time.Now())})
+	if err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `INSERT INTO runner_history (stack, project, entry) VALUES ($1, $2, $3::jsonb)`, stack, project, string(entry))
+	return err
+}
+
+// endSession ends the session holding the lock of (stack, project) whose
+// row is still lockID's: a dead holder's, taken over.
+func (s *Store) endSession(ctx context.Context, stack, project, lockID string) error {
+	_, err := s.pool.Exec(ctx, `SELECT pg_terminate_backend(l.backend_pid, 10000) FROM runner_locks l
+		WHERE l.stack = $1 AND l.project = $2 AND l.lock_id = $3 AND `+liveSQL, stack, project, lockID)
+	if err != nil {
+		return fmt.Errorf("ending the session of the lock's dead holder: %w "+
+			"(it takes the role that holds it, a superuser or a member of pg_signal_backend)", err)
+	}
+	return nil
 }
 
 func (s *Store) lockErr(stack, project string, err error) error {
@@ -175,6 +272,9 @@ func (s *Store) readHolder(ctx context.Context, stack, project string) (*backend
 // fails when the lock is no longer this holder's (it was cleared by force,
 // which ends the holding session).
 func (l *heldLock) Unlock() error {
+	if l.beat != nil {
+		l.beat.Stop()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conn == nil {
