@@ -72,6 +72,9 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		if lerr != nil {
 			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, lerr)
 		}
+		var stopWatch func()
+		ctx, stopWatch = cancelOnLost(ctx, lock)
+		defer stopWatch()
 		defer func() {
 			// A lock that is no longer ours (cleared and taken by another
 			// process meanwhile) makes the operation's result doubtful.

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // LockedError is returned by Lock and LockStack when another holder has
@@ -43,8 +45,14 @@ func (e *LockedError) Error() string {
 	}
 	msg := fmt.Sprintf("%s is locked by %s (pid %d on host %s, since %s)",
 		what, cmd, e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
-	if e.Stale {
+	switch {
+	case e.Stale && e.Holder.Expired:
+		msg += fmt.Sprintf("; its last heartbeat was %s ago (lease %s), so the lock is stale: if nothing else is deploying this stack, clear it with `%s`",
+			e.Holder.SinceRenewal.Round(time.Second), e.Holder.Lease(), unlock)
+	case e.Stale:
 		msg += fmt.Sprintf("; that process no longer runs, so the lock is stale: if nothing else is deploying this stack, clear it with `%s`", unlock)
+	}
+	if e.Stale {
 		if e.StackWide {
 			msg += " (it clears every lock of the stack whose holder no longer runs)"
 		}
@@ -97,10 +105,12 @@ func fillHolder(h LockInfo) LockInfo {
 	return h
 }
 
-// folderLock is a held lock file.
+// folderLock is a held lock file, its lease renewed by beat.
 type folderLock struct {
+	f    *Folder
 	path string
 	data []byte // what this holder wrote, to recognize its own lock
+	beat *Heartbeat
 }
 
 // Lock takes the (project, stack) lock, failing at once with a
@@ -114,7 +124,7 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 	if err != nil {
 		return nil, err
 	}
-	l, err := takeLock(ctx, p.dir, p.lock, holder, func() error { return lockedError(p) })
+	l, err := f.takeLock(ctx, p.dir, p.lock, holder, func() error { return lockedError(p) })
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		return nil, err
@@ -141,7 +151,7 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 	}
 	dir := f.stackDir(stack)
 	path := f.stackLockPath(stack)
-	l, err := takeLock(ctx, dir, path, holder, func() error { return stackLockedError(stack, path) })
+	l, err := f.takeLock(ctx, dir, path, holder, func() error { return stackLockedError(stack, path) })
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		return nil, err
@@ -158,12 +168,14 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 func (f *Folder) stackDir(stack string) string { return filepath.Join(f.Root, "stacks", stack) }
 
 // takeLock creates the lock file path in dir holding holder, or returns
-// locked() when it exists.
-func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (Lock, error) {
+// locked() when it exists, and starts renewing its lease.
+func (f *Folder) takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (Lock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	holder = fillHolder(holder)
+	lease := f.leaseFor()
+	holder.LockID, holder.LeaseSeconds = newLockID(), lease.Seconds()
 	data, err := json.Marshal(holder)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)
@@ -186,7 +198,10 @@ func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked fun
 	if err := syncDir(dir); err != nil {
 		return nil, err
 	}
-	return &folderLock{path: path, data: data}, nil
+	l := &folderLock{f: f, path: path, data: data}
+	l.beat = StartHeartbeat(lease, l.renew)
+	f.held.Store(path, l)
+	return l, nil
 }
 
 // writeTemp writes data to a new fsynced temporary file in dir.
@@ -224,11 +239,12 @@ func stackLockedError(stack, path string) error {
 
 // describeHolder reads e.File into e.Holder and tells whether it is stale.
 func describeHolder(e *LockedError) {
-	data, err := os.ReadFile(e.File)
+	data, err := boundedfile.ReadFile(e.File, lockKind)
 	if err != nil || json.Unmarshal(data, &e.Holder) != nil {
 		e.Holder.Command = "an unreadable holder (" + e.File + ")"
 		return
 	}
+	judgeLease(&e.Holder, e.File)
 	e.Stale = e.Holder.Stale()
 }
 
@@ -238,6 +254,9 @@ func describeHolder(e *LockedError) {
 // --force. A holder on another host, or in another pid namespace of this
 // host (another container), is never judged from here.
 func (h LockInfo) Stale() bool {
+	if h.Expired {
+		return true
+	}
 	host, _ := os.Hostname()
 	if h.Host != host || h.PID <= 0 || h.PIDNamespace != "" && h.PIDNamespace != pidNamespace() {
 		return false
@@ -279,7 +298,9 @@ func processStart(pid int) string {
 // Unlock releases the lock. It fails, leaving the file, when the lock file
 // no longer is this holder's (it was cleared and taken by another).
 func (l *folderLock) Unlock() error {
-	data, err := os.ReadFile(l.path)
+	l.beat.Stop()
+	l.f.held.CompareAndDelete(l.path, l)
+	data, err := boundedfile.ReadFile(l.path, lockKind)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("unlocking %s: the lock was already cleared", l.path)
 	}
@@ -349,6 +370,7 @@ func readHolder(path string) (*LockInfo, error) {
 	if err := json.Unmarshal(data, &h); err != nil {
 		return nil, fmt.Errorf("reading the lock %s: %w", path, err)
 	}
+	judgeLease(&h, path)
 	return &h, nil
 }
 
