@@ -214,6 +214,9 @@ func (o *run) lockStack(ctx context.Context) (context.Context, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", o.req.Operation, err)
 	}
+	if dead := lock.Previous(); dead != nil {
+		o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: backend.TakeoverWarning("stack "+o.req.Stack, *dead)})
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	go func() {
