@@ -66,3 +66,26 @@ func OpenFileURL(_ context.Context, url string) (Store, error) {
 	}
 	return f, nil
 }
+
+// UnavailableError is a backend that cannot be used as its URL says: the
+// server cannot be reached, refuses the credentials, or the bucket or
+// database does not exist. Nothing was changed. URL has no secret.
+type UnavailableError struct {
+	URL string
+	// Problem says what is wrong, Hint what to do.
+	Problem, Hint string
+	Err           error
+}
+
+func (e *UnavailableError) Error() string {
+	msg := fmt.Sprintf("opening the backend %s: %s", e.URL, e.Problem)
+	if e.Err != nil {
+		msg += " (" + e.Err.Error() + ")"
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg + "; nothing was changed"
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
