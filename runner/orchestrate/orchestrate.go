@@ -17,6 +17,7 @@ import (
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/walk"
 	"github.com/runnerhq/runner/runner/event"
@@ -36,6 +37,16 @@ type Project struct {
 	DependsOn []string
 	// Program declares the project's resources (preview, up).
 	Program engine.Program
+	// Hosted, instead of Program, is a user's program run by its language
+	// runtime (preview, up).
+	Hosted source.Hosted
+	// Config, when not nil, is the project's own stack config (a user
+	// project's: the shared config, its Pulumi.<stack>.yaml and its
+	// Pulumi.yaml defaults), instead of Request.Config.
+	Config map[string]any
+	// Dir, when set, is the project's folder: relative file assets resolve
+	// against it instead of Request.Dir.
+	Dir string
 	// OnSuccess runs after a successful up of the project; its error fails
 	// the project.
 	OnSuccess func(ctx context.Context, in HookInput) error
@@ -199,6 +210,9 @@ func (o *run) lockStack(ctx context.Context) (context.Context, func(), error) {
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", o.req.Operation, err)
+	}
+	if dead := lock.Previous(); dead != nil {
+		o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: backend.TakeoverWarning("stack "+o.req.Stack, *dead)})
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})

@@ -39,7 +39,11 @@ func (s *Store) addHistory(ctx context.Context, project, stack string, rec backe
 	if err != nil {
 		return fmt.Errorf("encoding the history record: %w", err)
 	}
-	key := fmt.Sprintf("%s%s-%d.history.json", historyPrefix(project, stack), stack, time.Now().UnixNano())
+	prefix := historyPrefix(project, stack)
+	if project == "" { // the stack's own (a takeover of its lock): runner's only
+		prefix = ".runner/history/" + stack + "/"
+	}
+	key := fmt.Sprintf("%s%s-%d.history.json", prefix, stack, time.Now().UnixNano())
 	if _, err := s.obj.Put(ctx, key, data, Cond{}); err != nil {
 		return fmt.Errorf("recording the history of stack %s: %w", stack, err)
 	}
@@ -94,6 +98,17 @@ func (s *Store) historyKeys(ctx context.Context, stack, project string) ([]histo
 		var ns int64
 		fmt.Sscanf(strings.TrimSuffix(strings.TrimPrefix(parts[2], stack+"-"), ".history.json"), "%d", &ns)
 		out = append(out, historyKey{key: o.Key, project: parts[0], ns: ns})
+	}
+	if project == "" {
+		own, err := s.obj.List(ctx, ".runner/history/"+stack+"/")
+		if err != nil {
+			return nil, fmt.Errorf("listing the history of stack %s: %w", stack, err)
+		}
+		for _, o := range own {
+			var ns int64
+			fmt.Sscanf(strings.TrimSuffix(strings.TrimPrefix(o.Key, ".runner/history/"+stack+"/"+stack+"-"), ".history.json"), "%d", &ns)
+			out = append(out, historyKey{key: o.Key, ns: ns})
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ns > out[j].ns })
 	return out, nil

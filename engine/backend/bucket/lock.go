@@ -29,6 +29,8 @@ type objLock struct {
 	body []byte
 	what string
 	beat *backend.Heartbeat
+	// previous is the dead holder this lock was taken over from.
+	previous *backend.LockInfo
 
 	mu   sync.Mutex
 	etag string // of the lock object as this holder last wrote it
@@ -42,7 +44,7 @@ func (s *Store) Lock(ctx context.Context, project, stack string, holder backend.
 		return nil, err
 	}
 	key := projectLockKey(project, stack)
-	l, err := s.take(ctx, key, holder, fmt.Sprintf("stack %s of project %s", stack, project), func(o *Object) error {
+	l, err := s.take(ctx, key, holder, fmt.Sprintf("stack %s of project %s", stack, project), project, stack, func(o *Object) error {
 		return s.lockedError(project, stack, key, o)
 	})
 	if err != nil {
@@ -61,12 +63,15 @@ func (s *Store) LockStack(ctx context.Context, stack string, holder backend.Lock
 		return nil, err
 	}
 	key := stackLockKey(stack)
-	return s.take(ctx, key, holder, "stack "+stack, func(o *Object) error { return s.lockedError("", stack, key, o) })
+	return s.take(ctx, key, holder, "stack "+stack, "", stack, func(o *Object) error { return s.lockedError("", stack, key, o) })
 }
 
 // take creates the lock object key holding holder (If-None-Match: *), or
-// returns locked(the object there).
-func (s *Store) take(ctx context.Context, key string, holder backend.LockInfo, what string, locked func(*Object) error) (*objLock, error) {
+// returns locked(the object there). A lock whose holder is dead (a process
+// of this host that no longer runs) is taken over by a write conditional
+// on its ETag, so that of racing takers one wins, and the dead run is
+// recorded as interrupted in the history of (project, stack).
+func (s *Store) take(ctx context.Context, key string, holder backend.LockInfo, what, project, stack string, locked func(*Object) error) (*objLock, error) {
 	if err := s.Probe(ctx); err != nil {
 		return nil, err
 	}
@@ -89,10 +94,17 @@ func (s *Store) take(ctx context.Context, key string, holder backend.LockInfo, w
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)
 	}
+	cond := Cond{IfNoneMatch: true}
+	var dead *backend.LockInfo
 	for attempt := 0; ; attempt++ {
-		etag, err := s.obj.Put(ctx, key, body, Cond{IfNoneMatch: true})
+		etag, err := s.obj.Put(ctx, key, body, cond)
 		if err == nil {
-			l := &objLock{s: s, key: key, body: body, what: what, etag: etag}
+			if dead != nil {
+				if err := s.addHistory(ctx, project, stack, backend.InterruptedRecord(*dead, holder, time.Now())); err != nil {
+					return nil, err
+				}
+			}
+			l := &objLock{s: s, key: key, body: body, what: what, etag: etag, previous: dead}
 			l.beat = backend.StartHeartbeat(lease, l.renew)
 			s.mu.Lock()
 			s.held[key] = l
@@ -104,14 +116,22 @@ func (s *Store) take(ctx context.Context, key string, holder backend.LockInfo, w
 		}
 		o, gerr := s.obj.Get(ctx, key)
 		if errors.Is(gerr, ErrNotExist) && attempt < 3 {
+			cond, dead = Cond{IfNoneMatch: true}, nil
 			continue // released meanwhile
 		}
 		if gerr != nil {
 			return nil, fmt.Errorf("locking %s in %s: reading its holder: %w", what, s.obj.Describe(), gerr)
 		}
+		if h := holderOf(o, key); h.Dead() && attempt < 3 && dead == nil {
+			cond, dead = Cond{IfMatch: o.ETag}, &h
+			continue
+		}
 		return nil, locked(o)
 	}
 }
+
+// Previous returns the dead holder this lock was taken over from.
+func (l *objLock) Previous() *backend.LockInfo { return l.previous }
 
 // renew renews the lease: a write of the same holder conditional on the
 // ETag this holder last wrote. A refused condition means the lock was
