@@ -110,7 +110,7 @@ func (s *Store) RemoveStack(ctx context.Context, project, stack string, force bo
 		return err
 	}
 	var keys []string
-	for _, prefix := range []string{".runner/stacks/" + stack + "/"} {
+	for _, prefix := range []string{".runner/stacks/" + stack + "/", ".runner/history/" + stack + "/"} {
 		list, err := s.obj.List(ctx, prefix)
 		if err != nil {
 			return err
