@@ -1,12 +1,9 @@
 package backend
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
-	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
 
@@ -15,23 +12,7 @@ import (
 // (EncodeEntry) and, once committed, a "commit" line naming the SHA-256 of
 // the snapshot written. A remote backend stores the same lines in pieces
 // (segments, rows) and gives their concatenation to ReadJournal and
-// FoldJournal.
-
-// HashOf is the SHA-256 (hex) naming stored snapshot bytes; "" for nil.
-func HashOf(data []byte) string { return hashOf(data) }
-
-// EncodeEntry renders e as one journal line, its secrets encrypted by c.
-func EncodeEntry(ctx context.Context, e Entry, c resource.Crypter) ([]byte, error) {
-	return encodeEntry(ctx, e, c)
-}
-
-// OpenLine is the first line of a journal that begins from the snapshot
-// whose SHA-256 is base ("" when there is none).
-func OpenLine(base string) []byte {
-	now := time.Now().UTC()
-	line, _ := json.Marshal(journalLine{Kind: lineOpen, Base: baseName(base), Time: &now})
-	return append(line, '\n')
-}
+// FoldJournal (remote.go).
 
 // CommitLine is the last line of a journal whose steps are in the snapshot
 // whose SHA-256 is snapshot.
@@ -73,24 +54,6 @@ func ReadJournal(data []byte) (JournalInfo, error) {
 		}
 	}
 	return info, nil
-}
-
-// FoldJournal folds journal bytes into base (see Fold), resolves the
-// references left dangling and checks the result for (project, stack).
-func FoldJournal(ctx context.Context, base *state.Snapshot, data []byte, project, stack string, c resource.Crypter) (*state.Snapshot, error) {
-	lines, _, err := parseJournal(data)
-	if err != nil {
-		return nil, err
-	}
-	folded, err := fold(ctx, base, lines, c)
-	if err != nil {
-		return nil, err
-	}
-	state.Repair(folded, project, stack)
-	if err := state.Check(folded, project, stack); err != nil {
-		return nil, fmt.Errorf("applied to its snapshot: %w", err)
-	}
-	return folded, nil
 }
 
 // BaseOrEmpty is s, or an empty snapshot when s is nil.

@@ -25,7 +25,7 @@ func (s *Store) current(ctx context.Context, project, stack string, base *state.
 	}
 	var st seenState
 	if o != nil {
-		st = seenState{data: o.Data, etag: o.ETag, hash: backend.HashOf(o.Data)}
+		st = seenState{data: o.Data, etag: o.ETag, hash: backend.SnapshotHash(o.Data)}
 	}
 	ops, err := s.readJournals(ctx, project, stack)
 	return st, pending(ops), err
@@ -47,7 +47,7 @@ func marshal(ctx context.Context, project, stack string, snap *state.Snapshot, c
 // the new checkpoint, then removed. The replaced checkpoint is kept as
 // <stack>.json.bak, as Pulumi does.
 func (s *Store) replace(ctx context.Context, project, stack string, cur seenState, data []byte, leftovers []*opJournal) (seenState, error) {
-	hash := backend.HashOf(data)
+	hash := backend.SnapshotHash(data)
 	for _, j := range leftovers {
 		key := fmt.Sprintf("%s%s/%08d.jsonl", journalPrefix(project, stack), j.op, 99999999)
 		if _, err := s.obj.Put(ctx, key, backend.CommitLine(hash), Cond{IfNoneMatch: true}); err != nil {
@@ -174,7 +174,7 @@ func (j *journal) writer() {
 		if err == nil {
 			var buf []byte
 			if j.seq == 0 {
-				buf = backend.OpenLine(j.cur.hash)
+				buf = backend.JournalOpenLine(j.cur.hash)
 			}
 			for _, r := range batch {
 				buf = append(buf, r.data...)
@@ -221,7 +221,7 @@ func (j *journal) write(ctx context.Context, e backend.Entry) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := backend.EncodeEntry(ctx, e, j.crypter)
+	data, err := backend.EncodeJournalEntry(ctx, e, j.crypter)
 	if err != nil {
 		return fmt.Errorf("journaling step %d (%s): %w", e.Seq, e.Op, err)
 	}

@@ -150,7 +150,7 @@ func (s *Store) loadOnce(ctx context.Context, project, stack string, c resource.
 		if snap, err = s.decode(ctx, project, stack, o.Data, c); err != nil {
 			return nil, nil, err
 		}
-		seen = seenState{data: o.Data, etag: o.ETag, hash: backend.HashOf(o.Data)}
+		seen = seenState{data: o.Data, etag: o.ETag, hash: backend.SnapshotHash(o.Data)}
 		snap.SetOrigin(seen.hash)
 	}
 	ops, err := s.readJournals(ctx, project, stack)
@@ -163,9 +163,9 @@ func (s *Store) loadOnce(ctx context.Context, project, stack string, c resource.
 		if j.info.Base != seen.hash {
 			return nil, nil, &otherBaseError{where: where}
 		}
-		f, err := backend.FoldJournal(ctx, snap, j.data, project, stack, c)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading the journal %s: %w", where, err)
+		f, err := backend.FoldJournal(ctx, snap, seen.hash, j.data, where, project, stack, c)
+		if err != nil || f == nil {
+			return snap, nil, err
 		}
 		return snap, f, nil
 	}
@@ -191,10 +191,10 @@ func (s *Store) StateDigest(ctx context.Context, project, stack string) (string,
 	}
 	var b bytes.Buffer
 	if o != nil {
-		fmt.Fprintf(&b, "%s\n", backend.HashOf(o.Data))
+		fmt.Fprintf(&b, "%s\n", backend.SnapshotHash(o.Data))
 	}
 	for _, l := range list {
 		fmt.Fprintf(&b, "%s %s %d\n", l.Key, l.ETag, l.Size)
 	}
-	return "sha256:" + backend.HashOf(b.Bytes()), nil
+	return "sha256:" + backend.SnapshotHash(b.Bytes()), nil
 }

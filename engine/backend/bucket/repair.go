@@ -32,14 +32,13 @@ func (s *Store) Repair(ctx context.Context, project, stack string, c resource.Cr
 		}
 		for _, j := range leftovers {
 			where := s.obj.Describe() + "/" + journalPrefix(project, stack) + j.op
-			if j.info.Base != cur.hash {
-				changes = append(changes, fmt.Sprintf("set aside the journal %s, which began from another version of the state", where))
-				continue
+			var change string
+			if snap, change, err = backend.FoldForRepair(ctx, snap, cur.hash, j.data, where, c); err != nil {
+				return err
 			}
-			if snap, err = backend.FoldJournal(ctx, snap, j.data, project, stack, c); err != nil {
-				return fmt.Errorf("reading the journal %s: %w", where, err)
+			if change != "" {
+				changes = append(changes, change)
 			}
-			changes = append(changes, fmt.Sprintf("folded the %d finished steps of the journal %s", j.info.Steps, where))
 		}
 		if snap == nil {
 			return nil

@@ -34,7 +34,7 @@ func OpenURL(ctx context.Context, raw string) (backend.Store, error) {
 func OpenObjects(ctx context.Context, raw string) (*Objects, error) {
 	loc, err := ParseURL(raw)
 	if err != nil {
-		return nil, &backend.UnavailableError{URL: Redact(raw), Problem: err.Error(), Hint: "fix --backend or RUNNER_BACKEND_URL"}
+		return nil, &backend.UnavailableError{URL: backend.RedactURL(raw), Problem: err, Hint: "fix --backend or RUNNER_BACKEND_URL; nothing was changed"}
 	}
 	opts := []func(*config.LoadOptions) error{}
 	if loc.Region != "" {
@@ -52,8 +52,8 @@ func OpenObjects(ctx context.Context, raw string) (*Objects, error) {
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
-		return nil, &backend.UnavailableError{URL: loc.Redacted, Problem: "the AWS configuration cannot be loaded", Err: err,
-			Hint: "check the profile named in the URL and AWS_PROFILE, AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE"}
+		return nil, &backend.UnavailableError{URL: loc.Redacted, Problem: fmt.Errorf("the AWS configuration cannot be loaded: %w", err),
+			Hint: "check the profile named in the URL and AWS_PROFILE, AWS_CONFIG_FILE, AWS_SHARED_CREDENTIALS_FILE; nothing was changed"}
 	}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
@@ -80,28 +80,29 @@ func (o *Objects) check(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	u := &backend.UnavailableError{URL: o.loc.Redacted, Err: err}
 	var api smithy.APIError
 	var netErr net.Error
 	var opErr *net.OpError
+	var problem error
+	var hint string
 	switch {
 	case errors.As(err, &api) && api.ErrorCode() == "NoSuchBucket":
-		u.Problem, u.Err = fmt.Sprintf("the bucket %s does not exist", o.loc.Bucket), nil
-		u.Hint = "create it (for example `aws s3 mb s3://" + o.loc.Bucket + "`) or fix the bucket name in the URL"
+		problem = fmt.Errorf("the bucket %s does not exist", o.loc.Bucket)
+		hint = "create it (for example `aws s3 mb s3://" + o.loc.Bucket + "`) or fix the bucket name in the URL"
 	case errors.As(err, &api) && isCredentialCode(api.ErrorCode()):
-		u.Problem, u.Err = "the store refused the credentials ("+api.ErrorCode()+")", nil
-		u.Hint = "check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or the profile in the URL, and the bucket's policy"
+		problem = fmt.Errorf("the store refused the credentials (%s)", api.ErrorCode())
+		hint = "check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE or the profile in the URL, and the bucket's policy"
 	case isNoCredentials(err):
-		u.Problem = "no AWS credentials were found"
-		u.Hint = "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or log in with `aws sso login`"
+		problem = fmt.Errorf("no AWS credentials were found: %w", err)
+		hint = "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or log in with `aws sso login`"
 	case errors.As(err, &opErr), errors.As(err, &netErr):
-		u.Problem = "the store cannot be reached"
-		u.Hint = "check the endpoint and region in the URL and the network"
+		problem = fmt.Errorf("the store cannot be reached: %w", err)
+		hint = "check the endpoint and region in the URL and the network"
 	default:
-		u.Problem = "the bucket cannot be listed"
-		u.Hint = "check the URL, the credentials and the bucket's policy"
+		problem = fmt.Errorf("the bucket cannot be listed: %w", err)
+		hint = "check the URL, the credentials and the bucket's policy"
 	}
-	return u
+	return &backend.UnavailableError{URL: o.loc.Redacted, Problem: problem, Hint: hint + "; nothing was changed"}
 }
 
 func isCredentialCode(code string) bool {
