@@ -1,11 +1,18 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -218,5 +225,101 @@ func execSQL(t *testing.T, srv *pgtest.Server, db, sql string) {
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, sql); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// startRunner starts runner in dir with env and args, as runAs does,
+// without waiting; prefix (e.g. unshare ...) runs it inside another
+// command.
+func startRunner(t *testing.T, dir string, env, prefix []string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	argv := append(append(append([]string{}, prefix...), binary, "--root", dir), args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(baseEnv(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, &out
+}
+
+// waitLocked waits until a session holds a lock of stack dev in db.
+func waitLocked(t *testing.T, srv *pgtest.Server, db string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, srv.URL(db, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		var n int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM runner_locks l JOIN pg_locks k ON k.locktype = 'advisory'
+			AND k.granted AND k.pid = l.backend_pid WHERE l.stack = 'dev'`).Scan(&n)
+		if err == nil && n > 0 {
+			return
+		}
+	}
+	t.Fatal("no run took a lock of stack dev within 60 s")
+}
+
+// machineB runs a command as another machine: in new UTS and pid
+// namespaces, with the hostname machine-b.
+func machineB(t *testing.T) []string {
+	t.Helper()
+	if out, err := exec.Command("unshare", "--uts", "--pid", "--fork", "--mount-proc", "hostname", "machine-b").CombinedOutput(); err != nil {
+		pgtest.Unavailable(t, fmt.Sprintf("cannot make a second machine with unshare (%v: %s)", err, out))
+	}
+	return []string{"unshare", "--uts", "--pid", "--fork", "--mount-proc", "sh", "-c", `hostname machine-b && exec "$@"`, "sh"}
+}
+
+// TestPostgresTwoMachines: runner on this host and runner on machine-b
+// (other hostname and pid namespace) run up on one stack in one database:
+// exactly one runs, the other exits 4 naming the holder. Then a run on
+// this host is killed (SIGKILL) holding the locks, and machine-b's next
+// run converges: it takes the locks the dead session let go, records the
+// killed run as interrupted, and leaves nothing to do.
+func TestPostgresTwoMachines(t *testing.T) {
+	dir, srv, db, env := pgWorkspace(t)
+	prefix := machineB(t)
+	a, aOut := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
+	waitLocked(t, srv, db)
+	b, bOut := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
+	bErr := b.Wait()
+	aErr := a.Wait()
+	if aErr != nil {
+		t.Fatalf("the first run failed (%v):\n%s", aErr, aOut)
+	}
+	var exit *exec.ExitError
+	if !errors.As(bErr, &exit) || exit.ExitCode() != 4 {
+		t.Fatalf("machine-b's run beside it: %v, want exit 4:\n%s", bErr, bOut)
+	}
+	host, _ := os.Hostname()
+	for _, want := range []string{"locked by runner up", fmt.Sprintf("pid %d on host %s", a.Process.Pid, host)} {
+		if !strings.Contains(bOut.String(), want) {
+			t.Errorf("machine-b's refusal does not say %q:\n%s", want, bOut)
+		}
+	}
+	noPassword(t, srv, "machine-b's refusal", bOut.String())
+
+	pgOK(t, dir, env, srv, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t))
+	a, _ = startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
+	waitLocked(t, srv, db)
+	time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
+	_ = a.Process.Signal(syscall.SIGKILL)
+	_ = a.Wait()
+	b, bOut = startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
+	if err := b.Wait(); err != nil {
+		t.Fatalf("machine-b's run after the kill did not converge (%v):\n%s", err, bOut)
+	}
+	for p, row := range summary(t, pgOK(t, dir, env, srv, "--json", "preview").Stdout) {
+		if changes(row) != 0 {
+			t.Fatalf("after machine-b's run, preview plans changes in %s", p)
+		}
+	}
+	if hist := pgOK(t, dir, env, srv, "stack", "history").Stdout; !strings.Contains(hist, "interrupted") {
+		t.Errorf("the killed run is not recorded as interrupted:\n%s", hist)
 	}
 }
