@@ -206,6 +206,13 @@ func TestPostgresBackendRefusals(t *testing.T) {
 	if after := tree(t, dir); strings.Join(after, "\n") != strings.Join(before, "\n") {
 		t.Errorf("a refused backend changed the workspace:\nbefore %v\nafter  %v", before, after)
 	}
+	// A stack that exists nowhere is named with the backend it was looked
+	// for in, without the password.
+	r := run(t, workspace(t), "", nil, "--backend", withPW, "-s", "nosuch", "--non-interactive", "preview")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "no state for it in postgres://runner:xxxxx@") {
+		t.Fatalf("a missing stack: exit %d\n%s", r.Code, r.Stderr)
+	}
+	noPassword(t, srv, "the missing stack's error", r.Stdout+r.Stderr)
 	if err := os.Chmod(pgpass, 0o600); err != nil {
 		t.Fatal(err)
 	}
