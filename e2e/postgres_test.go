@@ -90,6 +90,11 @@ func TestPostgresBackendThroughTheCLI(t *testing.T) {
 			t.Fatalf("a preview after up plans changes in %s", p)
 		}
 	}
+	// With the password in the URL itself, no output shows it either.
+	inURL := []string{"RUNNER_BACKEND_URL=" + srv.URL(db, true)}
+	for _, args := range [][]string{{"--debug", "--json", "--non-interactive", "up", "--yes"}, {"--debug", "preview"}, {"--json", "stack", "ls"}, {"stack", "history"}} {
+		pgOK(t, dir, inURL, srv, args...)
+	}
 	ls := pgOK(t, dir, env, srv, "stack", "ls").Stdout
 	if !strings.Contains(ls, "dev") || !strings.Contains(ls, "ingress") {
 		t.Fatalf("stack ls does not list the stack and its projects:\n%s", ls)
