@@ -19,7 +19,10 @@ func TestProbeRefusesAStoreWithoutConditionalWrites(t *testing.T) {
 	s := bucket.New(mem)
 	ctx := context.Background()
 	for _, lock := range []func() error{
-		func() error { _, err := s.Lock(ctx, "network", "dev", backend.CurrentLockInfo("runner up")); return err },
+		func() error {
+			_, err := s.Lock(ctx, "network", "dev", backend.CurrentLockInfo("runner up"))
+			return err
+		},
 		func() error { _, err := s.LockStack(ctx, "dev", backend.CurrentLockInfo("runner up")); return err },
 	} {
 		err := lock()
