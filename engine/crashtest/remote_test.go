@@ -15,19 +15,14 @@ import (
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
-	"github.com/runnerhq/runner/engine/backend/s3"
 	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // The remote rounds' settings, passed through the environment.
 const (
-	envBackend  = "CRASHTEST_BACKEND"  // the backend URL of a remote round
 	envConverge = "CRASHTEST_CONVERGE" // set on the run after a kill
 	envDestroy  = "CRASHTEST_DESTROY_EVERY"
 )
-
-// stateBackend, when set, opens the backend checkConverged loads from.
-var stateBackend func() (backend.Backend, error)
 
 // destroying reports whether round destroys the stack (remote rounds: one
 // round in four, when CRASHTEST_DESTROY_EVERY is set) instead of updating
@@ -36,17 +31,13 @@ func destroying(round int) bool {
 	return os.Getenv(envDestroy) != "" && round%4 == 3
 }
 
-// remoteRound runs one up (or destroy) of a round against the backend at
-// url. The run after a kill (envConverge) comes from another machine: the
+// remoteRound runs one up (or destroy) of a round against b. The run after a kill (envConverge) comes from another machine: the
 // killed holder's lock is neither its own nor judged dead from there, so
 // it waits for the lock's lease to expire and clears it as an operator
 // would with `runner stack unlock`, then converges.
-func remoteRound(url, dir string, round int) error {
+func remoteRound(b backend.Store, dir string, round int) error {
 	ctx := context.Background()
-	b, err := s3.OpenURL(ctx, url)
-	if err != nil {
-		return err
-	}
+	var err error
 	for deadline := time.Now().Add(60 * time.Second); ; {
 		if destroying(round) {
 			_, err = engine.Destroy(ctx, options(b, dir))
@@ -126,8 +117,7 @@ func TestKillOnS3ConvergesFromAnotherMachine(t *testing.T) {
 	}
 	srv := testserver.GoFakeS3(t)
 	srv.SetEnv(t)
-	stateBackend = func() (backend.Backend, error) { return s3.OpenURL(context.Background(), srv.URL) }
-	defer func() { stateBackend = nil }()
+	t.Setenv(envBackend, srv.URL)
 	t.Setenv(envDestroy, "1")
 	dir := t.TempDir()
 	start := time.Now()
