@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/joho/godotenv"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // StackVar is the variable that names the stack, as in MARA.
@@ -156,9 +158,12 @@ func truncate(s string, n int) string {
 // LoadEnv reads the environment file at path; a missing file gives an
 // empty EnvFile that does not exist yet.
 func LoadEnv(path string) (*EnvFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.ReadFile(path, boundedfile.Environment)
 	if errors.Is(err, os.ErrNotExist) {
 		return &EnvFile{Path: path, Values: map[string]string{}}, nil
+	}
+	if boundedfile.IsRefused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the environment file: %w", err)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // The functions below are the `runner stack` commands: the command line
@@ -149,9 +149,12 @@ func StackImport(ctx context.Context, opts Options, o StackImportOptions) (strin
 	}
 	var data []byte
 	if o.File == "-" {
-		data, err = io.ReadAll(s.IO().In)
+		data, err = boundedfile.ReadAll(ctx, s.IO().In, "(the standard input)", boundedfile.State)
 	} else {
-		data, err = os.ReadFile(o.File)
+		data, err = boundedfile.Read(ctx, o.File, boundedfile.State)
+	}
+	if boundedfile.IsRefused(err) || errors.Is(err, context.Canceled) {
+		return "", Invalid(err)
 	}
 	if err != nil {
 		return "", Usage(fmt.Errorf("reading the file to import: %w", err))

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // LeaseFromEnv returns the lease of locks: RUNNER_LOCK_LEASE (a Go
@@ -106,7 +108,7 @@ func (h *Heartbeat) Pause() {
 // still this holder's and sets its modification time, the time of the
 // last renewal that others judge the lease by.
 func (l *folderLock) renew() error {
-	data, err := os.ReadFile(l.path)
+	data, err := boundedfile.ReadFile(l.path, lockKind)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Equal(data, l.data) {
 		return ErrLockLost
 	}
@@ -120,7 +122,7 @@ func (l *folderLock) renew() error {
 // stillHeld reports whether the lock file is still this holder's (a
 // commit is fenced by it).
 func (l *folderLock) stillHeld() bool {
-	data, err := os.ReadFile(l.path)
+	data, err := boundedfile.ReadFile(l.path, lockKind)
 	return err == nil && bytes.Equal(data, l.data)
 }
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // LockedError is returned by Lock and LockStack when another holder has
@@ -237,7 +239,7 @@ func stackLockedError(stack, path string) error {
 
 // describeHolder reads e.File into e.Holder and tells whether it is stale.
 func describeHolder(e *LockedError) {
-	data, err := os.ReadFile(e.File)
+	data, err := boundedfile.ReadFile(e.File, lockKind)
 	if err != nil || json.Unmarshal(data, &e.Holder) != nil {
 		e.Holder.Command = "an unreadable holder (" + e.File + ")"
 		return
@@ -298,7 +300,7 @@ func processStart(pid int) string {
 func (l *folderLock) Unlock() error {
 	l.beat.Stop()
 	l.f.held.CompareAndDelete(l.path, l)
-	data, err := os.ReadFile(l.path)
+	data, err := boundedfile.ReadFile(l.path, lockKind)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("unlocking %s: the lock was already cleared", l.path)
 	}
