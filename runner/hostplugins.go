@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,9 +24,9 @@ const pluginCloseTimeout = 15 * time.Second
 // It returns the handles of the provider's declared plugins and the
 // function that stops them, to be called once the run is over. On Ctrl-C
 // (ctx done) every plugin is sent Cancel at once.
-func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, func()) {
-	if len(s.Provider.Plugins) == 0 {
-		return nil, func() {}
+func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, *pluginhost.Pool, func()) {
+	if len(s.Provider.Plugins) == 0 && !s.hasUserProjects() {
+		return nil, nil, func() {}
 	}
 	getenv := s.getenv
 	pool := pluginhost.NewPool(pluginhost.PoolOptions{
@@ -60,7 +61,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 			sink.Emit(event.Event{Type: event.Warning, Time: time.Now(), Message: err.Error()})
 		}
 	})
-	return handles, func() {
+	return handles, pool, func() {
 		stopCancel()
 		cctx, cancel := context.WithTimeout(context.Background(), pluginCloseTimeout)
 		defer cancel()
@@ -121,4 +122,45 @@ func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
 		ev.Type, ev.Message = event.Warning, "error: "+e.Message
 	}
 	return ev, true
+}
+
+// hasUserProjects reports whether the provider has users' own projects
+// (runner.yaml), whose programs may register any package.
+func (s *Session) hasUserProjects() bool {
+	for _, p := range s.Provider.Projects {
+		if p.User != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// pluginLoader returns how a run finds the plugin of a package that users'
+// programs register, as Pulumi finds it: on PATH or in the plugin cache,
+// installed (progress in the log) when missing. One that cannot be had is
+// a validation error naming the plugin, its version and the command that
+// installs it. nil when the provider has no user projects.
+func (s *Session) pluginLoader(pool *pluginhost.Pool, sink event.Sink) func(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
+	if pool == nil || !s.hasUserProjects() {
+		return nil
+	}
+	return func(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
+		_, err := plugincache.Find(pkg, version, s.getenv)
+		var missing *plugincache.NotInstalledError
+		switch {
+		case err == nil:
+		case errors.As(err, &missing) && version != "":
+			progress := func(msg string) {
+				sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: msg})
+			}
+			_, ierr := plugincache.Install(ctx, plugincache.Spec{Name: pkg, Version: version, Server: url},
+				plugincache.InstallOptions{Getenv: s.getenv, Progress: progress})
+			if ierr != nil {
+				return nil, Invalid(fmt.Errorf("the resource plugin %s %s is not installed and installing it failed: %v; install it with `runner plugin install %s %s`", pkg, version, ierr, pkg, version))
+			}
+		default:
+			return nil, Invalid(err)
+		}
+		return pool.Plugin(pkg, version), nil
+	}
 }

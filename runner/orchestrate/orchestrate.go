@@ -91,9 +91,13 @@ type Request struct {
 	Plans map[string]*engine.Plan
 
 	// Dir is the workspace: relative file assets resolve against it.
-	Dir             string
-	Backend         backend.Backend
-	Plugins         func() []resource.Plugin
+	Dir     string
+	Backend backend.Backend
+	Plugins func() []resource.Plugin
+	// LoadPlugin finds (or installs) the plugin of a package at a version
+	// that Plugins does not serve: what users' programs register (nil:
+	// none).
+	LoadPlugin      func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
 	Crypter         resource.Crypter
 	SecretsProvider *state.SecretsProvider
 	Config          map[string]any

@@ -83,12 +83,13 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
 	}
+	opts.LoadPlugin = o.req.LoadPlugin
+	if p.Hosted != nil {
+		opts.Hosted, opts.Upstream = p.Hosted, o.upstream(name)
+	}
 	switch o.req.Operation {
 	case Preview, Up:
-		if p.Hosted != nil {
-			return nil, "", fmt.Errorf("%s %q: running a user's Pulumi program needs the streaming engine (issue 19), which is not in this build yet", o.req.Operation, name)
-		}
-		if p.Program == nil {
+		if p.Program == nil && p.Hosted == nil {
 			return nil, "", fmt.Errorf("%s %q: the project has no program yet", o.req.Operation, name)
 		}
 		if o.req.Operation == Preview {
@@ -130,6 +131,23 @@ func (o *run) references(project string) (resource.PropertyMap, bool) {
 	defer o.mu.Unlock()
 	outs, ok := o.outputs[project]
 	return outs, ok
+}
+
+// upstream returns the projects name depends on, directly or not: those
+// its program may read by stack reference.
+func (o *run) upstream(name string) map[string]bool {
+	out := map[string]bool{}
+	var visit func(n string)
+	visit = func(n string) {
+		for _, d := range o.byName[n].DependsOn {
+			if !out[d] {
+				out[d] = true
+				visit(d)
+			}
+		}
+	}
+	visit(name)
+	return out
 }
 
 // hook runs the project's on_success hook.
