@@ -82,6 +82,7 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 		return customStep{}, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
 	}
 	decideFromDiff(&cs, old, diff, r.DeleteBeforeReplace, r.DeleteBeforeReplaceSet)
+	replaceOnChanges(&cs, r)
 	if cs.step.Op != OpReplace {
 		return cs, nil
 	}

@@ -38,8 +38,10 @@ type deployment struct {
 	covered bool
 
 	provMu   sync.Mutex
-	defaults map[resource.Plugin]*providerRes // default providers, by plugin
-	explicit map[resource.URN]*providerRes    // explicit providers registered
+	defaults map[resource.URN]*providerRes // default providers
+	// defaultByKey finds them by "<pkg>@<version>@<url>", as registered.
+	defaultByKey map[string]*providerRes
+	explicit     map[resource.URN]*providerRes // explicit providers registered
 
 	alongMu sync.Mutex
 	along   map[resource.URN]bool // replaced along with a delete-before-replace replacement
@@ -71,11 +73,12 @@ func newDeployment(opts *Options, kind string) *deployment {
 		changes: make(map[Op]int),
 		along:   make(map[resource.URN]bool),
 
-		defaults:   make(map[resource.Plugin]*providerRes),
-		explicit:   make(map[resource.URN]*providerRes),
-		registered: make(map[resource.URN]*declared),
-		claimed:    make(map[*state.Resource]bool),
-		sem:        make(chan struct{}, opts.parallel()),
+		defaults:     make(map[resource.URN]*providerRes),
+		defaultByKey: make(map[string]*providerRes),
+		explicit:     make(map[resource.URN]*providerRes),
+		registered:   make(map[resource.URN]*declared),
+		claimed:      make(map[*state.Resource]bool),
+		sem:          make(chan struct{}, opts.parallel()),
 	}
 	d.loader.load = opts.LoadPlugin
 	if kind == kindUpdate {

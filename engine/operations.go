@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
@@ -71,6 +72,9 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		lock, lerr := opts.Backend.Lock(ctx, opts.Project, opts.Stack, opts.Lock)
 		if lerr != nil {
 			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, lerr)
+		}
+		if dead := lock.Previous(); dead != nil {
+			d.ev.diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
 		}
 		var stopWatch func()
 		ctx, stopWatch = cancelOnLost(ctx, lock)

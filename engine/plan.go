@@ -158,19 +158,27 @@ func (d *deployment) defaultProvider(ctx context.Context, r *source.Registration
 // defaultProviderFor returns the default provider of pkg at version,
 // created (not run) when new.
 func (d *deployment) defaultProviderFor(ctx context.Context, pkg, version, url string) (*providerRes, error) {
+	key := pkg + "@" + version + "@" + url
+	d.provMu.Lock()
+	p := d.defaultByKey[key]
+	d.provMu.Unlock()
+	if p != nil {
+		return p, nil
+	}
 	base, err := d.plugin(ctx, pkg, version, url)
+	if err != nil {
+		return nil, err
+	}
+	p, err = d.newDefaultProvider(pkg, base)
 	if err != nil {
 		return nil, err
 	}
 	d.provMu.Lock()
 	defer d.provMu.Unlock()
-	if p := d.defaults[base]; p != nil {
-		return p, nil
+	if had := d.defaults[p.urn]; had != nil {
+		p = had
 	}
-	p, err := d.newDefaultProvider(pkg, base)
-	if err != nil {
-		return nil, err
-	}
-	d.defaults[base] = p
+	d.defaults[p.urn] = p
+	d.defaultByKey[key] = p
 	return p, nil
 }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -21,13 +20,11 @@ const pluginCloseTimeout = 15 * time.Second
 // hostedPlugins starts the run's plugin host: one pool for the whole run,
 // so every project that uses a provider plugin shares its process (one per
 // package, version and configuration). Plugins start when first called.
-// It returns the handles of the provider's declared plugins and the
-// function that stops them, to be called once the run is over. On Ctrl-C
-// (ctx done) every plugin is sent Cancel at once.
-func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, *pluginhost.Pool, func()) {
-	if len(s.Provider.Plugins) == 0 && !s.hasUserProjects() {
-		return nil, nil, func() {}
-	}
+// It returns the handles of the provider's declared plugins, the loader of
+// any other plugin a program's registration names (pluginLoader), and the
+// function that stops them all, to be called once the run is over. On
+// Ctrl-C (ctx done) every plugin is sent Cancel at once.
+func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, loadPlugin, func()) {
 	getenv := s.getenv
 	pool := pluginhost.NewPool(pluginhost.PoolOptions{
 		Workspace: s.Workspace,
@@ -61,7 +58,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 			sink.Emit(event.Event{Type: event.Warning, Time: time.Now(), Message: err.Error()})
 		}
 	})
-	return handles, pool, func() {
+	return handles, s.pluginLoader(pool, sink), func() {
 		stopCancel()
 		cctx, cancel := context.WithTimeout(context.Background(), pluginCloseTimeout)
 		defer cancel()
@@ -122,45 +119,4 @@ func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
 		ev.Type, ev.Message = event.Warning, "error: "+e.Message
 	}
 	return ev, true
-}
-
-// hasUserProjects reports whether the provider has users' own projects
-// (runner.yaml), whose programs may register any package.
-func (s *Session) hasUserProjects() bool {
-	for _, p := range s.Provider.Projects {
-		if p.User != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// pluginLoader returns how a run finds the plugin of a package that users'
-// programs register, as Pulumi finds it: on PATH or in the plugin cache,
-// installed (progress in the log) when missing. One that cannot be had is
-// a validation error naming the plugin, its version and the command that
-// installs it. nil when the provider has no user projects.
-func (s *Session) pluginLoader(pool *pluginhost.Pool, sink event.Sink) func(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
-	if pool == nil || !s.hasUserProjects() {
-		return nil
-	}
-	return func(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
-		_, err := plugincache.Find(pkg, version, s.getenv)
-		var missing *plugincache.NotInstalledError
-		switch {
-		case err == nil:
-		case errors.As(err, &missing) && version != "":
-			progress := func(msg string) {
-				sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: msg})
-			}
-			_, ierr := plugincache.Install(ctx, plugincache.Spec{Name: pkg, Version: version, Server: url},
-				plugincache.InstallOptions{Getenv: s.getenv, Progress: progress})
-			if ierr != nil {
-				return nil, Invalid(fmt.Errorf("the resource plugin %s %s is not installed and installing it failed: %v; install it with `runner plugin install %s %s`", pkg, version, ierr, pkg, version))
-			}
-		default:
-			return nil, Invalid(err)
-		}
-		return pool.Plugin(pkg, version), nil
-	}
 }

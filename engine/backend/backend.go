@@ -88,6 +88,10 @@ type Lock interface {
 	// Unlock releases the lock and stops its heartbeat. It fails, leaving
 	// the lock as it is, when the lock no longer is this holder's.
 	Unlock() error
+	// Previous returns the dead holder (LockInfo.Dead) this lock was taken
+	// over from, whose run the backend recorded as Interrupted in the
+	// stack's history; nil when the lock was free.
+	Previous() *LockInfo
 	// Lost is closed once the holder finds that the lock is no longer its
 	// own (its heartbeat found it cleared or taken); an operation then
 	// starts nothing new. It is never closed by Unlock.

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runnerhq/runner/internal/boundedfile"
@@ -62,56 +60,18 @@ func (e *LockedError) Error() string {
 	return msg
 }
 
-// CurrentLockInfo describes this process as a lock holder running command.
-func CurrentLockInfo(command string) LockInfo {
-	host, _ := os.Hostname()
-	name := ""
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	pid := os.Getpid()
-	return LockInfo{PID: pid, Host: host, ProcessStart: processStart(pid), PIDNamespace: pidNamespace(), User: name, Started: time.Now().UTC(), Command: command}
-}
-
-// pidNamespace names this process's pid namespace ("" when unknown).
-func pidNamespace() string {
-	ns, err := os.Readlink("/proc/self/ns/pid")
-	if err != nil {
-		return ""
-	}
-	return ns
-}
-
-// fillHolder completes a holder with this process's pid, host, user and
-// the current time where they are missing, so that a lock left behind can
-// be recognized as stale.
-func fillHolder(h LockInfo) LockInfo {
-	me := CurrentLockInfo(h.Command)
-	if h.PID == 0 {
-		h.PID = me.PID
-	}
-	if h.PID == me.PID && h.ProcessStart == "" {
-		h.ProcessStart = me.ProcessStart
-	}
-	if h.Host == "" {
-		h.Host = me.Host
-	}
-	if h.User == "" {
-		h.User = me.User
-	}
-	if h.Started.IsZero() {
-		h.Started = me.Started
-	}
-	return h
-}
-
 // folderLock is a held lock file, its lease renewed by beat.
 type folderLock struct {
-	f    *Folder
-	path string
-	data []byte // what this holder wrote, to recognize its own lock
-	beat *Heartbeat
+	f        *Folder
+	path     string
+	data     []byte // what this holder wrote, to recognize its own lock
+	beat     *Heartbeat
+	previous *LockInfo // the dead holder taken over, nil when the lock was free
 }
+
+// Previous returns the dead holder this lock was taken over from, nil when
+// the lock was free.
+func (l *folderLock) Previous() *LockInfo { return l.previous }
 
 // Lock takes the (project, stack) lock, failing at once with a
 // *LockedError naming the holder when it is taken. The lock file appears
@@ -138,6 +98,19 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 		return !strings.HasPrefix(name, ".lock.json.") || age > staleTempAge
 	})
 	removeTemps(p.history, func(string, time.Duration) bool { return true })
+	return f.recordTakeover(l, p, holder)
+}
+
+// recordTakeover records the run of the dead holder l took its lock over
+// from (if any) as interrupted in the history of p's stack (p's project;
+// none for the stack's own lock). A failed record lets go of the lock.
+func (f *Folder) recordTakeover(l *folderLock, p paths, holder LockInfo) (Lock, error) {
+	if l.previous == nil {
+		return l, nil
+	}
+	if err := f.appendHistory(p, InterruptedRecord(*l.previous, holder, time.Now())); err != nil {
+		return nil, errors.Join(err, l.Unlock())
+	}
 	return l, nil
 }
 
@@ -162,14 +135,15 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 	// The stack's tags are written without this lock: only old temporary
 	// files are a killed writer's.
 	removeTemps(dir, func(_ string, age time.Duration) bool { return age > staleTempAge })
-	return l, nil
+	return f.recordTakeover(l, paths{stack: stack}, holder)
 }
 
 func (f *Folder) stackDir(stack string) string { return filepath.Join(f.Root, "stacks", stack) }
 
-// takeLock creates the lock file path in dir holding holder, or returns
-// locked() when it exists, and starts renewing its lease.
-func (f *Folder) takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (Lock, error) {
+// takeLock creates the lock file path in dir holding holder, taking it
+// over when its holder is dead (takeOverDead), or returns locked() when it
+// is held, and starts renewing its lease.
+func (f *Folder) takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (*folderLock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -188,17 +162,30 @@ func (f *Folder) takeLock(ctx context.Context, dir, path string, holder LockInfo
 		return nil, err
 	}
 	defer os.Remove(tmp)
-	err = os.Link(tmp, path)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, locked()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, err)
+	l := &folderLock{f: f, path: path, data: data}
+	for try := 0; ; try++ {
+		err = os.Link(tmp, path)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("creating %s: %w", path, err)
+		}
+		l.previous, err = takeOverDead(path, tmp)
+		if errors.Is(err, errRetryLock) && try < 5 {
+			continue
+		}
+		if err != nil && !errors.Is(err, errRetryLock) {
+			return nil, err
+		}
+		if l.previous == nil {
+			return nil, locked()
+		}
+		break
 	}
 	if err := syncDir(dir); err != nil {
 		return nil, err
 	}
-	l := &folderLock{f: f, path: path, data: data}
 	l.beat = StartHeartbeat(lease, l.renew)
 	f.held.Store(path, l)
 	return l, nil
@@ -248,15 +235,20 @@ func describeHolder(e *LockedError) {
 	e.Stale = e.Holder.Stale()
 }
 
-// Stale reports whether the holder is a process of this host that no
-// longer runs: its pid is gone, or now belongs to a process that started
-// at another time than the holder. Only such a lock may be cleared without
-// --force. A holder on another host, or in another pid namespace of this
-// host (another container), is never judged from here.
+// Stale reports whether the holder stopped: it is Dead, or its lease
+// expired (Expired, judged by the backend). Only such a lock may be
+// cleared without --force.
 func (h LockInfo) Stale() bool {
-	if h.Expired {
-		return true
-	}
+	return h.Expired || h.Dead()
+}
+
+// Dead reports whether the holder is a process of this host that provably
+// no longer runs: its pid is gone, or now belongs to a process that started
+// at another time than the holder. Such a lock was left by a killed run
+// and is taken over by the next operation (see InterruptedRecord). A
+// holder on another host, or in another pid namespace of this host
+// (another container), is never judged from here.
+func (h LockInfo) Dead() bool {
 	host, _ := os.Hostname()
 	if h.Host != host || h.PID <= 0 || h.PIDNamespace != "" && h.PIDNamespace != pidNamespace() {
 		return false
@@ -266,33 +258,6 @@ func (h LockInfo) Stale() bool {
 	}
 	now := processStart(h.PID)
 	return h.ProcessStart != "" && now != "" && now != h.ProcessStart
-}
-
-// processAlive reports whether a process with this pid runs on this host.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// processStart returns when process pid of this host started, in clock
-// ticks since boot (field 22 of /proc/<pid>/stat), "" when unknown (no
-// /proc, or no such process).
-func processStart(pid int) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return ""
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	const startField = 22 - 3 // fields after the name start at field 3
-	if len(fields) <= startField {
-		return ""
-	}
-	return fields[startField]
 }
 
 // Unlock releases the lock. It fails, leaving the file, when the lock file

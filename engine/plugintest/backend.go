@@ -159,11 +159,12 @@ func (b *Backend) Lock(ctx context.Context, project, stack string, holder backen
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
-	if s.lock != nil {
+	dead := b.takeOver(s.lock, project, stack, holder)
+	if s.lock != nil && dead == nil {
 		return nil, b.locked(project, stack, s.lock)
 	}
 	s.lock = completeHolder(holder)
-	return b.take(&memLock{b: b, slot: &s.lock, held: s.lock, what: fmt.Sprintf("stack %s of project %s", stack, project)}), nil
+	return b.take(&memLock{b: b, slot: &s.lock, held: s.lock, previous: dead, what: fmt.Sprintf("stack %s of project %s", stack, project)}), nil
 }
 
 // LockStack takes the lock of the whole stack.
@@ -173,12 +174,27 @@ func (b *Backend) LockStack(ctx context.Context, stack string, holder backend.Lo
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if h := b.stackLocks[stack]; h != nil {
+	dead := b.takeOver(b.stackLocks[stack], "", stack, holder)
+	if h := b.stackLocks[stack]; h != nil && dead == nil {
 		return nil, b.locked("", stack, h)
 	}
 	h := completeHolder(holder)
 	b.stackLocks[stack] = h
-	return b.take(&memLock{b: b, stack: stack, held: h, what: "stack " + stack}), nil
+	return b.take(&memLock{b: b, stack: stack, held: h, previous: dead, what: "stack " + stack}), nil
+}
+
+// takeOver returns the holder of a lock (nil when free) when it is dead
+// (backend.LockInfo.Dead), recording its run as interrupted in the
+// history of stack (of project, "" for the stack's own lock), as every
+// backend does; nil when the lock is free or held.
+func (b *Backend) takeOver(held *backend.LockInfo, project, stack string, holder backend.LockInfo) *backend.LockInfo {
+	if held == nil || !held.Dead() {
+		return nil
+	}
+	b.dropped(held)
+	rec := backend.InterruptedRecord(*held, holder, time.Now())
+	b.history[stack] = append(b.history[stack], backend.HistoryEntry{Project: project, HistoryRecord: rec})
+	return held
 }
 
 // completeHolder fills in this process where holder leaves it out, as the

@@ -69,7 +69,11 @@ type memLock struct {
 	lost     chan struct{}
 	lostOnce sync.Once
 	pausedAt time.Time
+	previous *backend.LockInfo // the dead holder taken over
 }
+
+// Previous returns the dead holder the lock was taken over from.
+func (l *memLock) Previous() *backend.LockInfo { return l.previous }
 
 // Lost is closed when the lock is cleared by force.
 func (l *memLock) Lost() <-chan struct{} { return l.lost }

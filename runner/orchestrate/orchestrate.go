@@ -94,9 +94,8 @@ type Request struct {
 	Dir     string
 	Backend backend.Backend
 	Plugins func() []resource.Plugin
-	// LoadPlugin finds (or installs) the plugin of a package at a version
-	// that Plugins does not serve: what users' programs register (nil:
-	// none).
+	// LoadPlugin finds a plugin by package and version that Plugins does
+	// not serve (engine.Options.LoadPlugin; nil: none).
 	LoadPlugin      func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
 	Crypter         resource.Crypter
 	SecretsProvider *state.SecretsProvider
@@ -214,6 +213,9 @@ func (o *run) lockStack(ctx context.Context) (context.Context, func(), error) {
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", o.req.Operation, err)
+	}
+	if dead := lock.Previous(); dead != nil {
+		o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: backend.TakeoverWarning("stack "+o.req.Stack, *dead)})
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})

@@ -79,17 +79,16 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
 		EngineVersion: o.req.EngineVersion,
 		References:    o.references, Plan: o.req.Plans[name], Dir: dir,
+		LoadPlugin: o.req.LoadPlugin,
 	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
 	}
-	opts.LoadPlugin = o.req.LoadPlugin
-	if p.Hosted != nil {
-		opts.Hosted, opts.Upstream = p.Hosted, o.upstream(name)
-	}
 	switch o.req.Operation {
 	case Preview, Up:
-		if p.Program == nil && p.Hosted == nil {
+		if p.Hosted != nil {
+			opts.Hosted, opts.Upstream = p.Hosted, o.upstream(name)
+		} else if p.Program == nil {
 			return nil, "", fmt.Errorf("%s %q: the project has no program yet", o.req.Operation, name)
 		}
 		if o.req.Operation == Preview {
@@ -131,23 +130,6 @@ func (o *run) references(project string) (resource.PropertyMap, bool) {
 	defer o.mu.Unlock()
 	outs, ok := o.outputs[project]
 	return outs, ok
-}
-
-// upstream returns the projects name depends on, directly or not: those
-// its program may read by stack reference.
-func (o *run) upstream(name string) map[string]bool {
-	out := map[string]bool{}
-	var visit func(n string)
-	visit = func(n string) {
-		for _, d := range o.byName[n].DependsOn {
-			if !out[d] {
-				out[d] = true
-				visit(d)
-			}
-		}
-	}
-	visit(name)
-	return out
 }
 
 // hook runs the project's on_success hook.
@@ -351,4 +333,25 @@ func (w *logWriter) Flush() {
 		w.emit(w.buf.String())
 		w.buf.Reset()
 	}
+}
+
+// upstream returns the projects name depends on, transitively: those its
+// program may read by stack reference.
+func (o *run) upstream(name string) map[string]bool {
+	out := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		p := o.byName[n]
+		if p == nil {
+			return
+		}
+		for _, dep := range p.DependsOn {
+			if !out[dep] {
+				out[dep] = true
+				visit(dep)
+			}
+		}
+	}
+	visit(name)
+	return out
 }

@@ -32,6 +32,7 @@ func Run(t *testing.T, open Open) {
 		{"ExplicitBase", testExplicitBase},
 		{"LockExclusive", testLockExclusive},
 		{"LockStale", testLockStale},
+		{"LockTakeoverRace", testLockTakeoverRace},
 		{"LockStackWide", testLockStackWide},
 		{"History", testHistory},
 		{"Tags", testTags},
