@@ -39,10 +39,16 @@ func values(t *testing.T, s providertest.Store) []string {
 	return out
 }
 
-// outputs returns a project's stack outputs (stack output --json).
+// outputs returns a project's stack outputs in environment e.
 func (w *ws) outputs(project string) map[string]any {
 	w.t.Helper()
-	r := w.ok("-p", "e", "-s", "dev", "--json", "stack", "output", "--project", project)
+	return w.outputsOf("e", project)
+}
+
+// outputsOf returns a project's stack outputs (stack output --json).
+func (w *ws) outputsOf(env, project string) map[string]any {
+	w.t.Helper()
+	r := w.ok("-p", env, "-s", "dev", "--json", "stack", "output", "--project", project)
 	var out map[string]any
 	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
 		w.t.Fatalf("stack output: %v\n%s", err, r.Stdout)
