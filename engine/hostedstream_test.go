@@ -164,3 +164,33 @@ func TestHostedRefusals(t *testing.T) {
 		t.Error("a failed step deleted or created something")
 	}
 }
+
+// TestHostedPlan checks an up given a hosted program's preview plan stops
+// at the first registration that differs from its planned step, before its
+// plugin call, and runs when the program registers what was planned.
+func TestHostedPlan(t *testing.T) {
+	e := newHostedEnv(t)
+	prog := registers(nil, custom("a", resource.PropertyMap{"n": 1.0}))
+	res, err := e.hosted(engine.Preview, prog)
+	if err != nil || res.Plan == nil {
+		t.Fatalf("preview: %v", err)
+	}
+	e.opts.Plan = res.Plan
+	if _, err := e.hosted(engine.Up, registers(nil, custom("a", resource.PropertyMap{"n": 2.0}))); !errors.As(err, new(*engine.PlanMismatchError)) {
+		t.Fatalf("up of another program: %v", err)
+	}
+	if e.plugin.Count("Create") != 0 {
+		t.Fatal("a refused plan created something")
+	}
+	e.opts.Plan = nil
+	if res, err = e.hosted(engine.Preview, prog); err != nil {
+		t.Fatal(err)
+	}
+	e.opts.Plan = res.Plan
+	if _, err := e.hosted(engine.Up, prog); err != nil {
+		t.Fatalf("up of the planned program: %v", err)
+	}
+	if e.find("a") == nil {
+		t.Error("a was not created")
+	}
+}
