@@ -19,14 +19,17 @@ import (
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/backend/postgres"
+	"github.com/runnerhq/runner/engine/backend/postgres/pgtest"
 	"github.com/runnerhq/runner/engine/plugins/file"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
 // The child process's settings, passed through the environment.
 const (
-	envChild = "CRASHTEST_CHILD_DIR"
-	envRound = "CRASHTEST_ROUND"
+	envChild   = "CRASHTEST_CHILD_DIR"
+	envRound   = "CRASHTEST_ROUND"
+	envBackend = "CRASHTEST_BACKEND_URL" // the state's backend; unset: a folder in the child's dir
 )
 
 // files is how many files the program declares.
@@ -41,7 +44,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 // program declares the files of a round: the content changes every third
@@ -110,9 +113,18 @@ func appendLine(path, line string) {
 	_ = f.Sync()
 }
 
-// up runs one up of a round against the folder backend in dir.
+// openBackend opens the backend of the state: the one named by
+// CRASHTEST_BACKEND_URL, else the folder in dir.
+func openBackend(dir string) (backend.Store, error) {
+	if url := os.Getenv(envBackend); url != "" {
+		return postgres.Open(context.Background(), url)
+	}
+	return backend.Open("file://" + filepath.Join(dir, "state"))
+}
+
+// up runs one up of a round against the backend of the state.
 func up(dir string, round int) error {
-	b, err := backend.Open("file://" + filepath.Join(dir, "state"))
+	b, err := openBackend(dir)
 	if err != nil {
 		return err
 	}
@@ -173,7 +185,22 @@ func TestKillAtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		kills = 10
 	}
-	dir := t.TempDir()
+	killAtRandomMoments(t, t.TempDir(), kills)
+}
+
+// TestKillAtRandomMomentsPostgres kills runs whose state is in a
+// PostgreSQL database: the killed run's session ends with it (and so its
+// lock), and the next run folds its journal rows and converges.
+func TestKillAtRandomMomentsPostgres(t *testing.T) {
+	srv := pgtest.Need(t)
+	t.Setenv(envBackend, srv.URL(srv.Database(t), true))
+	killAtRandomMoments(t, t.TempDir(), 20)
+}
+
+// killAtRandomMoments kills kills runs at random moments (of creates,
+// updates and deletes: the rounds change the files), each followed by a
+// run that must converge.
+func killAtRandomMoments(t *testing.T, dir string, kills int) {
 	// Measure how long an undisturbed run takes, so that kills land inside runs.
 	start := time.Now()
 	if _, out := child(t, dir, 0, 0); out != "" {
@@ -226,9 +253,12 @@ func checkConverged(t *testing.T, dir string, round int) {
 	if log, err := os.ReadFile(filepath.Join(dir, "events.log")); err == nil && strings.Contains(string(log), "double-create") {
 		t.Fatalf("round %d: a file was created twice:\n%s", round, log)
 	}
-	b, err := backend.Open("file://" + filepath.Join(dir, "state"))
+	b, err := openBackend(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c, ok := b.(interface{ Close() }); ok {
+		defer c.Close()
 	}
 	snap, err := b.Load(context.Background(), "crash", "dev", testCrypter{})
 	if err != nil {

@@ -260,11 +260,17 @@ func Unavailable(t testing.TB, why string) {
 // Main runs a package's tests (m.Run) and stops the shared server.
 func Main(m interface{ Run() int }) int {
 	code := m.Run()
-	if shared.srv != nil {
-		shared.srv.Stop()
-	}
+	StopShared()
 	return code
 }
 
 // Redact replaces the password in text, for test messages.
 func (s *Server) Redact(text string) string { return strings.ReplaceAll(text, s.Password, "xxxxx") }
+
+// StopShared stops the server Need started, if any (for a TestMain that
+// does not use Main).
+func StopShared() {
+	if shared.srv != nil {
+		shared.srv.Stop()
+	}
+}
