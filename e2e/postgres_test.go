@@ -90,6 +90,11 @@ func TestPostgresBackendThroughTheCLI(t *testing.T) {
 			t.Fatalf("a preview after up plans changes in %s", p)
 		}
 	}
+	// With the password in the URL itself, no output shows it either.
+	inURL := []string{"RUNNER_BACKEND_URL=" + srv.URL(db, true)}
+	for _, args := range [][]string{{"--debug", "--json", "--non-interactive", "up", "--yes"}, {"--debug", "preview"}, {"--json", "stack", "ls"}, {"stack", "history"}} {
+		pgOK(t, dir, inURL, srv, args...)
+	}
 	ls := pgOK(t, dir, env, srv, "stack", "ls").Stdout
 	if !strings.Contains(ls, "dev") || !strings.Contains(ls, "ingress") {
 		t.Fatalf("stack ls does not list the stack and its projects:\n%s", ls)
@@ -206,6 +211,13 @@ func TestPostgresBackendRefusals(t *testing.T) {
 	if after := tree(t, dir); strings.Join(after, "\n") != strings.Join(before, "\n") {
 		t.Errorf("a refused backend changed the workspace:\nbefore %v\nafter  %v", before, after)
 	}
+	// A stack that exists nowhere is named with the backend it was looked
+	// for in, without the password.
+	r := run(t, workspace(t), "", nil, "--backend", withPW, "-s", "nosuch", "--non-interactive", "preview")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "no state for it in postgres://runner:xxxxx@") {
+		t.Fatalf("a missing stack: exit %d\n%s", r.Code, r.Stderr)
+	}
+	noPassword(t, srv, "the missing stack's error", r.Stdout+r.Stderr)
 	if err := os.Chmod(pgpass, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/backend/postgres"
 	"github.com/runnerhq/runner/engine/backend/postgres/pgtest"
+	"github.com/runnerhq/runner/engine/backend/s3"
 	"github.com/runnerhq/runner/engine/plugins/file"
 	"github.com/runnerhq/runner/engine/resource"
 )
@@ -114,26 +115,39 @@ func appendLine(path, line string) {
 }
 
 // openBackend opens the backend of the state: the one named by
-// CRASHTEST_BACKEND_URL, else the folder in dir.
+// CRASHTEST_BACKEND_URL (postgres:// or s3://), else the folder in dir.
 func openBackend(dir string) (backend.Store, error) {
-	if url := os.Getenv(envBackend); url != "" {
+	url := os.Getenv(envBackend)
+	switch {
+	case strings.HasPrefix(url, "s3://"):
+		return s3.OpenURL(context.Background(), url)
+	case url != "":
 		return postgres.Open(context.Background(), url)
 	}
 	return backend.Open("file://" + filepath.Join(dir, "state"))
 }
 
-// up runs one up of a round against the backend of the state.
+// up runs one round (an up, or a destroy: see remote_test.go) against the
+// backend of the state.
 func up(dir string, round int) error {
 	b, err := openBackend(dir)
 	if err != nil {
 		return err
 	}
-	_, err = engine.Up(context.Background(), engine.Options{
+	if os.Getenv(envDestroy) != "" || os.Getenv(envConverge) != "" {
+		return remoteRound(b, dir, round)
+	}
+	_, err = engine.Up(context.Background(), options(b, dir), program(dir, round))
+	return err
+}
+
+// options are the engine options of a child's run on b.
+func options(b backend.Backend, dir string) engine.Options {
+	return engine.Options{
 		Project: "crash", Stack: "dev", Backend: b, Crypter: testCrypter{},
 		Plugins:  []resource.Plugin{watched{log: filepath.Join(dir, "events.log")}},
 		Parallel: 8,
-	}, program(dir, round))
-	return err
+	}
 }
 
 // testCrypter is a reversible stand-in for the passphrase crypter.
@@ -231,6 +245,9 @@ func killAtRandomMoments(t *testing.T, dir string, kills int) {
 func checkConverged(t *testing.T, dir string, round int) {
 	t.Helper()
 	want := expected(dir, round)
+	if destroying(round) {
+		want = map[string]string{}
+	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "out"))
 	for _, e := range entries {
 		p := filepath.Join(dir, "out", e.Name())
@@ -263,6 +280,12 @@ func checkConverged(t *testing.T, dir string, round int) {
 	snap, err := b.Load(context.Background(), "crash", "dev", testCrypter{})
 	if err != nil {
 		t.Fatalf("round %d: the state does not load: %v", round, err)
+	}
+	if snap == nil && len(want) == 0 {
+		return
+	}
+	if snap == nil {
+		t.Fatalf("round %d: no state after a converged run", round)
 	}
 	if len(snap.PendingOperations) != 0 {
 		t.Fatalf("round %d: %d pending operations after a converged run", round, len(snap.PendingOperations))
