@@ -165,7 +165,6 @@ func Unavailable(t testing.TB, format string, args ...any) {
 	unavailable(t, format, args...)
 }
 
-
 // VersityPath finds the versitygw binary: in the CI cache's bin folder, or
 // on PATH.
 func VersityPath() (string, bool) {
