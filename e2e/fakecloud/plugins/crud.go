@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"context"
+	"os"
 	"strings"
 	"time"
 
@@ -98,7 +99,13 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 		return plugin.CreateResponse{}, status.Errorf(codes.AlreadyExists,
 			"%s %q already exists (created as %s)", typ, id, old.URN)
 	}
+	slow := createDelay() / 2 // half before the cloud has it, half after
+	time.Sleep(slow)
 	if err := s.put(p.contract.Package, typ, id, req.URN, req.Properties, outs); err != nil {
+		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
+	}
+	time.Sleep(slow)
+	if err := s.logCall("create", typ, id, req.URN); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
 	}
 	return plugin.CreateResponse{ID: resource.ID(id), Properties: outs}, nil
@@ -136,7 +143,9 @@ func (p *provider) Update(_ context.Context, req plugin.UpdateRequest) (plugin.U
 }
 
 // Read returns the stored resource; an empty ID when it is gone. With no
-// ID (an interrupted create) it looks the resource up by URN.
+// ID (an interrupted create) the fake aws looks the resource up by URN
+// (runner's convention for plugins that can); the fake kubernetes refuses,
+// as the real one does (it reads an object by "<namespace>/<name>" only).
 func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadResponse, error) {
 	s, err := p.configured("Read")
 	if err != nil {
@@ -147,6 +156,9 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 		typ = string(req.URN.Type())
 	}
 	var rec *Record
+	if req.ID == "" && p.contract.Package == "kubernetes" {
+		return plugin.ReadResponse{}, status.Errorf(codes.InvalidArgument, "resource name may not be empty (reading %s without an ID)", req.URN)
+	}
 	if req.ID == "" {
 		rec, err = s.byURN(string(req.URN))
 		if err == nil && rec == nil {
@@ -198,7 +210,20 @@ func (p *provider) Delete(_ context.Context, req plugin.DeleteRequest) (plugin.D
 	if err := s.remove(typ, string(req.ID)); err != nil {
 		return plugin.DeleteResponse{}, status.Error(codes.Internal, err.Error())
 	}
+	if err := s.logCall("delete", typ, string(req.ID), req.URN); err != nil {
+		return plugin.DeleteResponse{}, status.Error(codes.Internal, err.Error())
+	}
 	return plugin.DeleteResponse{}, nil
+}
+
+// EnvCreateDelay names the variable that slows every create down by a Go
+// duration (as a real cloud takes time), half before the resource is
+// stored and half after, so that kill tests land inside creates.
+const EnvCreateDelay = "FAKECLOUD_CREATE_DELAY"
+
+func createDelay() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv(EnvCreateDelay))
+	return d
 }
 
 // now returns the current time in RFC 3339, as a property.
