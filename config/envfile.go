@@ -239,6 +239,27 @@ func (e *EnvFile) SetStack(name string) error {
 	})
 }
 
+// UnsetStack removes the lines that set PULUMI_STACK to name (a stack that
+// was removed), under the file's lock and atomically, keeping every other
+// byte. A file that selects another stack, or none, is left as it is.
+func (e *EnvFile) UnsetStack(name string) error {
+	return e.update(func(f *EnvFile) error {
+		if f.Values[StackVar] != name {
+			return nil
+		}
+		keys, _ := checkEnvLines(f.Path, f.raw) // it parsed when read
+		lines := strings.Split(string(f.raw), "\n")
+		for j := len(keys) - 1; j >= 0; j-- { // from the end: lines are removed
+			if k := keys[j]; k.key == StackVar {
+				lines = append(lines[:k.line-1:k.line-1], lines[k.end:]...)
+			}
+		}
+		f.raw, f.changed = []byte(strings.Join(lines, "\n")), true
+		delete(f.Values, StackVar)
+		return nil
+	})
+}
+
 // update applies edit to the file on disk under its lock (UpdateEnv) and
 // makes e what was written.
 func (e *EnvFile) update(edit func(*EnvFile) error) error {

@@ -151,6 +151,12 @@ type PluginInstallOptions struct {
 	Server string
 	// ForProvider installs every plugin of the provider of the options.
 	ForProvider bool
+	// Checksum is --checksum: the SHA-256 (hex, "sha256:" allowed before
+	// it) the downloaded archive must have; only with Name.
+	Checksum string
+	// InsecureHTTP is --insecure-http: plain http:// to another machine is
+	// allowed (at the start and at every redirect).
+	InsecureHTTP bool
 	// Client makes the downloads (nil: http.DefaultClient).
 	Client *http.Client
 }

@@ -308,7 +308,8 @@ func OpenBackend(opts Options, workspace string) (backend.Store, error) {
 	}
 	b, err := reg.Open(context.TODO(), BackendURL(opts, workspace))
 	var unknown *backend.UnknownSchemeError
-	if errors.As(err, &unknown) {
+	var unavailable *backend.UnavailableError
+	if errors.As(err, &unknown) || errors.As(err, &unavailable) {
 		return nil, Invalid(fmt.Errorf("%w (--backend or RUNNER_BACKEND_URL)", err))
 	}
 	if err != nil {

@@ -216,29 +216,6 @@ func StackRemoveTag(ctx context.Context, opts Options, name string) error {
 	return s.backend.RemoveTag(ctx, stack, name)
 }
 
-// StackRemoveOptions are the flags of `runner stack rm NAME`.
-type StackRemoveOptions struct {
-	Name           string
-	Force          bool // remove the state even though resources remain
-	PreserveConfig bool // keep the stack's config file
-}
-
-// StackRemove is `runner stack rm`; its warnings go to the error stream.
-func StackRemove(ctx context.Context, opts Options, o StackRemoveOptions) (string, error) {
-	s, err := OpenStacks(opts)
-	if err != nil {
-		return "", err
-	}
-	warnings, err := s.Remove(ctx, o.Name, o.Force, o.PreserveConfig)
-	for _, w := range warnings {
-		fmt.Fprintf(s.IO().Err, "warning: %s\n", w)
-	}
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("Removed stack %s.", o.Name), nil
-}
-
 // StackUnlockOptions are the flags of `runner stack unlock`.
 type StackUnlockOptions struct {
 	Project string // only this project's lock (and the stack's own)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // The second process of the lock tests acts on the backend folder named by
@@ -204,7 +206,7 @@ func TestLockRaceOneWinner(t *testing.T) {
 func TestLockInfoStale(t *testing.T) {
 	me := CurrentLockInfo("runner up")
 	if me.ProcessStart == "" {
-		t.Skip("this system has no /proc/<pid>/stat")
+		testenv.Unavailable(t, "this system has no /proc/<pid>/stat, where a lock's process start time is read")
 	}
 	dead := deadPID(t)
 	tests := []struct {

@@ -2,12 +2,15 @@ package backend
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // TestLockRemovesTempsOfKilledWrites leaves the temporary files that
@@ -114,7 +117,7 @@ func deadPID(t *testing.T) int {
 	t.Helper()
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
-		t.Skipf("cannot run true: %v", err)
+		testenv.Unavailable(t, fmt.Sprintf("cannot run true, which gives a process that has exited: %v", err))
 	}
 	return cmd.Process.Pid
 }
