@@ -3,6 +3,7 @@ package plugins
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -108,6 +109,7 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 	if err := s.logCall("create", typ, id, req.URN); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
 	}
+	s.dieOnce(typ)
 	return plugin.CreateResponse{ID: resource.ID(id), Properties: outs}, nil
 }
 
@@ -156,7 +158,7 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 		typ = string(req.URN.Type())
 	}
 	var rec *Record
-	if req.ID == "" && p.contract.Package == "kubernetes" {
+	if req.ID == "" && (p.contract.Package == "kubernetes" || os.Getenv(EnvNoURNLookup) == "1") {
 		return plugin.ReadResponse{}, status.Errorf(codes.InvalidArgument, "resource name may not be empty (reading %s without an ID)", req.URN)
 	}
 	if req.ID == "" {
@@ -214,6 +216,28 @@ func (p *provider) Delete(_ context.Context, req plugin.DeleteRequest) (plugin.D
 		return plugin.DeleteResponse{}, status.Error(codes.Internal, err.Error())
 	}
 	return plugin.DeleteResponse{}, nil
+}
+
+// EnvNoURNLookup "1" makes the fake aws refuse a read without an ID, as
+// the real aws plugin cannot look a resource up by its URN.
+const EnvNoURNLookup = "FAKECLOUD_NO_URN_LOOKUP"
+
+// EnvDieAfterCreate names a type token: the first create of that type
+// stores the resource, then the plugin process exits before answering (as
+// if runner were killed then), once per fake cloud.
+const EnvDieAfterCreate = "FAKECLOUD_DIE_AFTER_CREATE"
+
+// dieOnce ends the process after the first create of typ when
+// EnvDieAfterCreate names it.
+func (s *store) dieOnce(typ string) {
+	if os.Getenv(EnvDieAfterCreate) != typ {
+		return
+	}
+	mark := filepath.Join(filepath.Dir(s.dir), ".died-"+strings.NewReplacer(":", "_", "/", "_").Replace(typ))
+	if f, err := os.OpenFile(mark, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+		f.Close()
+		os.Exit(3)
+	}
 }
 
 // EnvCreateDelay names the variable that slows every create down by a Go
