@@ -26,11 +26,16 @@ const pluginCloseTimeout = 15 * time.Second
 // Ctrl-C (ctx done) every plugin is sent Cancel at once.
 func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, loadPlugin, func()) {
 	getenv := s.getenv
+	origins := &originNotes{env: s.Env, sink: sink}
 	pool := pluginhost.NewPool(pluginhost.PoolOptions{
 		Workspace: s.Workspace,
 		Environ:   environ,
 		Locate: func(pkg, version string) (string, error) {
-			return plugincache.Find(pkg, version, getenv)
+			path, err := plugincache.Find(pkg, version, getenv)
+			if err == nil {
+				origins.note(pkg, version, path)
+			}
+			return path, err
 		},
 		Log: func(e pluginhost.LogEntry) {
 			if ev, ok := s.pluginLogEvent(e); ok {

@@ -160,3 +160,9 @@ func freePort(t testing.TB) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// Unavailable skips the test saying why, or fails it under CI.
+func Unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	unavailable(t, format, args...)
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/backend/bucket"
@@ -36,7 +37,9 @@ func OpenObjects(ctx context.Context, raw string) (*Objects, error) {
 	if err != nil {
 		return nil, &backend.UnavailableError{URL: backend.RedactURL(raw), Problem: err, Hint: "fix --backend or RUNNER_BACKEND_URL; nothing was changed"}
 	}
-	opts := []func(*config.LoadOptions) error{}
+	// The SDK's own log lines (an IMDS fallback warning) are not for users:
+	// what goes wrong is in the error.
+	opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
 	if loc.Region != "" {
 		opts = append(opts, config.WithRegion(loc.Region))
 	}
