@@ -68,12 +68,13 @@ func (s stackCLI) initCommand() *cli.Command {
 
 func (s stackCLI) selectCommand() *cli.Command {
 	return &cli.Command{
-		Name: "select", Usage: "select the stack (PULUMI_STACK in the environment file)", ArgsUsage: "NAME",
+		Name: "select", Usage: "select the stack (PULUMI_STACK in the environment file); it must exist, unless --create", ArgsUsage: "NAME",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "create", Aliases: []string{"c"}, Usage: "create the stack if it does not exist"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("stack select takes one NAME")
 			}
-			msg, err := runner.StackSelect(c.Context, s.opts(c), c.Args().First())
+			msg, err := runner.StackSelect(c.Context, s.opts(c), c.Args().First(), c.Bool("create"))
 			return s.result(c, msg, err)
 		},
 	}
