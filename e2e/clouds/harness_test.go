@@ -245,6 +245,7 @@ type event struct {
 	Operation string         `json:"operation"`
 	Project   string         `json:"project"`
 	Op        string         `json:"op"`
+	Keys      []string       `json:"keys"`
 	URN       string         `json:"urn"`
 	Result    string         `json:"result"`
 	Message   string         `json:"message"`
