@@ -52,8 +52,9 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	if err != nil {
 		return nil, err
 	}
-	// A missing plugin stops the run before validation writes anything.
-	if err := s.checkPlugins(); err != nil {
+	// A missing plugin stops the run before anything is written, naming
+	// every config problem with it.
+	if err := s.checkPluginsAndConfig(ctx, o.Operation); err != nil {
 		return nil, err
 	}
 	sink, closeView := s.view(o)
@@ -90,6 +91,10 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 		}
 	}
 	if o.Operation == orchestrate.Up {
+		// The plan is accepted: the defaults validation staged are saved.
+		if err := s.saveConfig(); err != nil {
+			return nil, err
+		}
 		if err := s.RecordStack(); err != nil {
 			return nil, err
 		}

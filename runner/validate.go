@@ -27,6 +27,9 @@ type Report struct {
 // again on a bad one, and saves the answers (secrets encrypted). Without a
 // terminal, missing keys that have a default get it; the others make a
 // *prompt.MissingConfigError that lists them all (a ValidationError).
+// Defaults alone are only staged (in memory), never written: a read-only
+// command (preview, validate with nothing to ask) leaves the file as it
+// is, and up saves them once it runs (saveConfig).
 func (s *Session) Validate(ctx context.Context) (*Report, error) {
 	rep := &Report{}
 	if err := s.validate(ctx, rep); err != nil {
@@ -71,7 +74,7 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 			return err
 		}
 		if bad != nil { // listed with the other problems, or asked again
-			if !s.IO().CanPrompt() {
+			if !s.canPrompt() {
 				conflicts = append(conflicts, bad)
 				continue
 			}
@@ -81,7 +84,7 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 		}
 		if present {
 			if err := s.agrees(ctx, q); err != nil {
-				if !s.IO().CanPrompt() {
+				if !s.canPrompt() {
 					conflicts = append(conflicts, err)
 					continue
 				}
@@ -99,7 +102,7 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 			disagree = q.Agrees(def, s.getter(ctx))
 		}
 		switch {
-		case s.IO().CanPrompt():
+		case s.canPrompt():
 			toAsk = append(toAsk, q)
 		case disagree != nil: // never write a default that contradicts an answer
 			missing = append(missing, prompt.Missing{Key: q.Key, Message: fmt.Sprintf("%s (the default %s does not fit: %v)", q.Message, def, disagree), Secret: q.Secret})
@@ -133,8 +136,15 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 	if err := s.validateWhole(ctx); err != nil {
 		return Invalid(err)
 	}
+	if len(rep.Asked) == 0 {
+		return nil // defaults stay staged: up saves them once it runs
+	}
 	return s.saveConfig()
 }
+
+// canPrompt reports whether validation may ask: a terminal, and not a
+// check that writes nothing (dryRun).
+func (s *Session) canPrompt() bool { return !s.dryRun && s.IO().CanPrompt() }
 
 // validateWhole checks the config as a whole (Provider.Validate).
 func (s *Session) validateWhole(ctx context.Context) error {
