@@ -94,7 +94,7 @@ func ValidateConfig(ctx context.Context, opts Options) error {
 		return err
 	}
 	doc := map[string]any{"stack": s.StackName, "provider": s.Provider.Name, "file": s.ConfigPath, "valid": true,
-		"asked": rep.Asked, "defaulted": rep.Defaulted, "warnings": rep.Warnings}
+		"asked": rep.Asked, "defaulted": rep.Defaulted, "defaults": rep.Defaults, "warnings": rep.Warnings}
 	return OutputOf(opts).Object(doc, func(w io.Writer) error {
 		for _, warn := range rep.Warnings {
 			fmt.Fprintf(s.IO().Err, "warning: %s\n", warn)
@@ -103,7 +103,11 @@ func ValidateConfig(ctx context.Context, opts Options) error {
 		case len(rep.Asked) > 0:
 			fmt.Fprintf(w, "Saved %d value(s) to %s\n", n, s.ConfigPath)
 		case n > 0: // defaults alone: validate writes nothing
-			fmt.Fprintf(w, "%s take their defaults; the first `runner up` saves them to %s\n", strings.Join(rep.Defaulted, ", "), s.ConfigPath)
+			var vals []string
+			for _, k := range rep.Defaulted {
+				vals = append(vals, fmt.Sprintf("%s (%s)", k, rep.Defaults[k]))
+			}
+			fmt.Fprintf(w, "%s take their defaults; the first `runner up` saves them to %s\n", strings.Join(vals, ", "), s.ConfigPath)
 		}
 		_, err := fmt.Fprintf(w, "The config of stack %s is complete and valid for provider %s (%d questions).\n", s.StackName, s.Provider.Name, len(s.Provider.Questions))
 		return err

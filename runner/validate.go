@@ -15,8 +15,11 @@ import (
 type Report struct {
 	// Asked lists the keys answered at a prompt (and saved).
 	Asked []string
-	// Defaulted lists the keys set to their default (and saved).
+	// Defaulted lists the keys set to their default (staged: saved with
+	// the answers, or by up), and Defaults their values ("[secret]" for a
+	// secret).
 	Defaulted []string
+	Defaults  map[string]string
 	// Warnings are things runner accepted but that deserve attention,
 	// each naming the key and its line.
 	Warnings []string
@@ -111,6 +114,13 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 				return err
 			}
 			rep.Defaulted = append(rep.Defaulted, q.Key)
+			if rep.Defaults == nil {
+				rep.Defaults = map[string]string{}
+			}
+			rep.Defaults[q.Key] = def
+			if q.Secret {
+				rep.Defaults[q.Key] = "[secret]"
+			}
 		default:
 			missing = append(missing, prompt.Missing{Key: q.Key, Message: q.Message, Secret: q.Secret})
 		}
