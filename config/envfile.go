@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/joho/godotenv"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // StackVar is the variable that names the stack, as in MARA.
@@ -156,9 +158,12 @@ func truncate(s string, n int) string {
 // LoadEnv reads the environment file at path; a missing file gives an
 // empty EnvFile that does not exist yet.
 func LoadEnv(path string) (*EnvFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.ReadFile(path, boundedfile.Environment)
 	if errors.Is(err, os.ErrNotExist) {
 		return &EnvFile{Path: path, Values: map[string]string{}}, nil
+	}
+	if boundedfile.IsRefused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the environment file: %w", err)
@@ -230,6 +235,27 @@ func (e *EnvFile) SetStack(name string) error {
 	}
 	return e.update(func(f *EnvFile) error {
 		f.setStack(name)
+		return nil
+	})
+}
+
+// UnsetStack removes the lines that set PULUMI_STACK to name (a stack that
+// was removed), under the file's lock and atomically, keeping every other
+// byte. A file that selects another stack, or none, is left as it is.
+func (e *EnvFile) UnsetStack(name string) error {
+	return e.update(func(f *EnvFile) error {
+		if f.Values[StackVar] != name {
+			return nil
+		}
+		keys, _ := checkEnvLines(f.Path, f.raw) // it parsed when read
+		lines := strings.Split(string(f.raw), "\n")
+		for j := len(keys) - 1; j >= 0; j-- { // from the end: lines are removed
+			if k := keys[j]; k.key == StackVar {
+				lines = append(lines[:k.line-1:k.line-1], lines[k.end:]...)
+			}
+		}
+		f.raw, f.changed = []byte(strings.Join(lines, "\n")), true
+		delete(f.Values, StackVar)
 		return nil
 	})
 }

@@ -122,3 +122,18 @@ func RemoveStack(path string) error {
 		return nil
 	})
 }
+
+// MoveStack moves the stack config at path to dest (a rename, so both must
+// be on one file system: the error is then syscall.EXDEV), under path's
+// lock, so that no update is in the middle of rewriting it, and durably.
+func MoveStack(path, dest string) error {
+	return withLock(path, func() error {
+		if err := os.Rename(path, dest); err != nil {
+			return err
+		}
+		if err := atomicfile.SyncDir(filepath.Dir(dest)); err != nil {
+			return err
+		}
+		return atomicfile.SyncDir(filepath.Dir(path))
+	})
+}

@@ -13,6 +13,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // DefaultIterations is the PBKDF2 iteration count of Pulumi's passphrase
@@ -221,7 +223,10 @@ func PassphraseFromEnv(getenv func(string) string, env *EnvFile) (p Passphrase, 
 	}
 	if f := getenv(PassphraseFileVar); f != "" {
 		src := fmt.Sprintf("the file %s named by %s", f, where(PassphraseFileVar))
-		b, err := os.ReadFile(f)
+		b, err := boundedfile.ReadFile(f, boundedfile.Passphrase)
+		if boundedfile.IsRefused(err) {
+			return Passphrase{}, false, fmt.Errorf("%w (named by %s)", err, where(PassphraseFileVar))
+		}
 		if err != nil {
 			return Passphrase{}, false, fmt.Errorf("reading %s: %w", src, err)
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // Stack is a stack config file, Pulumi.<stack>.yaml, kept as a YAML node
@@ -48,7 +50,10 @@ func (p Problem) String() string { return fmt.Sprintf("line %d: %s: %s", p.Line,
 // LoadStack reads a stack config; a missing file is an empty config that
 // does not exist yet (UpdateStack creates it).
 func LoadStack(path string) (*Stack, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.ReadFile(path, boundedfile.StackConfig)
+	if boundedfile.IsRefused(err) {
+		return nil, err
+	}
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("reading the stack config: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 var ctx = context.Background()
@@ -218,11 +220,15 @@ func TestSetRejectsBareKey(t *testing.T) {
 	}
 }
 
+// maraExample is the repository's copy of MARA's example stack config
+// (e2e/clouds/testdata, which the end-to-end tests deploy), relative to
+// this package's folder.
+var maraExample = filepath.Join("..", "e2e", "clouds", "testdata", "Pulumi.stackname.yaml.example")
+
 func TestMARAExample(t *testing.T) {
-	src := maraExample(t)
-	data, err := os.ReadFile(src)
+	data, err := os.ReadFile(maraExample)
 	if err != nil {
-		t.Skip(err)
+		t.Fatalf("the repository's copy of MARA's example: %v", err)
 	}
 	p := filepath.Join(t.TempDir(), "Pulumi.mara.yaml")
 	if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -250,18 +256,19 @@ func TestMARAExample(t *testing.T) {
 	}
 }
 
-// maraExample finds shared/mara beside the repository.
-func maraExample(t *testing.T) string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "mara", "Pulumi.stackname.yaml.example")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test")
-		}
-		dir = parent
+// TestMARAExampleMatchesShared checks that the repository's copy of MARA's
+// example has not drifted from the shared reference one.
+func TestMARAExampleMatchesShared(t *testing.T) {
+	shared, err := os.ReadFile(filepath.Join(testenv.Shared(t, "mara"), "Pulumi.stackname.yaml.example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := os.ReadFile(maraExample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ours) != string(shared) {
+		t.Errorf("%s differs from the shared copy of MARA's example; re-copy it", maraExample)
 	}
 }
 

@@ -17,7 +17,7 @@ func TestUnknownBackendScheme(t *testing.T) {
 		args []string
 	}{
 		{nil, []string{"--backend", "s3://bucket/state", "stack", "ls"}},
-		{[]string{"RUNNER_BACKEND_URL=postgres://db/runner"}, []string{"-s", "dev", "stack", "history"}},
+		{[]string{"RUNNER_BACKEND_URL=gs://bucket/runner"}, []string{"-s", "dev", "stack", "history"}},
 	} {
 		r := run(t, dir, "", c.env, c.args...)
 		if r.Code != 3 {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // promptWait bounds the wait for one prompt (a new stack's passphrase
@@ -29,7 +31,7 @@ type pane struct {
 func inTmux(t *testing.T, dir string, unset, set []string, args ...string) *pane {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed: the prompt tests need a real terminal (.ci/run installs tmux; locally: apt-get install tmux)")
+		testenv.Unavailable(t, "tmux is not installed: the prompt tests need a real terminal (.ci/run installs tmux; locally: apt-get install tmux)")
 	}
 	tmp := t.TempDir()
 	p := &pane{t: t, socket: filepath.Join(tmp, "tmux.sock"), exitFile: filepath.Join(tmp, "exit")}

@@ -177,8 +177,8 @@ func TestStackCommands(t *testing.T) {
 	})
 
 	t.Run("rm refuses a stack with resources", func(t *testing.T) {
-		r := run(t, dir, "", nil, "stack", "rm", "dev")
-		if r.Code != 1 || !strings.Contains(r.Stderr, "still has resources") || !strings.Contains(r.Stderr, "destroy") {
+		r := run(t, dir, "", nil, "stack", "rm", "dev", "--yes")
+		if r.Code != 3 || !strings.Contains(r.Stderr, "still has resources") || !strings.Contains(r.Stderr, "destroy") {
 			t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 		}
 		if _, err := os.Stat(filepath.Join(dir, "config", "pulumi", "Pulumi.dev.yaml")); err != nil {
@@ -221,11 +221,11 @@ func TestStackInitSelectRm(t *testing.T) {
 	if out := ok(t, dir, "stack", "ls").Stdout; !strings.Contains(out, "qa*") || !strings.Contains(out, "prod") {
 		t.Fatalf("stack ls:\n%s", out)
 	}
-	ok(t, dir, "stack", "rm", "prod")
+	ok(t, dir, "stack", "rm", "prod", "--yes")
 	if _, err := os.Stat(filepath.Join(dir, "config", "pulumi", "Pulumi.prod.yaml")); !os.IsNotExist(err) {
 		t.Fatal("stack rm left the config file")
 	}
-	if r := run(t, dir, "", nil, "stack", "rm", "nope"); r.Code != 1 {
+	if r := run(t, dir, "", nil, "stack", "rm", "nope", "--yes"); r.Code != 3 {
 		t.Fatalf("rm of an unknown stack: exit %d", r.Code)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // TestStackLsListsAroundAnUnreadableSnapshot: one corrupt snapshot does
@@ -84,12 +86,11 @@ func TestStackExportFileErrorsNameTheFile(t *testing.T) {
 	if err := os.WriteFile(readOnly, []byte("keep me\n"), 0o400); err != nil {
 		t.Fatal(err)
 	}
+	testenv.ReadOnly(t, readOnly) // root writes a 0400 file; an immutable one it cannot
 	cases := []struct{ file, want string }{
 		{filepath.Join(out, "nope", "out.json"), "cannot write the export to " + filepath.Join(out, "nope", "out.json") + ": the folder " + filepath.Join(out, "nope") + " does not exist"},
 		{out, "cannot write the export to " + out + ": it is a folder; give a file name"},
-	}
-	if os.Geteuid() != 0 { // root may write anything
-		cases = append(cases, struct{ file, want string }{readOnly, "cannot write the export to " + readOnly + ": the file is read-only"})
+		{readOnly, "cannot write the export to " + readOnly + ": the file is read-only"},
 	}
 	for _, c := range cases {
 		r := run(t, dir, "", nil, "-s", "dev", "stack", "export", "--project", "secrets", "--file", c.file)

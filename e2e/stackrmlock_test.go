@@ -28,7 +28,7 @@ func TestStackRmDuringUpIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := run(t, dir, "", nil, "-s", "dev", "stack", "rm", "dev", "--force")
+	r := run(t, dir, "", nil, "-s", "dev", "stack", "rm", "dev", "--force", "--yes")
 	want := fmt.Sprintf("stack dev is locked by runner up (the other one) (pid %d", os.Getpid())
 	if r.Code != 4 || !strings.Contains(r.Stderr, want) {
 		t.Errorf("stack rm while the stack is locked: exit %d, want 4 saying %q:\n%s%s", r.Code, want, r.Stdout, r.Stderr)
@@ -45,7 +45,7 @@ func TestStackRmDuringUpIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok(t, dir, "-s", "dev", "--non-interactive", "destroy", "--yes")
-	ok(t, dir, "-s", "dev", "stack", "rm", "dev")
+	ok(t, dir, "-s", "dev", "stack", "rm", "dev", "--yes")
 	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "dev")); !os.IsNotExist(err) {
 		t.Errorf("stack rm left the stack's folder (%v)", err)
 	}

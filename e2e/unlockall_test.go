@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,13 +14,15 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 )
 
-// TestOneUnlockClearsWhatAKilledUpLeft: an `up` killed while projects ran
-// side by side leaves the stack's lock and a lock in each project it was
-// working on. The refusal says to run `runner stack unlock`, and that one
-// command (no --project) clears every lock of the dead holder, so that the
-// next up succeeds; it did not before (stack unlock needed --project, and
-// the lock of each other project then stopped up again).
-func TestOneUnlockClearsWhatAKilledUpLeft(t *testing.T) {
+// TestKilledUpsLocksAreTakenOver: an `up` killed while projects ran side
+// by side leaves the stack's lock and a lock in each project it was working
+// on. `stack ls` shows the run as interrupted; the next up takes every one
+// of those locks over (its holder, a process of this host, no longer runs)
+// with a warning naming it, and succeeds; `stack history` records the
+// killed run as interrupted. Before, the next up exited 4 and a person had
+// to run `runner stack unlock`. A holder that still runs, or one on another
+// host, still needs `stack unlock --force`.
+func TestKilledUpsLocksAreTakenOver(t *testing.T) {
 	dir := deployable(t)
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
@@ -35,21 +39,29 @@ func TestOneUnlockClearsWhatAKilledUpLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	r := ok(t, dir, "-s", "dev", "stack", "ls")
+	if !regexp.MustCompile(`(?m)^dev\*?\s.*interrupted$`).MatchString(r.Stdout) {
+		t.Errorf("stack ls after a killed up does not show it interrupted:\n%s", r.Stdout)
+	}
 
-	r := run(t, dir, "", nil, "-s", "dev", "--non-interactive", "up", "--yes")
-	if r.Code != 4 || !strings.Contains(r.Stderr, "`runner stack unlock`") {
-		t.Fatalf("up over a killed up's locks exited %d, want 4 saying to run `runner stack unlock`:\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
-	r = run(t, dir, "", nil, "-s", "dev", "stack", "unlock")
+	r = run(t, dir, "", nil, "-s", "dev", "--non-interactive", "up", "--yes")
 	if r.Code != 0 {
-		t.Fatalf("stack unlock exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+		t.Fatalf("up over a killed up's locks exited %d, want 0 (the dead holder's locks taken over):\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	for _, want := range []string{"cleared the lock of stack dev", "cleared the lock of project ca", "cleared the lock of project secrets"} {
-		if !strings.Contains(r.Stdout, want) {
-			t.Errorf("stack unlock does not say %q:\n%s", want, r.Stdout)
+	dead := fmt.Sprintf("from runner up (pid %d on host %s", gone.Process.Pid, host)
+	for _, what := range []string{"stack dev ", "stack dev of project ca ", "stack dev of project secrets "} {
+		if !strings.Contains(r.Stdout+r.Stderr, "took over the lock of "+what+dead) {
+			t.Errorf("up does not warn that it took over the lock of %s%s:\n%s%s", what, dead, r.Stdout, r.Stderr)
 		}
 	}
-	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes")
+	r = ok(t, dir, "-s", "dev", "stack", "history")
+	if n := strings.Count(r.Stdout, "interrupted"); n != 3 {
+		t.Errorf("stack history records %d interrupted entries, want 3 (the stack, ca, secrets):\n%s", n, r.Stdout)
+	}
+	r = ok(t, dir, "-s", "dev", "stack", "ls")
+	if strings.Contains(r.Stdout, "interrupted") {
+		t.Errorf("stack ls after the up that converged still shows interrupted:\n%s", r.Stdout)
+	}
 	r = ok(t, dir, "-s", "dev", "stack", "unlock")
 	if !strings.Contains(r.Stdout, "stack dev is not locked") {
 		t.Errorf("stack unlock of a stack nothing holds says:\n%s", r.Stdout)

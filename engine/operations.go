@@ -137,6 +137,12 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (res 
 		if lerr != nil {
 			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, lerr)
 		}
+		if dead := lock.Previous(); dead != nil {
+			d.ev.diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
+		}
+		var stopWatch func()
+		ctx, stopWatch = cancelOnLost(ctx, lock)
+		defer stopWatch()
 		defer func() {
 			// A lock that is no longer ours (cleared and taken by another
 			// process meanwhile) makes the operation's result doubtful.

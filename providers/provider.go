@@ -11,6 +11,8 @@ import (
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/projects/pulumiproject"
 )
 
 // Category groups projects the way MARA does.
@@ -36,6 +38,9 @@ type Runtime struct {
 	Executable string
 	// Stack is the stack name.
 	Stack string
+	// Environ is the environment what runner starts runs with (the
+	// process's, then the environment file's values).
+	Environ []string
 }
 
 // Project is one unit of infrastructure of a provider.
@@ -50,6 +55,20 @@ type Project struct {
 	Program func(rt Runtime) engine.Program
 	// OnSuccess runs after a successful up of the project (may be nil).
 	OnSuccess Hook
+	// User is set for a user's own Pulumi project (a folder named in
+	// runner.yaml) instead of Program: its program runs through its
+	// language runtime against the engine's ResourceMonitor.
+	User *UserProject
+}
+
+// UserProject is a user's Pulumi project folder as a project.
+type UserProject struct {
+	// Project is its Pulumi.yaml.
+	Project *pulumiproject.Project
+	// Hosted returns the runtime that runs its program. An error says what
+	// is missing to start it (node, a language host, node_modules) and how
+	// to get it: validation stops on it before anything changes.
+	Hosted func(rt Runtime) (source.Hosted, error)
 }
 
 // Hook is an on_success hook.
@@ -98,6 +117,9 @@ type Question struct {
 	// error names the other key and its value. On a terminal a value that
 	// disagrees is asked again; without one it is an error.
 	Agrees func(value string, get func(key string) (string, bool)) error
+	// Project, when set, is the user project whose Pulumi.yaml requires
+	// the key: its own Pulumi.<stack>.yaml may answer it too.
+	Project string
 	// DefaultFrom, when set, derives the default from the answers already
 	// given (the region from the zones, say) and comes before Default, so
 	// that no default contradicts them. "" means it has none.

@@ -25,7 +25,10 @@ func ListProviders(opts Options) error {
 		Default     bool   `json:"default"`
 	}
 	var rows []row
-	reg := registry(opts)
+	reg, err := registry(opts)
+	if err != nil {
+		return err
+	}
 	for _, p := range reg.All() {
 		rows = append(rows, row{p.Name, p.Description, len(p.Projects), p.Name == reg.Default()})
 	}

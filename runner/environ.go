@@ -12,7 +12,7 @@ import (
 func (s *Session) Environ() map[string]string {
 	env := map[string]string{}
 	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
+		if k, v, ok := strings.Cut(kv, "="); ok && !backendOnly[k] {
 			env[k] = v
 		}
 	}
@@ -21,8 +21,16 @@ func (s *Session) Environ() map[string]string {
 			env[k] = v
 		}
 	}
+	delete(env, "RUNNER_BACKEND_URL")
 	return env
 }
+
+// backendOnly are the variables of runner's environment that are for its
+// backend alone (the backend URL, the PostgreSQL password and password
+// file): plugins, hooks and programs never get them. An environment
+// file's value is given as written (the user put it there for them),
+// except the backend URL.
+var backendOnly = map[string]bool{"RUNNER_BACKEND_URL": true, "PGPASSWORD": true, "PGPASSFILE": true}
 
 // getenv returns key's value in the session's environment (see Environ).
 func (s *Session) getenv(key string) string {

@@ -78,3 +78,21 @@ func TestConfigEditRecordsTheStack(t *testing.T) {
 		t.Errorf("after config rm the environment file holds %q, want %q", env, want)
 	}
 }
+
+// TestEnvironKeepsBackendSecrets checks that the backend's URL and the
+// PostgreSQL password never reach what runner starts.
+func TestEnvironKeepsBackendSecrets(t *testing.T) {
+	t.Setenv("PGPASSWORD", "pg-secret")
+	t.Setenv("PGPASSFILE", "/somewhere/.pgpass")
+	t.Setenv("RUNNER_BACKEND_URL", "postgres://u:pg-secret@db/state")
+	_, opts := envWorkspace(t)
+	s, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"PGPASSWORD", "PGPASSFILE", "RUNNER_BACKEND_URL"} {
+		if v, ok := s.Environ()[k]; ok {
+			t.Errorf("Environ()[%s] = %q, want it left out", k, v)
+		}
+	}
+}

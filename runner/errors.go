@@ -5,6 +5,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // UsageError is a mistake in how runner was called (exit code 2).
@@ -34,22 +35,24 @@ func IsUsage(err error) bool {
 
 // IsValidation reports whether err is a validation error: a
 // *ValidationError, or a provider plugin's *resource.MissingConfigError
-// (its message names the `runner config set` command of each key) or
+// (its message names the `runner config set` command of each key),
 // *resource.ConfigureError (the plugin refused its configuration; the
-// message says what to set).
+// message says what to set) or a file refused by boundedfile (not a
+// regular file, or over its kind's limit).
 func IsValidation(err error) bool {
 	var v *ValidationError
 	var m *resource.MissingConfigError
 	var c *resource.ConfigureError
-	return errors.As(err, &v) || errors.As(err, &m) || errors.As(err, &c)
+	return errors.As(err, &v) || errors.As(err, &m) || errors.As(err, &c) || boundedfile.IsRefused(err)
 }
 
 // IsLocked reports whether err is a stack held by another operation (exit
 // code 4): the error names the holder, and a script may wait and try again.
-// An operation in which some project failed for another reason is not.
+// An operation in which some project failed for another reason is not. A
+// run that lost its lock meanwhile (backend.ErrLockLost, ErrFenced) is.
 func IsLocked(err error) bool {
 	var l *backend.LockedError
-	return errors.As(err, &l)
+	return errors.As(err, &l) || errors.Is(err, backend.ErrLockLost) || errors.Is(err, backend.ErrFenced)
 }
 
 // ReportedError is an error the command's output already showed (an

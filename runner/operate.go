@@ -15,7 +15,7 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plugins"
 	"github.com/runnerhq/runner/engine/resource"
-	"github.com/runnerhq/runner/providers"
+	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/runner/event"
 	"github.com/runnerhq/runner/runner/orchestrate"
 	"github.com/runnerhq/runner/runner/prompt"
@@ -52,10 +52,20 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 	if err != nil {
 		return nil, err
 	}
-	// A missing plugin stops the run before anything is written, naming
-	// every config problem with it.
+	// A missing plugin, or a runtime that cannot start, stops the run
+	// before anything is written, naming every config problem with it.
 	if err := s.checkPluginsAndConfig(ctx, o.Operation); err != nil {
 		return nil, err
+	}
+	var hosted map[string]source.Hosted
+	if o.Operation == orchestrate.Preview || o.Operation == orchestrate.Up {
+		names := s.Graph.Order()
+		if len(o.Targets) > 0 {
+			names = o.Targets
+		}
+		if hosted, err = s.runtimes(names); err != nil {
+			return nil, err
+		}
 	}
 	sink, closeView := s.view(o)
 	defer func() {
@@ -73,7 +83,7 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 		}
 		s.report(sink, rep)
 	}
-	req, stopPlugins, err := s.request(ctx, o, sink)
+	req, stopPlugins, err := s.request(ctx, o, sink, hosted)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +184,7 @@ func (s *Session) checkOp(o OpOptions) error {
 // request builds the orchestrator's request: the stack's crypter (which
 // writes the encryptionsalt of a new stack), backend, plugins and config,
 // and the function that stops the run's provider plugins.
-func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (orchestrate.Request, func(), error) {
+func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, runtimes map[string]source.Hosted) (orchestrate.Request, func(), error) {
 	c, err := s.Crypter()
 	if err != nil {
 		return orchestrate.Request{}, nil, err
@@ -193,6 +203,13 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 	if plugs == nil {
 		plugs = plugins.Builtin
 	}
+	user, warnings, err := s.userProjects(ctx, s.Graph.Order(), cfg, runtimes)
+	for _, w := range warnings {
+		sink.Emit(event.Event{Type: event.Warning, Time: time.Now(), Stack: s.StackName, Message: w})
+	}
+	if err != nil {
+		return orchestrate.Request{}, nil, err
+	}
 	hosted, stop := s.hostedPlugins(ctx, environ, sink)
 	if o.Operation != orchestrate.Destroy {
 		if err := s.preflight(ctx, hosted, cfg); err != nil {
@@ -201,7 +218,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink) (or
 		}
 	}
 	return orchestrate.Request{
-		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(), Targets: o.Targets,
+		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(user), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
 		Backend: b, Plugins: func() []resource.Plugin { return append(plugs(environ), hosted...) }, Dir: s.Workspace, Crypter: c, SecretsProvider: s.SecretsProvider(),
 		Config: cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation), EngineVersion: s.Opts.Version, Events: sink,
@@ -257,28 +274,6 @@ func (s *Session) view(o OpOptions) (event.Sink, func() error) {
 		return event.Tee(p, view.NewJSON(io.Err)), p.Err
 	}
 	return p, p.Err
-}
-
-// projects adapts the provider's projects to the orchestrator.
-func (s *Session) projects() []orchestrate.Project {
-	rt := s.Runtime()
-	var out []orchestrate.Project
-	for _, name := range s.Graph.Order() {
-		p, _ := s.Provider.Project(name)
-		op := orchestrate.Project{Name: p.Name, DependsOn: p.DependsOn}
-		if p.Program != nil {
-			op.Program = p.Program(rt)
-		}
-		if p.OnSuccess != nil {
-			hook := p.OnSuccess
-			op.OnSuccess = func(ctx context.Context, in orchestrate.HookInput) error {
-				return hook(ctx, providers.HookInput{Runtime: rt, Project: in.Project, Outputs: in.Outputs,
-					Config: in.Config, Env: in.Env, Log: in.Log})
-			}
-		}
-		out = append(out, op)
-	}
-	return out
 }
 
 // engineConfig returns the stack config for programs, secrets as

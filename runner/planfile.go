@@ -17,6 +17,7 @@ import (
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/atomicfile"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/internal/boundedfile"
 	"github.com/runnerhq/runner/runner/orchestrate"
 )
 
@@ -106,9 +107,16 @@ func (s *Session) sums() (cfg, env fileSum, err error) {
 		if rel, err := filepath.Rel(s.Workspace, path); err == nil && filepath.IsLocal(rel) {
 			f.Path = rel
 		}
-		data, err := os.ReadFile(path)
+		kind := boundedfile.StackConfig
+		if path != s.ConfigPath {
+			kind = boundedfile.Environment
+		}
+		data, err := boundedfile.ReadFile(path, kind)
 		if errors.Is(err, fs.ErrNotExist) {
 			return f, nil
+		}
+		if boundedfile.IsRefused(err) {
+			return f, Invalid(err)
 		}
 		if err != nil {
 			return f, fmt.Errorf("reading %s for its checksum: %w", path, err)
@@ -166,9 +174,12 @@ func (s *Session) readPlan(o *OpOptions) (*planFile, error) {
 	if err := s.checkPlanOut(o.PlanOut); err != nil || o.PlanFile == "" {
 		return nil, err
 	}
-	data, err := os.ReadFile(o.PlanFile)
+	data, err := boundedfile.ReadFile(o.PlanFile, boundedfile.Plan)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, Usage(fmt.Errorf("--plan %s: the file does not exist; make it with `runner preview --out %s`", o.PlanFile, o.PlanFile))
+	}
+	if boundedfile.IsRefused(err) {
+		return nil, Invalid(fmt.Errorf("--plan: %w", err))
 	}
 	if err != nil {
 		return nil, Usage(fmt.Errorf("--plan %s: the file cannot be read: %w", o.PlanFile, err))

@@ -87,7 +87,10 @@ func installSpecs(ctx context.Context, opts Options, o PluginInstallOptions, get
 // declared returns plugin name as a provider declares it: the provider of
 // the options first, then the others by name.
 func declared(opts Options, name string) (providers.PluginSpec, bool) {
-	reg := registry(opts)
+	reg, err := registry(opts)
+	if err != nil {
+		return providers.PluginSpec{}, false
+	}
 	ps := reg.All()
 	if p, err := reg.Get(opts.Provider); err == nil {
 		ps = append([]*providers.Provider{p}, ps...)

@@ -16,6 +16,7 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/providers/builtin"
+	"github.com/runnerhq/runner/providers/workspace"
 	"github.com/runnerhq/runner/runner/graph"
 	"github.com/runnerhq/runner/runner/orchestrate"
 	"github.com/runnerhq/runner/runner/prompt"
@@ -51,12 +52,31 @@ type Options struct {
 	Backends backend.Registry
 }
 
-// registry returns the providers of opts.
-func registry(opts Options) *providers.Registry {
+// registry returns the providers of opts: the built-in ones and the
+// environments of the workspace file (runner.yaml), whose problems are a
+// validation error naming file and line.
+func registry(opts Options) (*providers.Registry, error) {
 	if opts.Providers != nil {
-		return opts.Providers
+		return opts.Providers, nil
 	}
-	return builtin.Registry()
+	ws, err := Workspace(opts)
+	if err != nil {
+		return nil, err
+	}
+	list := builtin.Providers()
+	names := make([]string, len(list))
+	for i, p := range list {
+		names[i] = p.Name
+	}
+	user, err := workspace.Load(ws, names)
+	if err != nil {
+		return nil, Invalid(err)
+	}
+	r, err := providers.NewRegistry(builtin.Default, append(list, user...)...)
+	if err != nil {
+		return nil, Invalid(err)
+	}
+	return r, nil
 }
 
 // Session is an opened workspace for one stack and provider.
@@ -259,7 +279,11 @@ const DefaultProvider = builtin.Default
 // provider returns the provider named name among those of opts, or a
 // usage error listing them.
 func provider(opts Options, name string) (*providers.Provider, error) {
-	p, err := registry(opts).Get(name)
+	reg, err := registry(opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := reg.Get(name)
 	if err != nil {
 		return nil, Usage(err)
 	}
@@ -284,7 +308,8 @@ func OpenBackend(opts Options, workspace string) (backend.Store, error) {
 	}
 	b, err := reg.Open(context.TODO(), BackendURL(opts, workspace))
 	var unknown *backend.UnknownSchemeError
-	if errors.As(err, &unknown) {
+	var unavailable *backend.UnavailableError
+	if errors.As(err, &unknown) || errors.As(err, &unavailable) {
 		return nil, Invalid(fmt.Errorf("%w (--backend or RUNNER_BACKEND_URL)", err))
 	}
 	if err != nil {
@@ -334,5 +359,6 @@ func (s *Session) Runtime() providers.Runtime {
 	if exe == "" {
 		exe, _ = os.Executable()
 	}
-	return providers.Runtime{Workspace: s.Workspace, DataDir: s.DataDir(), Executable: exe, Stack: s.StackName}
+	return providers.Runtime{Workspace: s.Workspace, DataDir: s.DataDir(), Executable: exe, Stack: s.StackName,
+		Environ: environList(s.Environ())}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // The functions below are the `runner stack` commands: the command line
@@ -149,9 +149,12 @@ func StackImport(ctx context.Context, opts Options, o StackImportOptions) (strin
 	}
 	var data []byte
 	if o.File == "-" {
-		data, err = io.ReadAll(s.IO().In)
+		data, err = boundedfile.ReadAll(ctx, s.IO().In, "(the standard input)", boundedfile.State)
 	} else {
-		data, err = os.ReadFile(o.File)
+		data, err = boundedfile.Read(ctx, o.File, boundedfile.State)
+	}
+	if boundedfile.IsRefused(err) || errors.Is(err, context.Canceled) {
+		return "", Invalid(err)
 	}
 	if err != nil {
 		return "", Usage(fmt.Errorf("reading the file to import: %w", err))
@@ -211,29 +214,6 @@ func StackRemoveTag(ctx context.Context, opts Options, name string) error {
 		return err
 	}
 	return s.backend.RemoveTag(ctx, stack, name)
-}
-
-// StackRemoveOptions are the flags of `runner stack rm NAME`.
-type StackRemoveOptions struct {
-	Name           string
-	Force          bool // remove the state even though resources remain
-	PreserveConfig bool // keep the stack's config file
-}
-
-// StackRemove is `runner stack rm`; its warnings go to the error stream.
-func StackRemove(ctx context.Context, opts Options, o StackRemoveOptions) (string, error) {
-	s, err := OpenStacks(opts)
-	if err != nil {
-		return "", err
-	}
-	warnings, err := s.Remove(ctx, o.Name, o.Force, o.PreserveConfig)
-	for _, w := range warnings {
-		fmt.Fprintf(s.IO().Err, "warning: %s\n", w)
-	}
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("Removed stack %s.", o.Name), nil
 }
 
 // StackUnlockOptions are the flags of `runner stack unlock`.

@@ -16,6 +16,7 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plugintest"
 	"github.com/runnerhq/runner/engine/state/statetest"
+	"github.com/runnerhq/runner/internal/testenv"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -34,7 +35,7 @@ func memOptions(t *testing.T, mem *plugintest.Backend, asJSON bool) (Options, *b
 func deploy(t *testing.T, mem *plugintest.Backend, project string, n int) {
 	t.Helper()
 	ctx := context.Background()
-	j, err := mem.OpenJournal(ctx, project, "dev", nil, nil)
+	j, err := mem.OpenJournal(ctx, project, "dev", nil, statetest.NewCrypter(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +71,10 @@ func TestStackCommandsTalkToAnyBackend(t *testing.T) {
 	if !strings.Contains(out.String(), `"resourceChanges": {`) || !strings.Contains(out.String(), `"project": "a"`) {
 		t.Fatalf("stack history --json:\n%s", out)
 	}
-	if _, err := StackRemove(ctx, opts, StackRemoveOptions{Name: "dev"}); err == nil || !strings.Contains(err.Error(), "a (3 resources)") {
+	if _, err := StackRemove(ctx, opts, StackRemoveOptions{Name: "dev", Yes: true}); err == nil || !strings.Contains(err.Error(), "a (3 resources)") {
 		t.Fatalf("stack rm of a stack with resources = %v, want a refusal naming them", err)
 	}
-	if _, err := StackRemove(ctx, opts, StackRemoveOptions{Name: "dev", Force: true}); err != nil {
+	if _, err := StackRemove(ctx, opts, StackRemoveOptions{Name: "dev", Force: true, Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	if ps, _ := mem.Projects(ctx, "dev"); len(ps) != 0 {
@@ -86,7 +87,7 @@ func TestStackUnlockJudgesHostAndProcess(t *testing.T) {
 	me := backend.CurrentLockInfo("runner up")
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
-		t.Skipf("cannot run true: %v", err)
+		testenv.Unavailable(t, fmt.Sprintf("cannot run true, which gives a process that has exited: %v", err))
 	}
 	gone := cmd.Process.Pid
 	tests := []struct {

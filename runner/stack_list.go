@@ -93,6 +93,9 @@ func (s *Stacks) List(ctx context.Context) ([]StackListing, error) {
 			return nil, err
 		}
 		l.Tags = tags
+		if h, err := s.backend.StackLockHolder(ctx, l.Name); err == nil && h != nil && h.Stale() {
+			l.LastResult = backend.Interrupted // a killed run whose lock nothing took over yet
+		}
 		out = append(out, *l)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -120,6 +123,11 @@ func (s *Stacks) listProjects(ctx context.Context, l *StackListing, projects []s
 			if l.LastUpdate == nil || t.After(*l.LastUpdate) {
 				l.LastUpdate, l.LastResult, l.LastKind = &t, sum.LastUpdate.Result, sum.LastUpdate.Kind
 			}
+		}
+		if sum.Locked != nil && sum.Locked.Stale() {
+			// A killed run, until the next operation takes its lock over
+			// and records it in the history.
+			pl.LastResult, l.LastResult = backend.Interrupted, backend.Interrupted
 		}
 		l.Resources += sum.Resources
 		l.Projects = append(l.Projects, pl)

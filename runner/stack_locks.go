@@ -2,61 +2,11 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
-	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
 )
-
-// Remove removes stack: the state of every project (refused while any
-// still has resources, unless force) and the config file (unless
-// preserveConfig). It returns warnings to show.
-func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig bool) ([]string, error) {
-	projects, err := s.backend.Projects(ctx, stack)
-	if err != nil {
-		return nil, err
-	}
-	cfgPath := StackConfigPath(s.Workspace, stack)
-	_, cfgErr := os.Stat(cfgPath)
-	if len(projects) == 0 && cfgErr != nil {
-		return nil, fmt.Errorf("there is no stack %s in this workspace (no %s and no state)", stack, cfgPath)
-	}
-	unlock, err := s.lockStack(ctx, stack, "runner stack rm", "removing stack "+stack)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	var busy, warnings []string
-	for _, p := range projects {
-		sum, err := s.backend.Summary(ctx, p, stack)
-		if err != nil && !errors.Is(err, backend.ErrNotFound) {
-			return nil, err
-		}
-		if n := managed(sum); n > 0 {
-			busy = append(busy, fmt.Sprintf("%s (%d resources)", p, n))
-		}
-	}
-	if len(busy) > 0 && !force {
-		return nil, fmt.Errorf("stack %s still has resources in %s; run `runner --stack %s destroy` first, or pass --force to forget them", stack, strings.Join(busy, ", "), stack)
-	}
-	if len(busy) > 0 {
-		warnings = append(warnings, fmt.Sprintf("removing the state of stack %s while it still has resources in %s: the resources themselves are left running and runner no longer knows them", stack, strings.Join(busy, ", ")))
-	}
-	for _, p := range projects {
-		if err := s.backend.RemoveStack(ctx, p, stack, force); err != nil {
-			return warnings, err
-		}
-	}
-	if !preserveConfig && cfgErr == nil {
-		if err := config.RemoveStack(cfgPath); err != nil {
-			return warnings, err
-		}
-	}
-	return warnings, nil
-}
 
 // lockStack takes the stack's own lock for a stack command that rewrites
 // state (rm, import, repair), so that it never runs while up, refresh or

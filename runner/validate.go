@@ -72,6 +72,9 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 	var conflicts []error
 	var toAsk []providers.Question
 	for _, q := range s.Provider.Questions {
+		if s.ownHas(q) { // a user project's own stack file answers it
+			continue
+		}
 		present, bad, err := s.checkPresent(ctx, q, rep)
 		if err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/runnerhq/runner/internal/boundedfile"
 	"github.com/runnerhq/runner/runner"
 	"github.com/runnerhq/runner/runner/event"
 	"github.com/runnerhq/runner/runner/orchestrate"
@@ -34,6 +35,8 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.Is(err, context.Canceled), errors.Is(err, prompt.ErrInterrupted):
 		return exitCancelled
+	case boundedfile.IsRefused(err): // a refused file is exit 3 even where a read error is a usage one
+		return exitValidation
 	case runner.IsUsage(err):
 		return exitUsage
 	case runner.IsValidation(err):

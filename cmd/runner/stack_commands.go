@@ -162,17 +162,18 @@ func (s stackCLI) tagCommand() *cli.Command {
 
 func (s stackCLI) removeCommand() *cli.Command {
 	return &cli.Command{
-		Name: "rm", Usage: "remove a stack (refused while it has resources)", ArgsUsage: "NAME",
+		Name: "rm", Usage: "remove a stack, moving its config and state to .runner/trash (refused while it has resources)", ArgsUsage: "NAME",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "force", Usage: "remove the state even though resources remain (they are left running)"},
+			&cli.BoolFlag{Name: "force", Usage: "remove the stack even though resources remain (they are left running; the state is kept in the trash)"},
 			&cli.BoolFlag{Name: "preserve-config", Usage: "keep config/pulumi/Pulumi.NAME.yaml"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask to type the stack's name (required without a terminal)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("stack rm takes one NAME")
 			}
 			msg, err := runner.StackRemove(c.Context, s.opts(c), runner.StackRemoveOptions{
-				Name: c.Args().First(), Force: c.Bool("force"), PreserveConfig: c.Bool("preserve-config")})
+				Name: c.Args().First(), Force: c.Bool("force"), PreserveConfig: c.Bool("preserve-config"), Yes: c.Bool("yes")})
 			return s.result(c, msg, err)
 		},
 	}

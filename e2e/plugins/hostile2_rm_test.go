@@ -11,12 +11,12 @@ func TestHostile2StackRmForce(t *testing.T) {
 	e := newEnv(t)
 	e.spec("one", map[string]any{"resources": []any{thing("a", map[string]any{"color": "red"})}})
 	e.ok("up", "--yes")
-	r := e.run("stack", "rm", "dev")
+	r := e.run("stack", "rm", "dev", "--yes")
 	t.Logf("stack rm: %s", r)
 	if r.Code == 0 {
 		t.Fatalf("stack rm of a stack with resources succeeded: %s", r)
 	}
-	r = e.run("stack", "rm", "dev", "--force")
+	r = e.run("stack", "rm", "dev", "--force", "--yes")
 	t.Logf("stack rm --force: %s", r)
 	if r.Code != 0 {
 		t.Fatalf("stack rm --force: %s", r)

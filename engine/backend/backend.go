@@ -4,6 +4,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -57,12 +58,66 @@ type LockInfo struct {
 	User         string    `json:"user"`
 	Started      time.Time `json:"started"`
 	Command      string    `json:"command"`
+	// LockID names one taking of a lock (set by the backend), so that a
+	// holder recognizes its own lock and no other.
+	LockID string `json:"lockID,omitempty"`
+	// LeaseSeconds is the lease the holder keeps renewing (0: none, a lock
+	// that never expires, as written before leases).
+	LeaseSeconds float64 `json:"leaseSeconds,omitempty"`
+
+	// SinceRenewal is how long ago, by the backend's clock, the holder last
+	// renewed the lease, when the backend knows (never stored).
+	SinceRenewal time.Duration `json:"-"`
+	// Expired is set by the backend when the lease was not renewed within
+	// LeaseSeconds: the holder stopped (or lost the store), so the lock is
+	// stale wherever the holder runs (never stored).
+	Expired bool `json:"-"`
 }
 
-// Lock is a held (project, stack) lock.
+// Lease is the lease of a lock.
+func (h LockInfo) Lease() time.Duration {
+	return time.Duration(h.LeaseSeconds * float64(time.Second))
+}
+
+// Lock is a held lock. A lock is a lease that a heartbeat of the holder
+// renews while it is held: a holder that stops (killed, or paused longer
+// than the lease) leaves a lock that others see as stale, and a holder
+// whose lock was cleared (by force, or taken over after it expired) learns
+// it through Lost, and cannot commit (ErrFenced).
 type Lock interface {
-	// Unlock releases the lock.
+	// Unlock releases the lock and stops its heartbeat. It fails, leaving
+	// the lock as it is, when the lock no longer is this holder's.
 	Unlock() error
+	// Previous returns the dead holder (LockInfo.Dead) this lock was taken
+	// over from, whose run the backend recorded as Interrupted in the
+	// stack's history; nil when the lock was free.
+	Previous() *LockInfo
+	// Lost is closed once the holder finds that the lock is no longer its
+	// own (its heartbeat found it cleared or taken); an operation then
+	// starts nothing new. It is never closed by Unlock.
+	Lost() <-chan struct{}
+}
+
+// ErrFenced is returned (wrapped) by Journal.Commit when the (project,
+// stack) lock the operation held when its journal opened is no longer its
+// own: another holder may have written since, so nothing is committed and
+// the journal stays for the next run to fold.
+var ErrFenced = errors.New("the lock of this operation was lost (cleared or taken by another run), so its state was not saved")
+
+// DefaultLease is the lease of a lock when RUNNER_LOCK_LEASE does not set
+// another (a Go duration, e.g. "3s", for tests).
+const DefaultLease = 60 * time.Second
+
+// Leaser is a Store whose locks are leases: SetLease sets the lease of the
+// locks taken afterwards (their heartbeat renews them every third of it).
+type Leaser interface {
+	SetLease(d time.Duration)
+}
+
+// HeartbeatPauser is a Lock whose heartbeat can be paused, as when its
+// process is stopped (tests of lease expiry).
+type HeartbeatPauser interface {
+	PauseHeartbeat()
 }
 
 // Journal records an operation's steps durably as they happen.
@@ -74,7 +129,8 @@ type Journal interface {
 	End(ctx context.Context, e Entry) error
 	// Commit writes final as the new snapshot (atomically, the previous one
 	// kept as history), records rec in the stack's history and retires the
-	// journal.
+	// journal. When the (project, stack) lock held at OpenJournal is no
+	// longer the holder's, it writes nothing and fails with ErrFenced.
 	Commit(ctx context.Context, final *state.Snapshot, rec HistoryRecord) error
 }
 

@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // StateDigest returns a digest of what is stored for (project, stack): the
@@ -46,10 +47,14 @@ func (f *Folder) StateDigest(ctx context.Context, project, stack string) (string
 
 // hashFile writes the bytes of the file name to h and returns how many.
 func hashFile(h io.Writer, name string) (int64, error) {
-	f, err := os.Open(name)
+	f, err := boundedfile.Open(name, boundedfile.State)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	return io.Copy(h, f)
+	n, err := io.Copy(h, io.LimitReader(f, boundedfile.State.Limit+1))
+	if err == nil && n > boundedfile.State.Limit {
+		err = &boundedfile.RefusedError{Path: name, Kind: boundedfile.State, TooLarge: true}
+	}
+	return n, err
 }

@@ -31,8 +31,13 @@
 // the snapshot on disk.
 //
 // A lock names its holder: host, pid and the process's start time (so a
-// pid reused later is not taken for the holder). Only a holder on this host
-// whose process is gone is stale; a lock held from another host never is.
+// pid reused later is not taken for the holder). A lock is a lease: the
+// holder's heartbeat renews it every third of its lease (the lock file's
+// modification time is the last renewal), so a lock whose holder stopped
+// renewing it for longer than its lease is stale wherever the holder ran; a
+// holder on this host whose process is gone is stale at once. A holder
+// whose lock file was cleared or taken learns it (Lock.Lost), and its
+// commit is refused (ErrFenced): every backend fences commits so.
 //
 // Runner and its command line use a backend through Store, and open it by
 // its URL's scheme from a Registry built at start-up; the package

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/atomicfile"
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // writeFileAtomic replaces path with data (see atomicfile.Write): a reader
@@ -22,11 +23,17 @@ func writeFileAtomic(path string, data []byte) error {
 // syncDir fsyncs a folder so that renames and removals in it are durable.
 func syncDir(dir string) error { return atomicfile.SyncDir(dir) }
 
+// lockKind bounds the read of a lock file: a holder's few fields.
+var lockKind = boundedfile.Kind{Name: "the lock file", Limit: 64 << 10}
+
 // readOptional reads path; a missing file gives nil and no error.
 func readOptional(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.ReadFile(path, boundedfile.State)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	if boundedfile.IsRefused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)

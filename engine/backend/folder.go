@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Folder is the folder backend: state, journals, locks, history and tags in
@@ -20,6 +21,10 @@ type Folder struct {
 	Faults Faults
 
 	tagsMu sync.Mutex
+
+	leaseMu sync.Mutex
+	lease   time.Duration // 0: LeaseFromEnv
+	held    sync.Map      // lock file path → *folderLock this process holds
 }
 
 var _ Backend = (*Folder)(nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/state/statetest"
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 func openTemp(t testing.TB) *Folder {
@@ -207,16 +208,16 @@ func TestAtomicWriteLeavesOldOrNew(t *testing.T) {
 	if err := writeFileAtomic(path, []byte("old")); err != nil {
 		t.Fatal(err)
 	}
-	// A write that cannot complete (the folder is read-only) leaves the old content.
-	if os.Getuid() != 0 {
-		os.Chmod(dir, 0o500)
+	// A write that cannot complete (the folder is read-only, for root too)
+	// leaves the old content and no temporary file.
+	t.Run("read-only folder", func(t *testing.T) {
+		testenv.ReadOnly(t, dir)
 		if err := writeFileAtomic(path, []byte("new")); err == nil {
 			t.Fatal("writing into a read-only folder succeeded")
 		}
-		os.Chmod(dir, 0o700)
-		if b, _ := os.ReadFile(path); string(b) != "old" {
-			t.Fatalf("content = %q", b)
-		}
+	})
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("content after a failed write = %q", b)
 	}
 	if err := writeFileAtomic(path, []byte("new")); err != nil {
 		t.Fatal(err)

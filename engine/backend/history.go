@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // HistoryKeep is how many replaced snapshots are kept per (project, stack).
@@ -63,7 +65,7 @@ func keepInHistory(p paths) error {
 		name = filepath.Join(p.history, fmt.Sprintf("%s-%d.json", stamp, i))
 	}
 	if err := os.Link(p.snapshot, name); err != nil {
-		data, rerr := os.ReadFile(p.snapshot)
+		data, rerr := boundedfile.ReadFile(p.snapshot, boundedfile.State)
 		if rerr != nil {
 			return fmt.Errorf("keeping %s in the history: %w", p.snapshot, rerr)
 		}

@@ -50,7 +50,14 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 		}
 		hash = hashOf(data)
 	}
-	return startJournal(f, p, hash, crypter)
+	j, err := startJournal(f, p, hash, crypter)
+	if err != nil {
+		return nil, err
+	}
+	if l, ok := f.held.Load(p.lock); ok {
+		j.lock = l.(*folderLock)
+	}
+	return j, nil
 }
 
 // isStored reports whether base is the snapshot whose SHA-256 is hash
@@ -75,6 +82,7 @@ type folderJournal struct {
 	p       paths
 	base    string // the SHA-256 of the snapshot begun from ("" when none)
 	crypter resource.Crypter
+	lock    *folderLock // the lock held when the journal opened (nil: none), fencing Commit
 	file    *os.File
 	broken  atomic.Bool // a write failed: the file may end with a cut line
 
@@ -248,6 +256,10 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	data, err := state.Marshal(ctx, baseOrEmpty(final), j.crypter)
 	if err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
+	}
+	if j.lock != nil && !j.lock.stillHeld() {
+		j.lock.beat.MarkLost()
+		return fencedError(j.p)
 	}
 	current, err := j.f.checkWritable(j.p, j.base)
 	if err != nil {

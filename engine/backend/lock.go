@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // LockedError is returned by Lock and LockStack when another holder has
@@ -43,8 +45,14 @@ func (e *LockedError) Error() string {
 	}
 	msg := fmt.Sprintf("%s is locked by %s (pid %d on host %s, since %s)",
 		what, cmd, e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
-	if e.Stale {
+	switch {
+	case e.Stale && e.Holder.Expired:
+		msg += fmt.Sprintf("; its last heartbeat was %s ago (lease %s), so the lock is stale: if nothing else is deploying this stack, clear it with `%s`",
+			e.Holder.SinceRenewal.Round(time.Second), e.Holder.Lease(), unlock)
+	case e.Stale:
 		msg += fmt.Sprintf("; that process no longer runs, so the lock is stale: if nothing else is deploying this stack, clear it with `%s`", unlock)
+	}
+	if e.Stale {
 		if e.StackWide {
 			msg += " (it clears every lock of the stack whose holder no longer runs)"
 		}
@@ -97,11 +105,18 @@ func fillHolder(h LockInfo) LockInfo {
 	return h
 }
 
-// folderLock is a held lock file.
+// folderLock is a held lock file, its lease renewed by beat.
 type folderLock struct {
-	path string
-	data []byte // what this holder wrote, to recognize its own lock
+	f        *Folder
+	path     string
+	data     []byte // what this holder wrote, to recognize its own lock
+	beat     *Heartbeat
+	previous *LockInfo // the dead holder taken over, nil when the lock was free
 }
+
+// Previous returns the dead holder this lock was taken over from, nil when
+// the lock was free.
+func (l *folderLock) Previous() *LockInfo { return l.previous }
 
 // Lock takes the (project, stack) lock, failing at once with a
 // *LockedError naming the holder when it is taken. The lock file appears
@@ -114,7 +129,7 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 	if err != nil {
 		return nil, err
 	}
-	l, err := takeLock(ctx, p.dir, p.lock, holder, func() error { return lockedError(p) })
+	l, err := f.takeLock(ctx, p.dir, p.lock, holder, func() error { return lockedError(p) })
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		return nil, err
@@ -128,6 +143,19 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 		return !strings.HasPrefix(name, ".lock.json.") || age > staleTempAge
 	})
 	removeTemps(p.history, func(string, time.Duration) bool { return true })
+	return f.recordTakeover(l, p, holder)
+}
+
+// recordTakeover records the run of the dead holder l took its lock over
+// from (if any) as interrupted in the history of p's stack (p's project;
+// none for the stack's own lock). A failed record lets go of the lock.
+func (f *Folder) recordTakeover(l *folderLock, p paths, holder LockInfo) (Lock, error) {
+	if l.previous == nil {
+		return l, nil
+	}
+	if err := f.appendHistory(p, InterruptedRecord(*l.previous, holder, time.Now())); err != nil {
+		return nil, errors.Join(err, l.Unlock())
+	}
 	return l, nil
 }
 
@@ -141,7 +169,7 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 	}
 	dir := f.stackDir(stack)
 	path := f.stackLockPath(stack)
-	l, err := takeLock(ctx, dir, path, holder, func() error { return stackLockedError(stack, path) })
+	l, err := f.takeLock(ctx, dir, path, holder, func() error { return stackLockedError(stack, path) })
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		return nil, err
@@ -152,18 +180,21 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 	// The stack's tags are written without this lock: only old temporary
 	// files are a killed writer's.
 	removeTemps(dir, func(_ string, age time.Duration) bool { return age > staleTempAge })
-	return l, nil
+	return f.recordTakeover(l, paths{stack: stack}, holder)
 }
 
 func (f *Folder) stackDir(stack string) string { return filepath.Join(f.Root, "stacks", stack) }
 
-// takeLock creates the lock file path in dir holding holder, or returns
-// locked() when it exists.
-func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (Lock, error) {
+// takeLock creates the lock file path in dir holding holder, taking it
+// over when its holder is dead (takeOverDead), or returns locked() when it
+// is held, and starts renewing its lease.
+func (f *Folder) takeLock(ctx context.Context, dir, path string, holder LockInfo, locked func() error) (*folderLock, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	holder = fillHolder(holder)
+	lease := f.leaseFor()
+	holder.LockID, holder.LeaseSeconds = newLockID(), lease.Seconds()
 	data, err := json.Marshal(holder)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)
@@ -176,17 +207,33 @@ func takeLock(ctx context.Context, dir, path string, holder LockInfo, locked fun
 		return nil, err
 	}
 	defer os.Remove(tmp)
-	err = os.Link(tmp, path)
-	if errors.Is(err, fs.ErrExist) {
-		return nil, locked()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("creating %s: %w", path, err)
+	l := &folderLock{f: f, path: path, data: data}
+	for try := 0; ; try++ {
+		err = os.Link(tmp, path)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("creating %s: %w", path, err)
+		}
+		l.previous, err = takeOverDead(path, tmp)
+		if errors.Is(err, errRetryLock) && try < 5 {
+			continue
+		}
+		if err != nil && !errors.Is(err, errRetryLock) {
+			return nil, err
+		}
+		if l.previous == nil {
+			return nil, locked()
+		}
+		break
 	}
 	if err := syncDir(dir); err != nil {
 		return nil, err
 	}
-	return &folderLock{path: path, data: data}, nil
+	l.beat = StartHeartbeat(lease, l.renew)
+	f.held.Store(path, l)
+	return l, nil
 }
 
 // writeTemp writes data to a new fsynced temporary file in dir.
@@ -224,20 +271,29 @@ func stackLockedError(stack, path string) error {
 
 // describeHolder reads e.File into e.Holder and tells whether it is stale.
 func describeHolder(e *LockedError) {
-	data, err := os.ReadFile(e.File)
+	data, err := boundedfile.ReadFile(e.File, lockKind)
 	if err != nil || json.Unmarshal(data, &e.Holder) != nil {
 		e.Holder.Command = "an unreadable holder (" + e.File + ")"
 		return
 	}
+	judgeLease(&e.Holder, e.File)
 	e.Stale = e.Holder.Stale()
 }
 
-// Stale reports whether the holder is a process of this host that no
-// longer runs: its pid is gone, or now belongs to a process that started
-// at another time than the holder. Only such a lock may be cleared without
-// --force. A holder on another host, or in another pid namespace of this
-// host (another container), is never judged from here.
+// Stale reports whether the holder stopped: it is Dead, or its lease
+// expired (Expired, judged by the backend). Only such a lock may be
+// cleared without --force.
 func (h LockInfo) Stale() bool {
+	return h.Expired || h.Dead()
+}
+
+// Dead reports whether the holder is a process of this host that provably
+// no longer runs: its pid is gone, or now belongs to a process that started
+// at another time than the holder. Such a lock was left by a killed run
+// and is taken over by the next operation (see InterruptedRecord). A
+// holder on another host, or in another pid namespace of this host
+// (another container), is never judged from here.
+func (h LockInfo) Dead() bool {
 	host, _ := os.Hostname()
 	if h.Host != host || h.PID <= 0 || h.PIDNamespace != "" && h.PIDNamespace != pidNamespace() {
 		return false
@@ -279,7 +335,9 @@ func processStart(pid int) string {
 // Unlock releases the lock. It fails, leaving the file, when the lock file
 // no longer is this holder's (it was cleared and taken by another).
 func (l *folderLock) Unlock() error {
-	data, err := os.ReadFile(l.path)
+	l.beat.Stop()
+	l.f.held.CompareAndDelete(l.path, l)
+	data, err := boundedfile.ReadFile(l.path, lockKind)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("unlocking %s: the lock was already cleared", l.path)
 	}
@@ -349,6 +407,7 @@ func readHolder(path string) (*LockInfo, error) {
 	if err := json.Unmarshal(data, &h); err != nil {
 		return nil, fmt.Errorf("reading the lock %s: %w", path, err)
 	}
+	judgeLease(&h, path)
 	return &h, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // The second process of the lock tests acts on the backend folder named by
@@ -113,6 +115,8 @@ func TestLockContention(t *testing.T) {
 
 func hostname() string { h, _ := os.Hostname(); return h }
 
+// TestStaleLock: the lock of a real process that held it and exited is
+// taken over by the next Lock, which names the dead holder.
 func TestStaleLock(t *testing.T) {
 	dir := t.TempDir()
 	out, code := runLockChild(t, dir, "hold")
@@ -120,24 +124,22 @@ func TestStaleLock(t *testing.T) {
 		t.Fatalf("child: %d %s", code, out)
 	}
 	f, _ := Open(dir)
-	_, err := f.Lock(context.Background(), "network", "dev", CurrentLockInfo("runner up"))
-	var le *LockedError
-	if !errors.As(err, &le) || !le.Stale {
-		t.Fatalf("Lock over a dead holder's lock = %v, want a stale *LockedError", err)
-	}
-	for _, part := range []string{"locked by runner destroy", "stale", "`runner stack unlock --project network`"} {
-		if !strings.Contains(err.Error(), part) {
-			t.Errorf("error %q does not say %q", err, part)
-		}
-	}
-	if err := f.ForceUnlock(context.Background(), "network", "dev"); err != nil {
-		t.Fatal(err)
-	}
 	l, err := f.Lock(context.Background(), "network", "dev", CurrentLockInfo("runner up"))
 	if err != nil {
-		t.Fatalf("Lock after ForceUnlock: %v", err)
+		t.Fatalf("Lock over a dead holder's lock = %v, want it taken over", err)
 	}
-	l.Unlock()
+	if p := l.Previous(); p == nil || p.Command != "runner destroy" {
+		t.Fatalf("Previous = %+v, want the dead runner destroy", p)
+	}
+	msg := TakeoverWarning("stack dev of project network", *l.Previous())
+	for _, part := range []string{"took over the lock of stack dev of project network from runner destroy (pid ", "no longer runs", "interrupted"} {
+		if !strings.Contains(msg, part) {
+			t.Errorf("warning %q does not say %q", msg, part)
+		}
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestLockTwoProcesses(t *testing.T) {
@@ -204,7 +206,7 @@ func TestLockRaceOneWinner(t *testing.T) {
 func TestLockInfoStale(t *testing.T) {
 	me := CurrentLockInfo("runner up")
 	if me.ProcessStart == "" {
-		t.Skip("this system has no /proc/<pid>/stat")
+		testenv.Unavailable(t, "this system has no /proc/<pid>/stat, where a lock's process start time is read")
 	}
 	dead := deadPID(t)
 	tests := []struct {

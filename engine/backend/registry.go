@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"sort"
 	"strings"
 )
@@ -53,7 +54,7 @@ func (r Registry) Open(ctx context.Context, url string) (Store, error) {
 	}
 	open, ok := r[scheme]
 	if !ok {
-		return nil, &UnknownSchemeError{URL: url, Scheme: scheme, Known: r.Schemes()}
+		return nil, &UnknownSchemeError{URL: RedactURL(url), Scheme: scheme, Known: r.Schemes()}
 	}
 	return open(ctx, url)
 }
@@ -65,4 +66,50 @@ func OpenFileURL(_ context.Context, url string) (Store, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// UnavailableError is a backend that cannot be used as its URL names it:
+// the server cannot be reached, refuses the credentials, lacks the
+// database or bucket, or holds what this runner cannot read. Nothing was
+// changed. URL is redacted (no password).
+type UnavailableError struct {
+	URL string
+	// Problem says what went wrong; Hint what to do about it.
+	Problem error
+	Hint    string
+}
+
+func (e *UnavailableError) Error() string {
+	msg := fmt.Sprintf("opening the backend %s: %v", e.URL, e.Problem)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Problem }
+
+// RedactURL returns url with any password in it (user information, or a
+// password or sslpassword parameter) replaced by "xxxxx", for messages.
+// A URL that does not parse is reduced to its scheme.
+func RedactURL(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		if s, _, ok := strings.Cut(raw, "://"); ok {
+			return s + "://(a URL that does not parse)"
+		}
+		return "(a URL that does not parse)"
+	}
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
+			q.Set(k, "xxxxx")
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
 }

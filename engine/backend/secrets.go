@@ -59,12 +59,23 @@ func (f *Folder) stateSecrets(project, stack string) (StateSecrets, error) {
 	if err != nil {
 		return StateSecrets{}, err
 	}
-	out := StateSecrets{Project: project, Path: p.snapshot}
-	secret := []byte(state.SecretSig)
 	snap, err := readOptional(p.snapshot)
 	if err != nil {
-		return out, err
+		return StateSecrets{Project: project, Path: p.snapshot}, err
 	}
+	journal, err := readOptional(p.journal)
+	if err != nil {
+		return StateSecrets{Project: project, Path: p.snapshot}, err
+	}
+	return DescribeSecrets(project, p.snapshot, snap, journal), nil
+}
+
+// DescribeSecrets tells what a project's stored snapshot (nil when none)
+// and leftover journal (nil when none) record of its secrets, without
+// decrypting anything; path names where the snapshot is kept.
+func DescribeSecrets(project, path string, snap, journal []byte) StateSecrets {
+	out := StateSecrets{Project: project, Path: path}
+	secret := []byte(state.SecretSig)
 	if snap != nil {
 		var d struct {
 			Deployment struct {
@@ -75,17 +86,13 @@ func (f *Folder) stateSecrets(project, stack string) (StateSecrets, error) {
 			} `json:"deployment"`
 		}
 		if err := json.Unmarshal(snap, &d); err != nil {
-			out.Unreadable = fmt.Errorf("reading the secrets provider of the state file %s: %w", p.snapshot, err)
+			out.Unreadable = fmt.Errorf("reading the secrets provider of the state %s: %w", path, err)
 		}
 		if sp := d.Deployment.SecretsProviders; sp != nil {
 			out.Provider = &state.SecretsProvider{Type: sp.Type, State: sp.State}
 		}
 		out.HasSecrets = bytes.Contains(snap, secret)
 	}
-	journal, err := readOptional(p.journal)
-	if err != nil {
-		return out, err
-	}
 	out.HasSecrets = out.HasSecrets || bytes.Contains(journal, secret)
-	return out, nil
+	return out
 }

@@ -33,7 +33,6 @@ func TestKillEarlyInFirstUp(t *testing.T) {
 		t.Run("after"+delay.Round(time.Microsecond).String(), func(t *testing.T) {
 			dir := t.TempDir()
 			killEarly(t, dir, delay)
-			clearStaleLock(t, dir)
 			opts := inProcess(t, dir)
 			if _, err := engine.Preview(context.Background(), opts, program(dir, 0)); err != nil {
 				t.Fatalf("preview after a kill %s into a first up: %v", delay, err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
@@ -23,6 +24,8 @@ type Backend struct {
 	tags       map[string]map[string]string
 	history    map[string][]backend.HistoryEntry // by stack, oldest first
 	gen        int64                             // writes so far, for StateDigest
+	lease      time.Duration                     // 0: backend.LeaseFromEnv
+	held       map[*backend.LockInfo]*memLock
 }
 
 var _ backend.Store = (*Backend)(nil)
@@ -156,11 +159,12 @@ func (b *Backend) Lock(ctx context.Context, project, stack string, holder backen
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
-	if s.lock != nil {
-		return nil, &backend.LockedError{Project: project, Stack: stack, Holder: *s.lock, Stale: s.lock.Stale()}
+	dead := b.takeOver(s.lock, project, stack, holder)
+	if s.lock != nil && dead == nil {
+		return nil, b.locked(project, stack, s.lock)
 	}
 	s.lock = completeHolder(holder)
-	return &memLock{b: b, slot: &s.lock, held: s.lock, what: fmt.Sprintf("stack %s of project %s", stack, project)}, nil
+	return b.take(&memLock{b: b, slot: &s.lock, held: s.lock, previous: dead, what: fmt.Sprintf("stack %s of project %s", stack, project)}), nil
 }
 
 // LockStack takes the lock of the whole stack.
@@ -170,12 +174,27 @@ func (b *Backend) LockStack(ctx context.Context, stack string, holder backend.Lo
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if h := b.stackLocks[stack]; h != nil {
-		return nil, &backend.LockedError{Stack: stack, StackWide: true, Holder: *h, Stale: h.Stale()}
+	dead := b.takeOver(b.stackLocks[stack], "", stack, holder)
+	if h := b.stackLocks[stack]; h != nil && dead == nil {
+		return nil, b.locked("", stack, h)
 	}
 	h := completeHolder(holder)
 	b.stackLocks[stack] = h
-	return &memLock{b: b, stack: stack, held: h, what: "stack " + stack}, nil
+	return b.take(&memLock{b: b, stack: stack, held: h, previous: dead, what: "stack " + stack}), nil
+}
+
+// takeOver returns the holder of a lock (nil when free) when it is dead
+// (backend.LockInfo.Dead), recording its run as interrupted in the
+// history of stack (of project, "" for the stack's own lock), as every
+// backend does; nil when the lock is free or held.
+func (b *Backend) takeOver(held *backend.LockInfo, project, stack string, holder backend.LockInfo) *backend.LockInfo {
+	if held == nil || !held.Dead() {
+		return nil
+	}
+	b.dropped(held)
+	rec := backend.InterruptedRecord(*held, holder, time.Now())
+	b.history[stack] = append(b.history[stack], backend.HistoryEntry{Project: project, HistoryRecord: rec})
+	return held
 }
 
 // completeHolder fills in this process where holder leaves it out, as the
@@ -194,15 +213,6 @@ func completeHolder(holder backend.LockInfo) *backend.LockInfo {
 	return &holder
 }
 
-// memLock is a held lock: slot (a project's) or stack (a stack's own).
-type memLock struct {
-	b     *Backend
-	slot  **backend.LockInfo
-	stack string
-	held  *backend.LockInfo
-	what  string
-}
-
 // Unlock releases the lock; it fails when the lock was cleared, or cleared
 // and taken by another holder, meanwhile.
 func (l *memLock) Unlock() error {
@@ -218,6 +228,7 @@ func (l *memLock) Unlock() error {
 	case cur != l.held:
 		return fmt.Errorf("unlocking %s: the lock now belongs to another holder; leaving it", l.what)
 	}
+	delete(l.b.held, l.held)
 	if l.slot != nil {
 		*l.slot = nil
 	} else {
@@ -234,7 +245,7 @@ func (b *Backend) OpenJournal(ctx context.Context, project, stack string, base *
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
-	j := &memJournal{b: b, s: s, project: project, stack: stack, crypter: c, base: CopySnapshot(base)}
+	j := &memJournal{b: b, s: s, project: project, stack: stack, crypter: c, base: CopySnapshot(base), lock: s.lock}
 	s.journal = j
 	b.wrote(s)
 	return j, nil
@@ -249,6 +260,7 @@ type memJournal struct {
 	base           *state.Snapshot
 	entries        []backend.Entry
 	closed         bool
+	lock           *backend.LockInfo // the lock held when the journal opened, fencing Commit
 }
 
 var errClosed = errors.New("the journal is already committed")
@@ -291,6 +303,9 @@ func (j *memJournal) Commit(_ context.Context, final *state.Snapshot, rec backen
 		return errClosed
 	}
 	j.closed = true
+	if j.lock != nil && j.s.lock != j.lock {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, backend.ErrFenced)
+	}
 	if err := state.Check(final, j.project, j.stack); err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, err)
 	}

@@ -230,7 +230,7 @@ func (b *Backend) LockHolder(ctx context.Context, project, stack string) (*backe
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return copyHolder(b.stack(project, stack).lock), nil
+	return b.judge(b.stack(project, stack).lock), nil
 }
 
 // ForceUnlock clears the (project, stack) lock whoever holds it.
@@ -240,7 +240,9 @@ func (b *Backend) ForceUnlock(ctx context.Context, project, stack string) error 
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.stack(project, stack).lock = nil
+	s := b.stack(project, stack)
+	b.dropped(s.lock)
+	s.lock = nil
 	return nil
 }
 
@@ -251,7 +253,7 @@ func (b *Backend) StackLockHolder(ctx context.Context, stack string) (*backend.L
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return copyHolder(b.stackLocks[stack]), nil
+	return b.judge(b.stackLocks[stack]), nil
 }
 
 // ForceUnlockStack clears the stack's own lock whoever holds it.
@@ -261,16 +263,9 @@ func (b *Backend) ForceUnlockStack(ctx context.Context, stack string) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.dropped(b.stackLocks[stack])
 	delete(b.stackLocks, stack)
 	return nil
-}
-
-func copyHolder(h *backend.LockInfo) *backend.LockInfo {
-	if h == nil {
-		return nil
-	}
-	c := *h
-	return &c
 }
 
 // Export returns the committed snapshot as a Pulumi deployment, its
@@ -363,7 +358,7 @@ func (b *Backend) underLock(ctx context.Context, project, stack, doing string, f
 	defer b.mu.Unlock()
 	s := b.stack(project, stack)
 	if s.lock != nil {
-		return fmt.Errorf("%s: %w", doing, &backend.LockedError{Project: project, Stack: stack, Holder: *s.lock, Stale: s.lock.Stale()})
+		return fmt.Errorf("%s: %w", doing, b.locked(project, stack, s.lock))
 	}
 	return fn(s)
 }

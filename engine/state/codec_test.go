@@ -126,14 +126,16 @@ func TestSchemaValidation(t *testing.T) {
 		t.Fatalf("runner's snapshot fails the (embedded) schema: %v", err)
 	}
 
-	// Against the shared files, unmodified: the snapshot, with the fields
+	// Against Pulumi's published files, unmodified (the repository's copies,
+	// which TestEmbeddedSchemasMatchShared compares with the shared ones):
+	// the snapshot, with the fields
 	// Pulumi writes beyond its published schema set aside, validates.
 	doc := parse(t, data)
 	if err := state.StripExtensions(doc); err != nil {
 		t.Fatal(err)
 	}
 	if err := strict.Validate(doc); err != nil {
-		t.Fatalf("runner's snapshot fails the shared schema: %v", err)
+		t.Fatalf("runner's snapshot fails Pulumi's published schema: %v", err)
 	}
 	// A snapshot without those fields validates as it is.
 	bare := statetest.Snapshot("network", "dev", 3)
@@ -145,7 +147,7 @@ func TestSchemaValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := strict.Validate(parse(t, data)); err != nil {
-		t.Fatalf("a snapshot with no extension fields fails the shared schema: %v", err)
+		t.Fatalf("a snapshot with no extension fields fails Pulumi's published schema: %v", err)
 	}
 	// The schema is really checked: a bad document fails.
 	bad := strings.Replace(string(data), `"custom":true`, `"custom":"yes"`, 1)
@@ -155,7 +157,7 @@ func TestSchemaValidation(t *testing.T) {
 }
 
 func TestEmbeddedSchemasMatchShared(t *testing.T) {
-	dir := statetest.SchemaDir(t)
+	dir := statetest.SharedSchemaDir(t)
 	for _, name := range state.SchemaFiles {
 		shared, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

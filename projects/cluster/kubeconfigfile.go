@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // Kubeconfig is a kubeconfig file (what kubectl reads) as the kubeconfig
@@ -47,7 +49,10 @@ type namedNode struct {
 
 // ReadKubeconfig reads and checks the kubeconfig file at path.
 func ReadKubeconfig(path string) (*Kubeconfig, error) {
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.ReadFile(path, boundedfile.Kubeconfig)
+	if boundedfile.IsRefused(err) {
+		return nil, err
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("the kubeconfig file %s does not exist; give the path of your cluster's kubeconfig in kubernetes:kubeconfig", path)
 	}

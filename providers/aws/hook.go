@@ -14,6 +14,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/atomicfile"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/internal/boundedfile"
 	"github.com/runnerhq/runner/projects/aws/eks"
 	projcluster "github.com/runnerhq/runner/projects/cluster"
 	"github.com/runnerhq/runner/providers"
@@ -88,7 +89,10 @@ func mergeKubeconfig(path string, a eks.Access) (added bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := boundedfile.ReadFile(path, boundedfile.Kubeconfig)
+	if boundedfile.IsRefused(err) {
+		return false, fmt.Errorf("%w; it was left as it was: set KUBECONFIG to a kubeconfig file and run up again", err)
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("reading the kubeconfig: %w; set KUBECONFIG to a kubeconfig file and run up again", err)
 	}

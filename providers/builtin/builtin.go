@@ -12,10 +12,14 @@ import (
 // Default is the name of the provider chosen when none is named.
 const Default = local.Name
 
+// Providers returns new copies of the built-in providers.
+func Providers() []*providers.Provider {
+	return append([]*providers.Provider{local.New(), aws.New(), kubeconfig.New()}, testProviders()...)
+}
+
 // Registry returns a new registry of the built-in providers.
 func Registry() *providers.Registry {
-	list := append([]*providers.Provider{local.New(), aws.New(), kubeconfig.New()}, testProviders()...)
-	r, err := providers.NewRegistry(Default, list...)
+	r, err := providers.NewRegistry(Default, Providers()...)
 	if err != nil {
 		panic("builtin: " + err.Error()) // the list above is fixed: a programming error
 	}

@@ -74,8 +74,8 @@ func (o *run) checkPlans(ctx context.Context) error {
 }
 
 // plannedUnlocked refuses, before any project starts, a planned up of which
-// a project's lock is held (by a process that changes one project only, or
-// left behind): the projects before it would run, changing their state,
+// a project's lock is held by a live process (one that changes one project
+// only): the projects before it would run, changing their state,
 // and the plan would be spent on a run that stops there.
 func (o *run) plannedUnlocked(ctx context.Context) error {
 	lr, ok := o.req.Backend.(lockReader)
@@ -87,8 +87,8 @@ func (o *run) plannedUnlocked(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("up: reading the lock of project %s: %w", name, err)
 		}
-		if h != nil {
-			return fmt.Errorf("up: nothing was changed: %w", &backend.LockedError{Project: name, Stack: o.req.Stack, Holder: *h, Stale: h.Stale()})
+		if h != nil && !h.Stale() { // a dead holder's lock is taken over
+			return fmt.Errorf("up: nothing was changed: %w", &backend.LockedError{Project: name, Stack: o.req.Stack, Holder: *h})
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/walk"
 	"github.com/runnerhq/runner/runner/event"
@@ -36,6 +37,16 @@ type Project struct {
 	DependsOn []string
 	// Program declares the project's resources (preview, up).
 	Program engine.Program
+	// Hosted, instead of Program, is a user's program run by its language
+	// runtime (preview, up).
+	Hosted source.Hosted
+	// Config, when not nil, is the project's own stack config (a user
+	// project's: the shared config, its Pulumi.<stack>.yaml and its
+	// Pulumi.yaml defaults), instead of Request.Config.
+	Config map[string]any
+	// Dir, when set, is the project's folder: relative file assets resolve
+	// against it instead of Request.Dir.
+	Dir string
 	// OnSuccess runs after a successful up of the project; its error fails
 	// the project.
 	OnSuccess func(ctx context.Context, in HookInput) error
@@ -117,7 +128,7 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := o.lockStack(ctx)
+	ctx, unlock, err := o.lockStack(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +148,11 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return o.finish(ctx, outcomes)
+	sum, err := o.finish(ctx, outcomes)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, backend.ErrLockLost) {
+		err = fmt.Errorf("%w; %w", cause, err)
+	}
+	return sum, err
 }
 
 // walk runs the included projects, each after its upstream projects (for
@@ -181,20 +196,39 @@ func (o *run) walk(ctx context.Context) (map[string]walk.Outcome, error) {
 // lockStack takes the stack-wide lock for the operations that change the
 // stack (up, refresh, destroy), so that two of them never run at once; the
 // refusal is a *backend.LockedError naming the holder. It returns the
-// function that releases the lock.
-func (o *run) lockStack(ctx context.Context) (func(), error) {
+// context of the run, cancelled (its cause wrapping backend.ErrLockLost)
+// when the lock is lost while the run goes on, and the function that
+// releases the lock.
+func (o *run) lockStack(ctx context.Context) (context.Context, func(), error) {
 	sl, ok := o.req.Backend.(backend.StackLocker)
 	if !ok || o.req.Operation == Preview {
-		return func() {}, nil
+		return ctx, func() {}, nil
 	}
 	lock, err := sl.LockStack(ctx, o.req.Stack, o.req.Lock)
 	if errors.Is(err, context.Canceled) {
-		return nil, fmt.Errorf("%s was interrupted before it started; nothing was changed: %w", o.req.Operation, context.Canceled)
+		return nil, nil, fmt.Errorf("%s was interrupted before it started; nothing was changed: %w", o.req.Operation, context.Canceled)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.req.Operation, err)
+		return nil, nil, fmt.Errorf("%s: %w", o.req.Operation, err)
 	}
-	return func() {
+	if dead := lock.Previous(); dead != nil {
+		o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: backend.TakeoverWarning("stack "+o.req.Stack, *dead)})
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-lock.Lost():
+			lost := fmt.Errorf("%s: the lock of stack %s was lost (cleared by force, or taken by another run after this one stopped renewing it), so no new step starts: %w",
+				o.req.Operation, o.req.Stack, backend.ErrLockLost)
+			o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: lost.Error()})
+			cancel(lost)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		cancel(nil)
 		if err := lock.Unlock(); err != nil {
 			o.emit(event.Event{Type: event.Warning, Stack: o.req.Stack, Message: err.Error()})
 		}

@@ -66,18 +66,28 @@ func (o *run) runProject(ctx context.Context, name string) error {
 // project that needed no work.
 func (o *run) operate(ctx context.Context, name string) (*engine.Result, string, error) {
 	p := o.byName[name]
+	cfg, dir := o.req.Config, o.req.Dir
+	if p.Config != nil {
+		cfg = p.Config
+	}
+	if p.Dir != "" {
+		dir = p.Dir
+	}
 	opts := engine.Options{
 		Project: name, Stack: o.req.Stack, Backend: o.req.Backend, Crypter: o.req.Crypter,
-		SecretsProvider: o.req.SecretsProvider, Config: o.req.Config, Parallel: o.req.StepParallel,
+		SecretsProvider: o.req.SecretsProvider, Config: cfg, Parallel: o.req.StepParallel,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
 		EngineVersion: o.req.EngineVersion,
-		References:    o.references, Plan: o.req.Plans[name], Dir: o.req.Dir,
+		References:    o.references, Plan: o.req.Plans[name], Dir: dir,
 	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
 	}
 	switch o.req.Operation {
 	case Preview, Up:
+		if p.Hosted != nil {
+			return nil, "", fmt.Errorf("%s %q: running a user's Pulumi program needs the streaming engine (issue 19), which is not in this build yet", o.req.Operation, name)
+		}
 		if p.Program == nil {
 			return nil, "", fmt.Errorf("%s %q: the project has no program yet", o.req.Operation, name)
 		}

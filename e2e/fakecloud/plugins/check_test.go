@@ -82,6 +82,8 @@ func TestLoadContract(t *testing.T) {
 	for _, tt := range []struct{ pkg, version, typ string }{
 		{"aws", "7.48.0", "aws:ec2/vpc:Vpc"},
 		{"kubernetes", "4.34.2", "kubernetes:helm.sh/v3:Release"},
+		{"digitalocean", "4.80.1", "digitalocean:index/kubernetesCluster:KubernetesCluster"},
+		{"linode", "5.1.1", "linode:index/lkeCluster:LkeCluster"},
 	} {
 		c, err := LoadContract(tt.pkg)
 		if err != nil || c.Version != tt.version || len(c.Resources[tt.typ].Outputs) == 0 {

@@ -16,7 +16,7 @@ import (
 
 // contracts holds the providers' contract files.
 //
-//go:embed testdata/aws.json testdata/kubernetes.json
+//go:embed testdata/aws.json testdata/kubernetes.json testdata/digitalocean.json testdata/linode.json
 var contracts embed.FS
 
 // Contract is what one provider accepts: its resource types with their
@@ -51,11 +51,12 @@ type InputSpec struct {
 	Const    any    `json:"const"`
 }
 
-// LoadContract returns the contract of pkg ("aws" or "kubernetes").
+// LoadContract returns the contract of pkg ("aws", "kubernetes",
+// "digitalocean" or "linode").
 func LoadContract(pkg string) (*Contract, error) {
 	data, err := contracts.ReadFile("testdata/" + pkg + ".json")
 	if err != nil {
-		return nil, fmt.Errorf("no contract for the %q provider (there are aws and kubernetes): %w", pkg, err)
+		return nil, fmt.Errorf("no contract for the %q provider (there are aws, kubernetes, digitalocean and linode): %w", pkg, err)
 	}
 	var c Contract
 	if err := json.Unmarshal(data, &c); err != nil {

@@ -1,5 +1,5 @@
 // Package backendtest is the conformance suite every backend.Store passes:
-// the folder backend and the in-memory one now, PostgreSQL and S3 later.
+// the folder backend, the in-memory one, S3 and PostgreSQL.
 // A backend's own tests call Run with a constructor of empty backends.
 package backendtest
 
@@ -32,6 +32,7 @@ func Run(t *testing.T, open Open) {
 		{"ExplicitBase", testExplicitBase},
 		{"LockExclusive", testLockExclusive},
 		{"LockStale", testLockStale},
+		{"LockTakeoverRace", testLockTakeoverRace},
 		{"LockStackWide", testLockStackWide},
 		{"History", testHistory},
 		{"Tags", testTags},
@@ -40,6 +41,10 @@ func Run(t *testing.T, open Open) {
 		{"ImportExport", testImportExport},
 		{"Repair", testRepair},
 		{"StateDigest", testStateDigest},
+		{"LockRace", testLockRace},
+		{"LeaseExpiry", testLeaseExpiry},
+		{"LockLost", testLockLost},
+		{"CommitFenced", testCommitFenced},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open(t)) })

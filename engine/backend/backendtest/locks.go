@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
 )
@@ -92,41 +91,6 @@ func testLockExclusive(t *testing.T, b backend.Store) {
 	if err := b.ForceUnlock(ctx, project, stack); err != nil {
 		t.Fatalf("ForceUnlock of a lock not taken: %v", err)
 	}
-}
-
-func testLockStale(t *testing.T, b backend.Store) {
-	ctx := context.Background()
-	me := backend.CurrentLockInfo("runner up")
-	dead := deadPID(t)
-	gone := backend.LockInfo{PID: dead, Host: me.Host, User: me.User, Started: time.Now().UTC(), Command: "runner up"}
-	if _, err := b.Lock(ctx, project, stack, gone); err != nil {
-		t.Fatal(err)
-	}
-	le := lockedErr(t, func() error { _, err := b.Lock(ctx, project, stack, me); return err }())
-	if !le.Stale || !strings.Contains(le.Error(), fmt.Sprintf("pid %d on host %s", dead, me.Host)) {
-		t.Fatalf("a gone holder of this host: %v (stale %v), want a stale lock naming pid and host", le, le.Stale)
-	}
-	if err := b.ForceUnlock(ctx, project, stack); err != nil {
-		t.Fatal(err)
-	}
-	// The same pid on another host is never judged from this one.
-	elsewhere := gone
-	elsewhere.Host = me.Host + "-elsewhere"
-	if _, err := b.Lock(ctx, project, stack, elsewhere); err != nil {
-		t.Fatal(err)
-	}
-	le = lockedErr(t, func() error { _, err := b.Lock(ctx, project, stack, me); return err }())
-	if le.Stale || !strings.Contains(le.Error(), "host "+elsewhere.Host) {
-		t.Fatalf("a holder of another host: %v (stale %v), want a live lock naming its host", le, le.Stale)
-	}
-	if err := b.ForceUnlock(ctx, project, stack); err != nil {
-		t.Fatal(err)
-	}
-	l, err := b.Lock(ctx, project, stack, me)
-	if err != nil {
-		t.Fatalf("Lock after ForceUnlock: %v", err)
-	}
-	l.Unlock()
 }
 
 func testLockStackWide(t *testing.T, b backend.Store) {

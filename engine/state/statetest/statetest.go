@@ -1,6 +1,7 @@
 // Package statetest provides helpers for testing code that stores state: a
-// deterministic-key AES-GCM crypter, the location of the shared Pulumi
-// schemas, and sample snapshots.
+// deterministic-key AES-GCM crypter, the location of Pulumi's published
+// schemas (the repository's copies and the shared ones), and sample
+// snapshots.
 package statetest
 
 import (
@@ -11,7 +12,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // Crypter is an AES-256-GCM resource.Crypter with a fixed key, producing
@@ -83,30 +84,21 @@ func (c *Crypter) DecryptValue(_ context.Context, ciphertext string) (string, er
 	return string(pt), nil
 }
 
-// SchemaDir returns the folder of the shared Pulumi schemas
-// (<module root>/../shared/pulumi-schemas), skipping the test when it is
-// absent.
+// SchemaDir returns the folder of the repository's copies of Pulumi's
+// published schemas (engine/state/schema, the files the state package
+// embeds), which every clone has.
 func SchemaDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("skipping: no go.mod above the test's folder, so the shared Pulumi schemas cannot be located")
-		}
-		dir = parent
-	}
-	schemas := filepath.Join(dir, "..", "shared", "pulumi-schemas")
-	if _, err := os.Stat(filepath.Join(schemas, "deployments.json")); err != nil {
-		t.Skipf("skipping: the shared Pulumi schemas are not at %s (%v)", schemas, err)
-	}
-	return schemas
+	return filepath.Join(testenv.ModuleRoot(t), "engine", "state", "schema")
+}
+
+// SharedSchemaDir returns the folder of the shared reference copies of
+// Pulumi's schemas (<module root>/../shared/pulumi-schemas), for checking
+// that the repository's copies have not drifted from them. Without it the
+// test skips, or fails under CI (testenv.Unavailable).
+func SharedSchemaDir(t testing.TB) string {
+	t.Helper()
+	return testenv.Shared(t, "pulumi-schemas")
 }
 
 // URN returns the URN of a resource of typ named name in project and stack.

@@ -2,11 +2,14 @@ package ekstoken
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // sharedConfig is what the AWS shared files hold: the credentials file's
@@ -77,18 +80,21 @@ func firstOf(a, b string) string {
 // The indented lines under a key without a value (nested settings such as
 // s3's) are skipped.
 func readINI(path string) (map[string]map[string]string, error) {
-	f, err := os.Open(path)
+	data, err := boundedfile.ReadFile(path, boundedfile.AWSShared)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	}
+	if boundedfile.IsRefused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading AWS credentials: %w", err)
 	}
-	defer f.Close()
 	sections := map[string]map[string]string{}
 	var cur map[string]string
 	nested := false
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, len(data)+1)
 	for sc.Scan() {
 		raw := sc.Text()
 		line := strings.TrimSpace(raw)

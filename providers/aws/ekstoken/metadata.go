@@ -7,9 +7,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // imdsClient asks the EC2 instance metadata service: off EC2 nothing
@@ -57,7 +58,7 @@ func (l *loader) fromContainer() (c Credentials, found bool, err error) {
 	}
 	auth := l.env("AWS_CONTAINER_AUTHORIZATION_TOKEN")
 	if f := l.env("AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"); f != "" {
-		b, err := os.ReadFile(f)
+		b, err := boundedfile.ReadFile(f, boundedfile.AWSShared)
 		if err != nil {
 			return Credentials{}, true, fmt.Errorf("reading the authorization token of %s: %w", what, err)
 		}

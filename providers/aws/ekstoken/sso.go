@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // ssoSettings are where an SSO profile's credentials come from.
@@ -70,7 +72,7 @@ func (l *loader) fromSSO(profile string, p map[string]string) (Credentials, erro
 	login := fmt.Sprintf("run `aws sso login --profile %s`", profile)
 	sum := sha1.Sum([]byte(s.cacheKey))
 	path := filepath.Join(l.env("HOME"), ".aws", "sso", "cache", hex.EncodeToString(sum[:])+".json")
-	b, err := os.ReadFile(path)
+	b, err := boundedfile.ReadFile(path, boundedfile.AWSShared)
 	if os.IsNotExist(err) {
 		return Credentials{}, fmt.Errorf("SSO profile %s has no cached login (%s): %s", profile, path, login)
 	}

@@ -7,10 +7,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // httpClient makes the STS, SSO and instance metadata calls.
@@ -114,7 +115,7 @@ func (l *loader) webIdentity(from string, p map[string]string) (Credentials, err
 	if err != nil {
 		return Credentials{}, err
 	}
-	token, err := os.ReadFile(p["web_identity_token_file"])
+	token, err := boundedfile.ReadFile(p["web_identity_token_file"], boundedfile.AWSShared)
 	if err != nil {
 		return Credentials{}, fmt.Errorf("%s: %w", what, err)
 	}

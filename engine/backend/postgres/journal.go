@@ -1,0 +1,281 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// journal is an operation's journal: rows of runner_journal under one
+// op_id, written by one goroutine a batch (one round trip) at a time.
+type journal struct {
+	s              *Store
+	stack, project string
+	lock           *heldLock
+	op             string
+	base           string // SHA-256 of the stored snapshot begun from ("" when none)
+	crypter        resource.Crypter
+
+	mu     sync.RWMutex // held for reading while queueing, for writing by Commit
+	closed bool
+	queue  chan writeReq
+	exited chan struct{}
+	rows   int64 // rows written (the writer's, then Commit's)
+}
+
+type writeReq struct {
+	line []byte
+	done chan error
+}
+
+// maxBatch bounds the rows of one insert.
+const maxBatch = 1024
+
+// OpenJournal starts the journal of an operation that begins from base,
+// under the (project, stack) lock this process holds. Unless base is,
+// by its Origin, the stored snapshot (which Load returned with no journal
+// to fold), base is first stored, in one transaction with setting aside
+// any leftover journal.
+func (s *Store) OpenJournal(ctx context.Context, project, stack string, base *state.Snapshot, crypter resource.Crypter) (backend.Journal, error) {
+	if err := checkNames(stack, project); err != nil {
+		return nil, err
+	}
+	lock, err := s.holding(stack, project)
+	if err != nil {
+		return nil, fmt.Errorf("opening the journal: %w", err)
+	}
+	hash := ""
+	if base != nil {
+		hash = base.Origin()
+	}
+	if hash == "" {
+		if hash, err = s.storeBase(ctx, lock, base, crypter); err != nil {
+			return nil, err
+		}
+	}
+	j := &journal{s: s, stack: stack, project: project, lock: lock, op: newID(), base: hash, crypter: crypter,
+		queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
+	go j.writer()
+	return j, nil
+}
+
+// storeBase stores base as the snapshot unless it is what is stored (both
+// empty) and no journal is left; it returns the stored snapshot's hash.
+func (s *Store) storeBase(ctx context.Context, lock *heldLock, base *state.Snapshot, crypter resource.Crypter) (string, error) {
+	var stored *string
+	var leftover bool
+	err := s.pool.QueryRow(ctx, `SELECT (SELECT sha256 FROM runner_snapshots WHERE stack = $1 AND project = $2),
+		EXISTS (SELECT 1 FROM runner_journal WHERE stack = $1 AND project = $2)`, lock.stack, lock.project).Scan(&stored, &leftover)
+	if err != nil {
+		return "", s.saveErr(lock, err)
+	}
+	empty := base == nil || len(base.Resources) == 0 && len(base.PendingOperations) == 0
+	if stored == nil && !leftover && empty {
+		return "", nil
+	}
+	data, err := state.Marshal(ctx, orEmpty(base), crypter)
+	if err != nil {
+		return "", s.saveErr(lock, err)
+	}
+	hash := backend.SnapshotHash(data)
+	b := &pgx.Batch{}
+	fence(b, lock)
+	keepSnapshot(b, lock)
+	b.Queue(`INSERT INTO runner_kept (stack, project, kind, data)
+		SELECT $1, $2, 'journal', string_agg(line, ''::bytea ORDER BY op_id, seq) FROM runner_journal
+		WHERE stack = $1 AND project = $2 HAVING count(*) > 0`, lock.stack, lock.project)
+	b.Queue(`DELETE FROM runner_journal WHERE stack = $1 AND project = $2`, lock.stack, lock.project)
+	putSnapshot(b, lock, data, hash)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return "", s.saveErr(lock, err)
+	}
+	if base != nil {
+		base.SetOrigin(hash)
+	}
+	return hash, nil
+}
+
+func (s *Store) saveErr(l *heldLock, err error) error {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == fencedCode {
+		return fmt.Errorf("saving the state of project %s on stack %s in %s: %w", l.project, l.stack, s.url, backend.ErrFenced)
+	}
+	return fmt.Errorf("saving the state of project %s on stack %s in %s: %w", l.project, l.stack, s.url, err)
+}
+
+func orEmpty(s *state.Snapshot) *state.Snapshot {
+	if s == nil {
+		return &state.Snapshot{Manifest: state.Manifest{Time: time.Now().UTC()}}
+	}
+	return s
+}
+
+// fence queues the check that l is still held, which aborts the batch's
+// transaction when it is not.
+func fence(b *pgx.Batch, l *heldLock) {
+	b.Queue(`SELECT runner_fence($1, $2, $3)`, l.stack, l.project, l.id)
+}
+
+// keepSnapshot queues keeping the stored snapshot in runner_kept.
+func keepSnapshot(b *pgx.Batch, l *heldLock) {
+	b.Queue(`INSERT INTO runner_kept (stack, project, kind, data)
+		SELECT stack, project, 'snapshot', data FROM runner_snapshots WHERE stack = $1 AND project = $2`, l.stack, l.project)
+}
+
+// putSnapshot queues storing data as the snapshot and pruning what is kept
+// to the backend.HistoryKeep newest.
+func putSnapshot(b *pgx.Batch, l *heldLock, data []byte, hash string) {
+	b.Queue(`INSERT INTO runner_snapshots (stack, project, data, sha256) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (stack, project) DO UPDATE SET data = excluded.data, sha256 = excluded.sha256, updated = now()`,
+		l.stack, l.project, data, hash)
+	b.Queue(`DELETE FROM runner_kept WHERE stack = $1 AND project = $2 AND id NOT IN
+		(SELECT id FROM runner_kept WHERE stack = $1 AND project = $2 ORDER BY id DESC LIMIT $3)`,
+		l.stack, l.project, backend.HistoryKeep)
+}
+
+// writer inserts queued lines in batches: one fenced insert per batch,
+// then every waiter of the batch is released. The first batch begins with
+// the open line; after a failure every later line fails too.
+func (j *journal) writer() {
+	defer close(j.exited)
+	var failed error
+	batch := make([]writeReq, 0, maxBatch)
+	for req := range j.queue {
+		batch = append(batch[:0], req)
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case r, ok := <-j.queue:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		if failed == nil {
+			failed = j.insert(batch)
+		}
+		for _, r := range batch {
+			r.done <- failed
+		}
+	}
+}
+
+// insert writes one batch of lines, fenced by the lock.
+func (j *journal) insert(batch []writeReq) error {
+	seqs := make([]int64, 0, len(batch)+1)
+	lines := make([][]byte, 0, len(batch)+1)
+	if j.rows == 0 {
+		seqs, lines = append(seqs, 0), append(lines, backend.JournalOpenLine(j.base))
+	}
+	for _, r := range batch {
+		seqs, lines = append(seqs, j.rows+int64(len(seqs))), append(lines, r.line)
+	}
+	b := &pgx.Batch{}
+	fence(b, j.lock)
+	b.Queue(`INSERT INTO runner_journal (stack, project, op_id, seq, line)
+		SELECT $1, $2, $3, s, l FROM unnest($4::bigint[], $5::bytea[]) AS t(s, l)`, j.stack, j.project, j.op, seqs, lines)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := j.s.pool.SendBatch(ctx, b).Close(); err != nil {
+		var pg *pgconn.PgError
+		if errors.As(err, &pg) && pg.Code == fencedCode {
+			return fmt.Errorf("writing the journal of project %s on stack %s: %w", j.project, j.stack, backend.ErrFenced)
+		}
+		return fmt.Errorf("writing the journal of project %s on stack %s in %s: %w", j.project, j.stack, j.s.url, err)
+	}
+	j.rows += int64(len(seqs))
+	return nil
+}
+
+var errJournalClosed = errors.New("the journal is already committed")
+
+// Begin records that a step is about to call its plugin; it returns once
+// the row is committed.
+func (j *journal) Begin(ctx context.Context, e backend.Entry) error {
+	e.Kind = backend.EntryBegin
+	return j.write(ctx, e)
+}
+
+// End records a step's outcome; it returns once the row is committed.
+func (j *journal) End(ctx context.Context, e backend.Entry) error {
+	if e.Kind != backend.EntrySuccess && e.Kind != backend.EntryFailure {
+		return fmt.Errorf("recording the end of step %d: kind %q is neither %q nor %q", e.Seq, e.Kind, backend.EntrySuccess, backend.EntryFailure)
+	}
+	return j.write(ctx, e)
+}
+
+func (j *journal) write(ctx context.Context, e backend.Entry) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	line, err := backend.EncodeJournalEntry(ctx, e, j.crypter)
+	if err != nil {
+		return fmt.Errorf("journaling step %d (%s): %w", e.Seq, e.Op, err)
+	}
+	done := make(chan error, 1)
+	j.mu.RLock()
+	if j.closed {
+		j.mu.RUnlock()
+		return errJournalClosed
+	}
+	j.queue <- writeReq{line: line, done: done}
+	j.mu.RUnlock()
+	return <-done
+}
+
+// Commit stores final as the snapshot (the previous one kept), records rec
+// in the history and deletes the journal, in one transaction that first
+// checks the lock: a holder that lost its lock commits nothing, and its
+// journal stays for the next run to fold. A no-op (nothing journaled,
+// final as stored) only records the history.
+func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend.HistoryRecord) error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return errJournalClosed
+	}
+	j.closed = true
+	close(j.queue)
+	j.mu.Unlock()
+	<-j.exited
+	if err := state.Check(final, j.project, j.stack); err != nil {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, err)
+	}
+	data, err := state.Marshal(ctx, orEmpty(final), j.crypter)
+	if err != nil {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, err)
+	}
+	entry, err := json.Marshal(backend.HistoryEntry{Project: j.project, HistoryRecord: rec})
+	if err != nil {
+		return fmt.Errorf("encoding the history record: %w", err)
+	}
+	hash := backend.SnapshotHash(data)
+	b := &pgx.Batch{}
+	fence(b, j.lock)
+	if j.rows > 0 || hash != j.base {
+		keepSnapshot(b, j.lock)
+		putSnapshot(b, j.lock, data, hash)
+		b.Queue(`DELETE FROM runner_journal WHERE stack = $1 AND project = $2`, j.stack, j.project)
+	}
+	b.Queue(`INSERT INTO runner_history (stack, project, entry) VALUES ($1, $2, $3::jsonb)`, j.stack, j.project, string(entry))
+	if err := j.s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return j.s.saveErr(j.lock, err)
+	}
+	if final != nil {
+		final.SetOrigin(hash)
+	}
+	return nil
+}
