@@ -56,3 +56,15 @@ func noStackPreview(ctx context.Context, opts Options, noStack error) error {
 	}
 	return Invalid(errors.Join(problems...))
 }
+
+// accepted is an up whose plan is accepted: the defaults validation staged
+// are saved, and the stack is recorded in the environment file.
+func (s *Session) accepted(o OpOptions) error {
+	if o.Operation != orchestrate.Up {
+		return nil
+	}
+	if err := s.saveConfig(); err != nil {
+		return err
+	}
+	return s.RecordStack()
+}

@@ -100,14 +100,8 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 			return nil, err
 		}
 	}
-	if o.Operation == orchestrate.Up {
-		// The plan is accepted: the defaults validation staged are saved.
-		if err := s.saveConfig(); err != nil {
-			return nil, err
-		}
-		if err := s.RecordStack(); err != nil {
-			return nil, err
-		}
+	if err := s.accepted(o); err != nil {
+		return nil, err
 	}
 	held := &summaryHold{sink: sink}
 	req.Events = held
