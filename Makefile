@@ -16,10 +16,17 @@ export PULUMI_CONFIG_PASSPHRASE ?= demo-passphrase
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/runner
 
+# The admin password reaches the recipe through the environment, never
+# spliced into a shell line (a ' in it works; a $ is written $$, as make
+# wants). A value given to make (command line or environment) is applied
+# whenever the stack holds another; the default only fills a missing one.
+run: export RUNNER_DEMO_ADMIN_PASSWORD := $(value DEMO_ADMIN_PASSWORD)
+run: export RUNNER_DEMO_ADMIN_PASSWORD_GIVEN := $(if $(filter file,$(origin DEMO_ADMIN_PASSWORD)),,yes)
 run: build
 	@mkdir -p $(EXAMPLE)
-	@$(BIN) --root $(EXAMPLE) --stack dev config get app:adminPassword >/dev/null 2>&1 || \
-		printf '%s' '$(DEMO_ADMIN_PASSWORD)' | $(BIN) --root $(EXAMPLE) --stack dev --non-interactive config set --secret app:adminPassword
+	@current=$$($(BIN) --root $(EXAMPLE) --stack dev config get app:adminPassword 2>/dev/null) && \
+		{ [ -z "$$RUNNER_DEMO_ADMIN_PASSWORD_GIVEN" ] || [ "$$current" = "$$RUNNER_DEMO_ADMIN_PASSWORD" ]; } || \
+		printf '%s' "$$RUNNER_DEMO_ADMIN_PASSWORD" | $(BIN) --root $(EXAMPLE) --stack dev --non-interactive config set --secret app:adminPassword
 	$(BIN) --root $(EXAMPLE) --stack dev --non-interactive up --yes
 
 destroy: build

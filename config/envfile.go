@@ -300,7 +300,7 @@ func (e *EnvFile) setStack(name string) {
 
 // save writes the file atomically; callers hold its lock (see UpdateEnv).
 func (e *EnvFile) save() error {
-	if err := writeAtomic(e.Path, e.raw, 0o644); err != nil {
+	if err := writeAtomic(e.Path, e.raw, 0o600); err != nil { // it may hold the passphrase
 		return err
 	}
 	e.changed = false

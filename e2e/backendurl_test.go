@@ -16,7 +16,7 @@ func TestUnknownBackendScheme(t *testing.T) {
 		env  []string
 		args []string
 	}{
-		{nil, []string{"--backend", "s3://bucket/state", "stack", "ls"}},
+		{nil, []string{"--backend", "gs://bucket/state", "stack", "ls"}},
 		{[]string{"RUNNER_BACKEND_URL=gs://bucket/runner"}, []string{"-s", "dev", "stack", "history"}},
 	} {
 		r := run(t, dir, "", c.env, c.args...)

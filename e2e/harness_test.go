@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runnerhq/runner/engine/backend/postgres/pgtest"
 	"github.com/runnerhq/runner/providers/builtin"
 )
 
@@ -44,6 +45,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	pgtest.StopShared()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

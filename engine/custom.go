@@ -45,7 +45,7 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 // take. Preview and up decide alike; only the execution differs.
 func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep, error) {
 	r, old := dr.r, dr.old
-	news, err := d.decls.Inputs(dr.i)
+	news, err := d.inputs(dr)
 	if err != nil {
 		return customStep{}, stepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err))
 	}
@@ -82,6 +82,7 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 		return customStep{}, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
 	}
 	decideFromDiff(&cs, old, diff, r.DeleteBeforeReplace, r.DeleteBeforeReplaceSet)
+	replaceOnChanges(&cs, r)
 	if cs.step.Op != OpReplace {
 		return cs, nil
 	}
@@ -93,7 +94,7 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 func (d *deployment) newCustomStep(dr *declared, checked resource.PropertyMap, seed []byte) customStep {
 	r := dr.r
 	rec := d.newRecord(dr, checked)
-	rec.CustomTimeouts = state.CustomTimeouts(r.Timeouts)
+	rec.CustomTimeouts = r.Timeouts
 	unchecked := d.dryRun && dr.prov != nil && dr.prov.configUnknown // the plugin could not Check
 	return customStep{rec: rec, step: Step{URN: r.URN, Type: r.Type, Deps: dr.deps, NewInputs: checked,
 		Protect: rec.Protect, RetainOnDelete: rec.RetainOnDelete, RandomSeed: seed, Unchecked: unchecked}}
@@ -104,7 +105,7 @@ func (d *deployment) newCustomStep(dr *declared, checked resource.PropertyMap, s
 // resource), and a delete-before-replace finds the dependents replaced
 // with it.
 func (d *deployment) prepareReplace(ctx context.Context, dr *declared, cs *customStep) error {
-	news, err := d.decls.Inputs(dr.i)
+	news, err := d.inputs(dr)
 	if err != nil {
 		return stepError(OpReplace, dr.r, fmt.Errorf("resolving its inputs: %w", err))
 	}

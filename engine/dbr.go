@@ -14,19 +14,21 @@ import (
 // delete-before-replace replacement of dr (Pulumi deletes the dependents
 // of such a resource before it, and creates them again after it; this is
 // the conservative version, which replaces every such dependent): each
-// live old resource that the program still declares, that depends on dr's
-// resource or on another of them (through its dependencies, property
-// dependencies, parent or provider), and whose step waits on one of them
-// (so that it runs after dr's). They are marked replaced along and
+// live old custom resource that the program has not registered yet (it
+// registers a dependent after what it depends on) and that depends on
+// dr's resource or on another of them (through its dependencies, property
+// dependencies, parent or provider). They are marked replaced along and
 // returned in delete order, dependents first.
 func (d *deployment) replaceDependents(dr *declared) []*state.Resource {
 	set := map[resource.URN]bool{dr.r.URN: true}
 	var found []*state.Resource
+	d.mu.Lock()
+	registered := func(urn resource.URN) bool { return d.registered[urn] != nil }
+	defer d.mu.Unlock()
 	for grew := true; grew; {
 		grew = false
 		for _, old := range d.old.Resources {
-			dep := d.byURN[old.URN]
-			if old.Delete || set[old.URN] || dep == nil || !dep.r.Custom || !refersTo(old, set) || !d.waitsOn(dep, set) {
+			if old.Delete || set[old.URN] || !old.Custom || isProvider(old.Type) || registered(old.URN) || !refersTo(old, set) {
 				continue
 			}
 			set[old.URN] = true
@@ -76,22 +78,6 @@ func refersTo(old *state.Resource, set map[resource.URN]bool) bool {
 	return false
 }
 
-// waitsOn reports whether the step of dr waits on a resource of set.
-func (d *deployment) waitsOn(dr *declared, set map[resource.URN]bool) bool {
-	if dr.r.Parent >= 0 && set[d.decls.List()[dr.r.Parent].URN] {
-		return true
-	}
-	if set[providerURN(dr.provider)] {
-		return true
-	}
-	for _, u := range dr.deps {
-		if set[u] {
-			return true
-		}
-	}
-	return false
-}
-
 // decideDependentReplace decides the step of a resource replaced along
 // with a delete-before-replace replacement it depends on: its old record
 // is deleted by that replacement's step (during up, already), so its step
@@ -131,12 +117,4 @@ func (d *deployment) deleteDependents(ctx context.Context, dr *declared, list []
 		deleted = append(deleted, old)
 	}
 	return deleted, nil
-}
-
-// index records the declared resources by URN, before the steps run.
-func (d *deployment) index(decls []*declared) {
-	d.byURN = make(map[resource.URN]*declared, len(decls))
-	for _, dr := range decls {
-		d.byURN[dr.r.URN] = dr
-	}
 }

@@ -110,7 +110,7 @@ func (d *deployment) runDelete(ctx context.Context, x doomed) (func(), error) {
 	if x.res.Custom && !isProvider(x.res.Type) {
 		var err error
 		if d.dryRun || x.res.RetainOnDelete {
-			_, err = d.pluginFor(x.res.Type, x.res.URN) // no call: nothing to configure
+			_, err = d.pluginFor(ctx, x.res) // no call: nothing to configure
 		} else {
 			plugin, err = d.pluginOf(ctx, x.res)
 		}

@@ -10,31 +10,38 @@ import (
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plan"
-	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// deployment is one operation on one (project, stack). The fields after
-// "owner only" are touched only by the goroutine running the step graph.
+// deployment is one operation on one (project, stack). Registrations
+// arrive concurrently: the fields after "under mu" are guarded by mu.
 type deployment struct {
 	opts    *Options
 	kind    string // preview, update, refresh, destroy
 	dryRun  bool
 	plugins map[string]resource.Plugin
+	loader  pluginLoader
 	ev      *emitter
-	journal backend.Journal
-	seq     atomic.Int64
-	provs   providerCache // the providers configured so far
+	journal backend.Journal // opened by the first step that writes (openJournal)
+	// journalOnce opens the journal; journalErr is why it could not.
+	journalOnce sync.Once
+	journalErr  error
+	seq         atomic.Int64
+	provs       providerCache // the providers configured so far
+	sem         chan struct{} // bounds the steps in flight
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource
-	planned *plan.Index                // the plan Up executes (nil: none)
-	decls   *program.Declarations      // what the program declared (preview, up)
-	byURN   map[resource.URN]*declared // the declared resources (set before the steps run)
-	// providers are the default and explicit providers of the declared
-	// resources (set before the steps run).
-	providers []*providerRes
+	planned *plan.Index // the plan Up executes (nil: none)
+	// covered says the plan's coverage was checked up front (Preflight).
+	covered bool
+
+	provMu   sync.Mutex
+	defaults map[resource.URN]*providerRes // default providers
+	// defaultByKey finds them by "<pkg>@<version>@<url>", as registered.
+	defaultByKey map[string]*providerRes
+	explicit     map[resource.URN]*providerRes // explicit providers registered
 
 	alongMu sync.Mutex
 	along   map[resource.URN]bool // replaced along with a delete-before-replace replacement
@@ -42,12 +49,17 @@ type deployment struct {
 	pendingMu sync.Mutex
 	pending   []state.PendingOperation // steps whose outcome is unknown (resource.ErrOutcomeUnknown)
 
-	// owner only
-	news    []*state.Resource
-	fate    map[*state.Resource]*state.Resource // old record -> what replaces it in the leftovers (nil: dropped)
-	changes map[Op]int
-	steps   []StepSummary
-	plan    []Step // preview: the steps decided, in the order they finished
+	mu         sync.Mutex // under mu:
+	registered map[resource.URN]*declared
+	claimed    map[*state.Resource]bool // old records a registration took (by URN or alias)
+	stepErrs   []error                  // the steps that failed
+	stopped    bool                     // a step failed: later registrations are not attempted
+	outputs    resource.PropertyMap     // the stack outputs registered (nil: none)
+	news       []*state.Resource
+	fate       map[*state.Resource]*state.Resource // old record -> what replaces it in the leftovers (nil: dropped)
+	changes    map[Op]int
+	steps      []StepSummary
+	plan       []Step // preview: the steps decided, in the order they finished
 }
 
 func newDeployment(opts *Options, kind string) *deployment {
@@ -60,7 +72,15 @@ func newDeployment(opts *Options, kind string) *deployment {
 		fate:    make(map[*state.Resource]*state.Resource),
 		changes: make(map[Op]int),
 		along:   make(map[resource.URN]bool),
+
+		defaults:     make(map[resource.URN]*providerRes),
+		defaultByKey: make(map[string]*providerRes),
+		explicit:     make(map[resource.URN]*providerRes),
+		registered:   make(map[resource.URN]*declared),
+		claimed:      make(map[*state.Resource]bool),
+		sem:          make(chan struct{}, opts.parallel()),
 	}
+	d.loader.load = opts.LoadPlugin
 	if kind == kindUpdate {
 		d.planned = plan.NewIndex(opts.Plan)
 	}
@@ -83,15 +103,6 @@ func (d *deployment) setOld(snap *state.Snapshot) {
 			d.oldLive[r.URN] = r
 		}
 	}
-}
-
-// pluginFor returns the plugin serving typ, or an error naming the type.
-func (d *deployment) pluginFor(typ string, urn resource.URN) (resource.Plugin, error) {
-	pkg := resource.Package(typ)
-	if p, ok := d.plugins[pkg]; ok {
-		return p, nil
-	}
-	return nil, fmt.Errorf("no resource plugin serves package %q, needed for type %s of %s", pkg, typ, urn)
 }
 
 // snapshot builds the current state: the records written by this operation
@@ -171,8 +182,11 @@ func (d *deployment) count(op Op, rec *state.Resource, keys []string) {
 
 // begin journals the start of a mutating step (not during preview).
 func (d *deployment) begin(ctx context.Context, op Op, old, new *state.Resource) (int64, error) {
-	if d.journal == nil {
+	if d.dryRun {
 		return 0, nil
+	}
+	if err := d.openJournal(ctx); err != nil {
+		return 0, err
 	}
 	seq := d.seq.Add(1)
 	err := d.journal.Begin(ctx, backend.Entry{Seq: seq, Kind: backend.EntryBegin, Op: string(op), Old: old, New: new})

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/runnerhq/runner/engine/plan"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
 )
 
@@ -81,4 +83,27 @@ func topLevel(paths []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// replaceOnChanges turns an update into a replacement when a changed
+// property path is one the program's replaceOnChanges names (or lies under
+// one; "*" names every property), as Pulumi does.
+func replaceOnChanges(cs *customStep, r *source.Registration) {
+	if cs.step.Op != OpUpdate || len(r.ReplaceOnChanges) == 0 {
+		return
+	}
+	var hits []string
+	for _, changed := range cs.step.Keys {
+		for _, roc := range r.ReplaceOnChanges {
+			if roc == "*" || changed == roc || strings.HasPrefix(changed, roc+".") || strings.HasPrefix(changed, roc+"[") {
+				hits = append(hits, changed)
+				break
+			}
+		}
+	}
+	if len(hits) == 0 {
+		return
+	}
+	cs.step.Op, cs.step.Replaces = OpReplace, hits
+	cs.step.DeleteBeforeReplace = r.DeleteBeforeReplace
 }

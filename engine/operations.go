@@ -9,96 +9,24 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
 )
-
-// Options configure one operation on one (project, stack).
-type Options struct {
-	Project, Stack string
-	// Backend holds the state, journals and locks.
-	Backend backend.Backend
-	// Plugins serve the resource types, one per package.
-	Plugins []resource.Plugin
-	// Crypter protects the snapshot's secrets at rest.
-	Crypter resource.Crypter
-	// SecretsProvider is recorded in the snapshot (nil: keep the previous one).
-	SecretsProvider *state.SecretsProvider
-	// Config holds the stack config ("namespace:key" -> value; secrets as
-	// resource.Secret).
-	Config map[string]any
-	// Parallel bounds how many steps run at once (0: DefaultParallel).
-	Parallel int
-	// Events receives progress, one call at a time (nil: none).
-	Events func(Event)
-	// Lock names the holder recorded in the (project, stack) lock.
-	Lock backend.LockInfo
-	// Refresh makes Preview and Up read every recorded resource back first
-	// (as Refresh does), so that the plan starts from the real state.
-	Refresh bool
-	// References, when set, gives the stack outputs of other projects that a
-	// StackReference reads instead of their stored snapshot: ok false means
-	// "not known here, load the snapshot". Unknown values are
-	// resource.Computed, secrets resource.Secret.
-	References func(project string) (resource.PropertyMap, bool)
-	// EngineVersion is the version of the program running the engine,
-	// recorded in the manifest of every snapshot written ("": "dev").
-	EngineVersion string
-	// Dir is the project directory: relative paths of file assets and
-	// archives resolve against it ("": the current directory).
-	Dir string
-	// Plan, for Up, is the plan to execute (as Preview returned it in
-	// Result.Plan): Up refuses it with a *PlanMismatchError, changing
-	// nothing, when the stored state changed since, and stops before the
-	// first step that differs from its planned step. Other operations
-	// ignore it.
-	Plan *Plan
-}
-
-// The operation kinds, as recorded in history.
-const (
-	kindPreview = "preview"
-	kindUpdate  = "update"
-	kindRefresh = "refresh"
-	kindDestroy = "destroy"
-)
-
-func (o *Options) parallel() int {
-	if o.Parallel > 0 {
-		return o.Parallel
-	}
-	return DefaultParallel()
-}
-
-// engineVersion returns the version recorded in snapshot manifests.
-func (o *Options) engineVersion() string {
-	if o.EngineVersion != "" {
-		return o.EngineVersion
-	}
-	return "dev"
-}
-
-func (o *Options) validate() error {
-	switch {
-	case o.Project == "" || o.Stack == "":
-		return errors.New("the engine needs a project and a stack name")
-	case o.Backend == nil:
-		return fmt.Errorf("project %s: the engine needs a backend to keep state in", o.Project)
-	}
-	return nil
-}
 
 // Every operation returns a non-nil Result, also with an error: the steps
 // that ran before the failure.
 
-// Preview runs prog and plans its steps without side effects: plugins only
-// predict outputs, nothing is journaled or saved, no lock is taken.
-// Pending operations of an interrupted run are reported as events and
-// resolved in memory, by reading their resources back, as Up resolves them.
+// Preview runs the program (prog, or Options.Hosted) and plans its steps
+// without side effects: plugins only predict outputs, nothing is journaled
+// or saved, no lock is taken. Pending operations of an interrupted run are
+// reported as events and resolved in memory, by reading their resources
+// back, as Up resolves them.
 func Preview(ctx context.Context, opts Options, prog Program) (*Result, error) {
 	return operate(ctx, &opts, kindPreview, prog)
 }
 
-// Up runs prog and brings the stack to what it declares.
+// Up runs the program (prog, or Options.Hosted) and brings the stack to
+// what it registers.
 func Up(ctx context.Context, opts Options, prog Program) (*Result, error) {
 	return operate(ctx, &opts, kindUpdate, prog)
 }
@@ -117,7 +45,15 @@ func Destroy(ctx context.Context, opts Options) (*Result, error) {
 // operate runs deploy and makes sure the Result is never nil.
 func operate(ctx context.Context, opts *Options, kind string, prog Program) (*Result, error) {
 	start := time.Now()
-	res, err := deploy(ctx, opts, kind, prog)
+	var src source.Source
+	switch {
+	case kind != kindPreview && kind != kindUpdate:
+	case opts.Hosted != nil:
+		src = &hostedSource{hosted: opts.Hosted}
+	case prog != nil:
+		src = &source.Program{Prog: prog, Parallel: opts.parallel()}
+	}
+	res, err := deploy(ctx, opts, kind, src)
 	if res == nil {
 		res = &Result{Changes: map[Op]int{}, Outputs: resource.PropertyMap{}, Duration: time.Since(start)}
 	}
@@ -125,8 +61,8 @@ func operate(ctx context.Context, opts *Options, kind string, prog Program) (*Re
 }
 
 // deploy runs one operation: lock, load, resolve pending operations, run
-// the program (preview, up), execute the steps, save.
-func deploy(ctx context.Context, opts *Options, kind string, prog Program) (res *Result, err error) {
+// the source (preview, up), execute the deletes, save.
+func deploy(ctx context.Context, opts *Options, kind string, src source.Source) (res *Result, err error) {
 	start := time.Now()
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -155,23 +91,18 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (res 
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
-	if snap == nil && prog == nil {
+	if snap == nil && src == nil {
 		return d.result(start, nil), nil // refresh or destroy of a project never deployed: nothing to do
 	}
-	ds, err := d.prepare(ctx, snap, prog)
-	if err != nil {
+	if err := d.prepare(ctx, snap); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
-	if !d.dryRun {
-		j, err := opts.Backend.OpenJournal(ctx, opts.Project, opts.Stack, d.old, opts.Crypter)
-		if err != nil {
-			return nil, fmt.Errorf("%s %s: opening the journal: %w", kind, opts.Project, err)
+	outputs, runErr := d.execute(ctx, src)
+	if !d.dryRun && (d.journal != nil || !d.untouched()) {
+		err := d.openJournal(ctx)
+		if err == nil {
+			err = d.journal.Commit(context.WithoutCancel(ctx), d.snapshot(), d.history(start, runErr != nil))
 		}
-		d.journal = j
-	}
-	outputs, runErr := d.execute(ctx, ds)
-	if !d.dryRun {
-		err := d.journal.Commit(context.WithoutCancel(ctx), d.snapshot(), d.history(start, runErr != nil))
 		if err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("saving the state: %w", err))
 		}
@@ -180,10 +111,35 @@ func deploy(ctx context.Context, opts *Options, kind string, prog Program) (res 
 	if runErr != nil {
 		return res, fmt.Errorf("%s %s: %w", kind, opts.Project, runErr)
 	}
-	if d.dryRun && ds != nil {
+	if d.dryRun && src != nil {
 		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.plan, Outputs: outputs}
 	}
 	return res, nil
+}
+
+// untouched reports whether the operation ended before its program
+// registered anything (a program that failed to start, or was refused up
+// front): then nothing is saved, not even a history record.
+func (d *deployment) untouched() bool {
+	if d.kind != kindPreview && d.kind != kindUpdate {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.registered) == 0
+}
+
+// openJournal opens the journal the first time a step writes to it.
+func (d *deployment) openJournal(ctx context.Context) error {
+	d.journalOnce.Do(func() {
+		j, err := d.opts.Backend.OpenJournal(ctx, d.opts.Project, d.opts.Stack, d.old, d.opts.Crypter)
+		if err != nil {
+			d.journalErr = fmt.Errorf("opening the journal: %w", err)
+			return
+		}
+		d.journal = j
+	})
+	return d.journalErr
 }
 
 // load checks the plan Up executes against the stored state, then loads
@@ -208,80 +164,88 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 }
 
 // prepare installs the loaded state, resolves pending operations (in
-// preview too, in memory only, so that it plans what up will do), runs the program and refreshes first when asked. An
-// Up with a plan then checks the plan covers exactly the steps to take.
-func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot, prog Program) (*program.Declarations, error) {
+// preview too, in memory only, so that it plans what up will do), and
+// refreshes first when asked.
+func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 	d.setOld(snap)
 	if err := d.recoverPending(ctx); err != nil {
 		if !d.dryRun {
-			return nil, err
+			return err
 		}
 		// A preview (perhaps of a stack an up is changing right now) plans
 		// on the state as recorded; up resolves or refuses it first.
 		d.ev.diag(SeverityWarning, fmt.Sprintf("the preview plans on the recorded state: %v", err))
 	}
-	if prog == nil {
-		return nil, nil
+	if d.opts.Refresh && (d.kind == kindPreview || d.kind == kindUpdate) {
+		return d.refreshFirst(ctx)
 	}
-	env := program.Env{
-		Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun, Config: d.opts.Config,
-		Log:          func(msg string) { d.ev.diag(SeverityInfo, msg) },
-		StackOutputs: stackOutputs(ctx, d.opts),
-		Dir:          d.opts.Dir,
-	}
-	ds, err := program.Run(ctx, env, prog)
-	if err != nil {
-		return nil, err
-	}
-	d.decls = ds
-	if d.opts.Refresh {
-		if err := d.refreshFirst(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if err := d.checkPlanCoverage(ds); err != nil {
-		return nil, err
-	}
-	return ds, nil
+	return nil
 }
 
-// execute runs the steps of the operation and returns the stack outputs.
-func (d *deployment) execute(ctx context.Context, ds *program.Declarations) (resource.PropertyMap, error) {
+// execute runs the steps of the operation and returns the stack outputs:
+// for preview and up, the source's registrations, then (once the program
+// ended cleanly and every step succeeded) the deletes of what it did not
+// register.
+func (d *deployment) execute(ctx context.Context, src source.Source) (resource.PropertyMap, error) {
 	switch d.kind {
 	case kindRefresh:
 		return d.rootOutputs(), d.runTasks(ctx, d.planRefresh())
 	case kindDestroy:
 		return resource.PropertyMap{}, d.runDeletes(ctx, d.condemnedAll())
 	}
-	tasks, decls, err := d.planRegistrations(ds)
+	switch s := src.(type) {
+	case *source.Program:
+		s.Env = d.programEnv(ctx)
+	case *hostedSource:
+		s.d = d
+	}
+	if err := d.sourceError(ctx, src.Run(ctx, d)); err != nil {
+		return d.rootOutputs(), err
+	}
+	outputs, err := d.exports(ctx)
 	if err != nil {
 		return d.rootOutputs(), err
 	}
-	d.index(decls)
-	if err := d.prepareProviders(ctx); err != nil {
-		return d.rootOutputs(), err
+	d.mu.Lock()
+	declared := make(map[resource.URN]bool, len(d.registered))
+	urns := make([]resource.URN, 0, len(d.registered))
+	for urn := range d.registered {
+		declared[urn] = true
+		urns = append(urns, urn)
 	}
-	if d.dryRun {
-		d.plan = make([]Step, 0, len(decls))
-	}
-	run := runDAG(ctx, tasks, d.opts.parallel())
-	for _, dr := range decls {
-		if !run.ran[dr.task] {
-			ds.Finish(dr.i, "", false, nil, errNotAttempted)
+	d.mu.Unlock()
+	if !d.covered {
+		if err := d.checkPlanCoverage(urns); err != nil {
+			return d.rootOutputs(), err
 		}
 	}
-	if err := runError(run); err != nil {
-		return d.rootOutputs(), err
-	}
-	outputs, err := d.exports(ctx, ds)
-	if err != nil {
-		return d.rootOutputs(), err
-	}
-	declared := make(map[resource.URN]bool, len(d.news))
-	for _, r := range d.news {
-		declared[r.URN] = true
-	}
 	return outputs, d.runDeletes(ctx, d.condemnedAfterUp(declared))
+}
+
+// programEnv is what a compiled-in program's run gets.
+func (d *deployment) programEnv(ctx context.Context) program.Env {
+	return program.Env{
+		Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun, Config: d.opts.Config,
+		Log:          func(msg string) { d.ev.diag(SeverityInfo, msg) },
+		StackOutputs: stackOutputs(ctx, d.opts),
+		Dir:          d.opts.Dir,
+	}
+}
+
+// sourceError is the error of the source's run: the failed steps' errors
+// (the program's own error, which usually repeats them, is then left out),
+// else the program's error; and a cancellation.
+func (d *deployment) sourceError(ctx context.Context, srcErr error) error {
+	d.mu.Lock()
+	err := errors.Join(d.stepErrs...)
+	d.mu.Unlock()
+	if err == nil && srcErr != nil && !errors.Is(srcErr, source.ErrStepFailed) && ctx.Err() == nil {
+		err = srcErr
+	}
+	if ctx.Err() != nil {
+		err = errors.Join(err, fmt.Errorf("the operation was canceled; steps in flight finished and the state was saved: %w", context.Canceled))
+	}
+	return err
 }
 
 // runDeletes deletes the doomed resources, dependents first, after making
@@ -307,13 +271,15 @@ func runError(run dagRun) error {
 	return err
 }
 
-// exports resolves the stack outputs and records them on the root
+// exports records the stack outputs the program registered on the root
 // resource; changed outputs are journaled, so that a state folded from the
 // journal holds them.
-func (d *deployment) exports(ctx context.Context, ds *program.Declarations) (resource.PropertyMap, error) {
-	outputs, err := ds.Outputs()
-	if err != nil {
-		return nil, err
+func (d *deployment) exports(ctx context.Context) (resource.PropertyMap, error) {
+	d.mu.Lock()
+	outputs := d.outputs
+	d.mu.Unlock()
+	if outputs == nil {
+		outputs = resource.PropertyMap{}
 	}
 	if err := d.planned.CheckOutputs(outputs); err != nil {
 		return nil, err
@@ -337,6 +303,8 @@ func (d *deployment) exports(ctx context.Context, ds *program.Declarations) (res
 
 // rootOutputs returns the stack outputs as currently recorded.
 func (d *deployment) rootOutputs() resource.PropertyMap {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, r := range d.news {
 		if r.Type == resource.RootStackType {
 			return r.Outputs

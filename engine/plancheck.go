@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -52,19 +51,18 @@ func (d *deployment) checkPlanBase(ctx context.Context) error {
 	return nil
 }
 
-// checkPlanCoverage refuses, before any step runs, a plan whose steps are
-// not the ones the program and the state call for (plan.CheckCoverage).
-func (d *deployment) checkPlanCoverage(ds *program.Declarations) error {
+// checkPlanCoverage refuses a plan whose steps are not the ones the
+// program (which registers declared) and the state call for
+// (plan.CheckCoverage): before any step when the source knows what it
+// registers, else before the deletes.
+func (d *deployment) checkPlanCoverage(declared []resource.URN) error {
 	p := d.opts.Plan
 	if p == nil || d.kind != kindUpdate {
 		return nil
 	}
-	list := ds.List()
-	declared := make([]resource.URN, len(list))
-	isDeclared := make(map[resource.URN]bool, len(list))
-	for i := range list {
-		declared[i] = list[i].URN
-		isDeclared[list[i].URN] = true
+	isDeclared := make(map[resource.URN]bool, len(declared))
+	for _, urn := range declared {
+		isDeclared[urn] = true
 	}
 	var deletes []Step
 	for _, r := range d.old.Resources {

@@ -3,11 +3,9 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -134,23 +132,6 @@ func (d *deployment) runConfiguredProvider(ctx context.Context, p *providerRes) 
 	return d.recordProvider(ctx, p, rec)
 }
 
-// prepareProviders prepares, concurrently, the configurable providers
-// whose inputs refer to no resource, before any step runs: a
-// configuration a plugin refuses stops the operation before anything
-// changes.
-func (d *deployment) prepareProviders(ctx context.Context) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(d.providers))
-	for i, p := range d.providers {
-		if p.configurable == nil || !p.early {
-			continue
-		}
-		wg.Go(func() { errs[i] = d.prepareProvider(ctx, p) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
 // prepareProvider decides a configurable provider's step and configures
 // its plugin, once: CheckConfig, then (when recorded) DiffConfig to decide
 // between same, update and replace (a new ID), then Configure. Every
@@ -196,7 +177,7 @@ func (d *deployment) providerNews(p *providerRes) (resource.PropertyMap, error) 
 	if p.decl == nil {
 		return providerInputs(d.opts.Config, p.pkg, p.configurable.Version())
 	}
-	news, err := d.decls.Inputs(p.decl.i)
+	news, err := d.inputs(p.decl)
 	if err != nil {
 		return nil, fmt.Errorf("resolving its inputs: %w", err)
 	}

@@ -64,7 +64,7 @@ func (c *providerCache) set(ref string, plugin resource.Plugin) {
 // Pulumi loads a provider from state for refresh and destroy); for a
 // built-in plugin, the plugin itself.
 func (d *deployment) pluginOf(ctx context.Context, res *state.Resource) (resource.Plugin, error) {
-	base, err := d.pluginFor(res.Type, res.URN)
+	base, err := d.pluginFor(ctx, res)
 	if err != nil {
 		return nil, err
 	}

@@ -2,34 +2,14 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
 )
-
-// errNotAttempted marks resources whose step never ran because an earlier
-// step failed or the operation was canceled.
-var errNotAttempted = errors.New("not attempted: an earlier step failed or the operation was canceled")
-
-// registrationTask wraps the step of one declared resource.
-func (d *deployment) registrationTask(dr *declared, deps []int) task {
-	return task{deps: deps, run: func(ctx context.Context) (func(), error) {
-		if dr.prov != nil {
-			d.bindProvider(dr)
-		}
-		switch {
-		case dr.i == 0:
-			return d.runRoot(ctx, dr)
-		case !dr.r.Custom:
-			return d.runComponent(ctx, dr)
-		}
-		return d.runCustom(ctx, dr)
-	}}
-}
 
 // runProvider records a default provider resource: a configurable
 // plugin's is checked, diffed and configured (runConfiguredProvider); a
@@ -129,15 +109,13 @@ func (d *deployment) newRecord(dr *declared, inputs resource.PropertyMap) *state
 		Provider: dr.providerRef(), AdditionalSecretOutputs: r.AdditionalSecretOutputs,
 		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges,
 	}
-	if r.Parent >= 0 {
-		rec.Parent = d.decls.List()[r.Parent].URN
-	}
+	rec.Parent = r.Parent
 	return rec
 }
 
 // commit returns the function that records a finished step: the new record
 // joins the snapshot, the old one leaves it (or stays condemned, for a
-// replacement that creates first), and dependents may read the outputs.
+// replacement that creates first), and the registration's answer is set.
 func (d *deployment) commit(dr *declared, op Op, rec *state.Resource, keys []string, condemnOld bool) func() {
 	return func() {
 		d.news = append(d.news, rec)
@@ -155,7 +133,7 @@ func (d *deployment) commit(dr *declared, op Op, rec *state.Resource, keys []str
 		if d.dryRun && dr.step.Op != "" {
 			d.plan = append(d.plan, dr.step)
 		}
-		d.decls.FinishOutputs(dr.i, rec.ID, rec.ID != "", rec.Outputs, d.absentOutputs(dr, op))
+		dr.answer = source.Answer{ID: rec.ID, IDKnown: rec.ID != "", Outputs: rec.Outputs, Absent: d.absentOutputs(dr, op)}
 	}
 }
 
@@ -177,12 +155,52 @@ func (d *deployment) absentOutputs(dr *declared, op Op) program.Absent {
 
 // fail returns the function that records a failed step.
 func (d *deployment) fail(dr *declared, err error) func() {
-	return func() { d.decls.Finish(dr.i, "", false, nil, err) }
+	return func() { dr.err = err }
 }
 
 // stepError names the step and resource in err and redacts the secrets of
 // the given property maps from its message.
-func stepError(op Op, r *program.Declaration, err error, secretsFrom ...resource.PropertyMap) error {
+func stepError(op Op, r *source.Registration, err error, secretsFrom ...resource.PropertyMap) error {
 	msg := fmt.Sprintf("%s %s %q: %v", op, r.Type, r.Name, err)
 	return &redactedError{msg: redact(msg, secretsFrom...), err: err}
+}
+
+// inputs returns the registration's inputs as the step may change them
+// (ignoreChanges writes into them): a copy, deep when paths are ignored.
+func (d *deployment) inputs(dr *declared) (resource.PropertyMap, error) {
+	r := dr.r
+	if r.InputsErr != nil {
+		return nil, r.InputsErr
+	}
+	if len(r.IgnoreChanges) == 0 {
+		return r.Inputs.Copy(0), nil
+	}
+	return deepCopy(r.Inputs), nil
+}
+
+// deepCopy copies m with its nested maps and lists.
+func deepCopy(m resource.PropertyMap) resource.PropertyMap {
+	out := make(resource.PropertyMap, len(m))
+	for k, v := range m {
+		out[k] = deepCopyValue(v)
+	}
+	return out
+}
+
+func deepCopyValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		return map[string]any(deepCopy(x))
+	case resource.PropertyMap:
+		return deepCopy(x)
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopyValue(e)
+		}
+		return out
+	case resource.Secret:
+		return resource.Secret{Element: deepCopyValue(x.Element)}
+	}
+	return v
 }

@@ -142,7 +142,7 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 		_, ferr := failed(fmt.Errorf("%w; it is recorded with these init errors and the next up retries it with an update", err))
 		return func() {
 			commit()
-			d.decls.Finish(dr.i, "", false, nil, ferr)
+			dr.err = ferr
 		}, ferr
 	}
 	d.stepDone(op, r.URN, r.Type, keys, start)

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/backend/bucket"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/internal/boundedfile"
 )
@@ -43,7 +44,10 @@ func IsValidation(err error) bool {
 	var v *ValidationError
 	var m *resource.MissingConfigError
 	var c *resource.ConfigureError
-	return errors.As(err, &v) || errors.As(err, &m) || errors.As(err, &c) || boundedfile.IsRefused(err)
+	var u *backend.UnavailableError
+	var nc *bucket.NoConditionalWritesError
+	return errors.As(err, &v) || errors.As(err, &m) || errors.As(err, &c) || boundedfile.IsRefused(err) ||
+		errors.As(err, &u) || errors.As(err, &nc)
 }
 
 // IsLocked reports whether err is a stack held by another operation (exit

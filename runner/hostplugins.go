@@ -20,19 +20,22 @@ const pluginCloseTimeout = 15 * time.Second
 // hostedPlugins starts the run's plugin host: one pool for the whole run,
 // so every project that uses a provider plugin shares its process (one per
 // package, version and configuration). Plugins start when first called.
-// It returns the handles of the provider's declared plugins and the
-// function that stops them, to be called once the run is over. On Ctrl-C
-// (ctx done) every plugin is sent Cancel at once.
-func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, func()) {
-	if len(s.Provider.Plugins) == 0 {
-		return nil, func() {}
-	}
+// It returns the handles of the provider's declared plugins, the loader of
+// any other plugin a program's registration names (pluginLoader), and the
+// function that stops them all, to be called once the run is over. On
+// Ctrl-C (ctx done) every plugin is sent Cancel at once.
+func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, loadPlugin, func()) {
 	getenv := s.getenv
+	origins := &originNotes{env: s.Env, sink: sink}
 	pool := pluginhost.NewPool(pluginhost.PoolOptions{
 		Workspace: s.Workspace,
 		Environ:   environ,
 		Locate: func(pkg, version string) (string, error) {
-			return plugincache.Find(pkg, version, getenv)
+			path, err := plugincache.Find(pkg, version, getenv)
+			if err == nil {
+				origins.note(pkg, version, path)
+			}
+			return path, err
 		},
 		Log: func(e pluginhost.LogEntry) {
 			if ev, ok := s.pluginLogEvent(e); ok {
@@ -60,7 +63,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 			sink.Emit(event.Event{Type: event.Warning, Time: time.Now(), Message: err.Error()})
 		}
 	})
-	return handles, func() {
+	return handles, s.pluginLoader(pool, sink), func() {
 		stopCancel()
 		cctx, cancel := context.WithTimeout(context.Background(), pluginCloseTimeout)
 		defer cancel()

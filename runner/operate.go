@@ -204,7 +204,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, run
 	if err != nil {
 		return orchestrate.Request{}, nil, err
 	}
-	hosted, stop := s.hostedPlugins(ctx, environ, sink)
+	hosted, load, stop := s.hostedPlugins(ctx, environ, sink)
 	if o.Operation != orchestrate.Destroy {
 		if err := s.preflight(ctx, hosted, cfg); err != nil {
 			stop()
@@ -214,7 +214,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, run
 	return orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(user), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
-		Backend: b, Plugins: func() []resource.Plugin { return append(plugs(environ), hosted...) }, Dir: s.Workspace, Crypter: c, SecretsProvider: s.SecretsProvider(),
+		Backend: b, Plugins: func() []resource.Plugin { return append(plugs(environ), hosted...) }, LoadPlugin: load, Dir: s.Workspace, Crypter: c, SecretsProvider: s.SecretsProvider(),
 		Config: cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation), EngineVersion: s.Opts.Version, Events: sink,
 	}, stop, nil
 }

@@ -2,9 +2,11 @@ package runner
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/runnerhq/runner/engine/plugincache"
@@ -24,8 +26,11 @@ func PluginInstall(ctx context.Context, opts Options, o PluginInstallOptions) er
 	if err != nil {
 		return err
 	}
+	if specs, err = withChecksum(specs, o); err != nil {
+		return err
+	}
 	io := streams(opts)
-	iopts := plugincache.InstallOptions{Client: o.Client, Getenv: getenv,
+	iopts := plugincache.InstallOptions{Client: o.Client, Getenv: getenv, InsecureHTTP: o.InsecureHTTP,
 		Progress: func(msg string) { fmt.Fprintln(io.Err, msg) }}
 	var lines []string
 	for _, spec := range specs {
@@ -33,6 +38,9 @@ func PluginInstall(ctx context.Context, opts Options, o PluginInstallOptions) er
 			spec.Server = o.Server
 		}
 		in, err := plugincache.Install(ctx, plugincache.Spec{Name: spec.Name, Version: spec.Version, Server: spec.Server, Checksums: spec.Checksums}, iopts)
+		if refusedDownload(err) {
+			err = Invalid(err)
+		}
 		if err != nil {
 			if len(lines) > 0 {
 				err = fmt.Errorf("%w (already done: %s)", err, strings.Join(lines, "; "))
@@ -142,4 +150,35 @@ func PluginRemove(opts Options, name, version string) error {
 		lines = append(lines, pathNote)
 	}
 	return OutputOf(opts).Result("%s", strings.Join(lines, "\n"))
+}
+
+// withChecksum gives the one plugin named the SHA-256 of --checksum for
+// this platform, in place of any a provider declares.
+func withChecksum(specs []providers.PluginSpec, o PluginInstallOptions) ([]providers.PluginSpec, error) {
+	if o.Checksum == "" {
+		return specs, nil
+	}
+	if o.ForProvider {
+		return nil, Usage(errors.New("--checksum names one archive's SHA-256: use it with `runner plugin install NAME VERSION`, not --provider"))
+	}
+	sum := strings.ToLower(strings.TrimPrefix(o.Checksum, "sha256:"))
+	if _, err := hex.DecodeString(sum); err != nil || len(sum) != 64 {
+		return nil, Usage(fmt.Errorf("--checksum %q is not a SHA-256: give its 64 hexadecimal digits (sha256: before them is allowed)", o.Checksum))
+	}
+	out := make([]providers.PluginSpec, len(specs))
+	for i, spec := range specs {
+		spec.Checksums = map[string]string{runtime.GOOS + "-" + runtime.GOARCH: sum}
+		out[i] = spec
+	}
+	return out, nil
+}
+
+// refusedDownload reports whether err is an install refused before
+// anything was installed: a checksum that differs, an archive or download
+// over its limits, or plain http to another machine (exit 3).
+func refusedDownload(err error) bool {
+	var sum *plugincache.ChecksumError
+	var lim *plugincache.LimitError
+	var insecure *plugincache.InsecureHTTPError
+	return errors.As(err, &sum) || errors.As(err, &lim) || errors.As(err, &insecure)
 }

@@ -19,15 +19,33 @@ import (
 // environment file over it when there is a workspace, as operations read
 // it, so that a plugin lands where an operation looks for it.
 func pluginEnv(opts Options) (func(string) string, error) {
+	env, err := pluginEnvFile(opts)
+	if err != nil {
+		return nil, err
+	}
+	return envGetter(env), nil
+}
+
+// pluginEnvFile returns the workspace's environment file for the plugin
+// commands (nil without a workspace: they need none).
+func pluginEnvFile(opts Options) (*config.EnvFile, error) {
 	ws, err := Workspace(opts)
 	if err != nil {
-		return os.Getenv, nil // the plugin commands need no workspace
+		return nil, nil
 	}
 	env, err := config.LoadEnv(EnvFilePath(opts, ws))
 	if err != nil {
 		return nil, Usage(err)
 	}
-	return envGetter(env), nil
+	return env, nil
+}
+
+// pluginListing is one plugin of `plugin ls`: Origin names where the
+// environment file put it (envFileOrigin), "" when runner's own PATH or
+// plugin cache holds it.
+type pluginListing struct {
+	plugincache.Installed
+	Origin string `json:"origin,omitempty"`
 }
 
 // envGetter returns getenv with env's values over the process's.
@@ -99,16 +117,18 @@ func checkPlugins(p *providers.Provider, getenv func(string) string) error {
 // PluginList prints the resource plugins on PATH and in the plugin cache
 // (`runner plugin ls`).
 func PluginList(opts Options) error {
-	getenv, err := pluginEnv(opts)
+	env, err := pluginEnvFile(opts)
 	if err != nil {
 		return err
 	}
-	list, err := plugincache.List(getenv)
+	getenv := envGetter(env)
+	found, err := plugincache.List(getenv)
 	if err != nil {
 		return err
 	}
-	if list == nil {
-		list = []plugincache.Installed{}
+	list := make([]pluginListing, len(found))
+	for i, in := range found {
+		list[i] = pluginListing{Installed: in, Origin: envFileOrigin(in.Path, env)}
 	}
 	return OutputOf(opts).Listing(list, func(w io.Writer) error {
 		if len(list) == 0 {
@@ -125,7 +145,15 @@ func PluginList(opts Options) error {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", in.Name, v, size(in.Size), in.Modified.Local().Format("2006-01-02 15:04:05"), in.Path)
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for _, in := range list {
+			if in.Origin != "" {
+				fmt.Fprintf(w, "Note: %s %s was found in %s, not on runner's own PATH or in its plugin cache.\n", in.Name, in.Path, in.Origin)
+			}
+		}
+		return nil
 	})
 }
 
@@ -151,6 +179,12 @@ type PluginInstallOptions struct {
 	Server string
 	// ForProvider installs every plugin of the provider of the options.
 	ForProvider bool
+	// Checksum is --checksum: the SHA-256 (hex, "sha256:" allowed before
+	// it) the downloaded archive must have; only with Name.
+	Checksum string
+	// InsecureHTTP is --insecure-http: plain http:// to another machine is
+	// allowed (at the start and at every redirect).
+	InsecureHTTP bool
 	// Client makes the downloads (nil: http.DefaultClient).
 	Client *http.Client
 }

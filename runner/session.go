@@ -254,7 +254,7 @@ func mustExist(opts Options, ws, stack string) error {
 		return err
 	}
 	if len(projects) == 0 {
-		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: BackendURL(opts, ws)})
+		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: backend.RedactURL(BackendURL(opts, ws))})
 	}
 	return nil
 }

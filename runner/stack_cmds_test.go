@@ -134,12 +134,12 @@ func TestStackUnlockJudgesHostAndProcess(t *testing.T) {
 
 func TestUnknownBackendSchemeIsAValidationError(t *testing.T) {
 	ws := t.TempDir()
-	_, err := OpenBackend(Options{Backend: "s3://bucket/state"}, ws)
+	_, err := OpenBackend(Options{Backend: "gs://bucket/state"}, ws)
 	var unknown *backend.UnknownSchemeError
 	if !IsValidation(err) || !errors.As(err, &unknown) {
-		t.Fatalf("OpenBackend(s3://) = %v, want a validation error (exit 3)", err)
+		t.Fatalf("OpenBackend(gs://) = %v, want a validation error (exit 3)", err)
 	}
-	for _, want := range []string{"s3://bucket/state", "no backend serves the scheme s3://", "the known schemes are file://"} {
+	for _, want := range []string{"gs://bucket/state", "no backend serves the scheme gs://", "the known schemes are file://, postgres://, postgresql://, s3://"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not say %q", err, want)
 		}

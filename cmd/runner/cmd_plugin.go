@@ -44,9 +44,11 @@ func pluginInstallCommand(tio *term.IO) *cli.Command {
 		Usage: "download a plugin into the plugin cache (from GitHub, then get.pulumi.com, or --server); --provider P: every plugin P needs",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "server", Usage: "download from the mirror at `URL` (the folder of the assets, or a template with ${NAME} ${VERSION} ${OS} ${ARCH}, or github://HOST/ORG[/REPO])"},
+			&cli.StringFlag{Name: "checksum", Usage: "the `SHA256` the downloaded archive must have (a mismatch installs nothing)"},
+			&cli.BoolFlag{Name: "insecure-http", Usage: "allow plain http:// to another machine (loopback is always allowed)"},
 		},
 		Action: func(c *cli.Context) error {
-			o := runner.PluginInstallOptions{Server: c.String("server")}
+			o := runner.PluginInstallOptions{Server: c.String("server"), Checksum: c.String("checksum"), InsecureHTTP: c.Bool("insecure-http")}
 			switch {
 			case c.NArg() == 0 && c.IsSet("provider"):
 				o.ForProvider = true

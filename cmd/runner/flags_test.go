@@ -60,7 +60,7 @@ var flagCommands = []flagCommand{
 	{path: []string{"stack", "tag", "ls"}},
 	{path: []string{"stack", "tag", "set"}, args: []string{"team", "blue"}},
 	{path: []string{"stack", "tag", "rm"}, args: []string{"owner"}},
-	{path: []string{"stack", "rm"}, args: []string{"prod"}},
+	{path: []string{"stack", "rm"}, args: []string{"prod", "--yes"}},
 	{path: []string{"stack", "unlock"}, args: []string{"--project", "app"}},
 	{path: []string{"stack", "repair"}, args: []string{"--project", "app"}},
 	{path: []string{"version"}},

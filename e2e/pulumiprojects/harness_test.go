@@ -45,12 +45,12 @@ type result struct {
 
 // ws is a test workspace.
 type ws struct {
-	t     *testing.T
+	t     testing.TB
 	dir   string
 	extra []string // more environment for every run
 }
 
-func newWS(t *testing.T) *ws {
+func newWS(t testing.TB) *ws {
 	t.Helper()
 	return &ws{t: t, dir: t.TempDir(), extra: []string{"PULUMI_HOME=" + filepath.Join(t.TempDir(), "home")}}
 }

@@ -41,7 +41,7 @@ func Open(url string) (*Folder, error) {
 	if i := strings.Index(url, "://"); i >= 0 {
 		scheme := url[:i]
 		if scheme != "file" {
-			return nil, fmt.Errorf("opening the backend %s: the %s backend is not available yet; use file://<folder>", url, scheme)
+			return nil, fmt.Errorf("opening the backend %s: the folder backend serves file:// URLs, not %s://; use file://<folder>", url, scheme)
 		}
 		dir = url[i+3:]
 	}

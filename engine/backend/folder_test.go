@@ -67,8 +67,8 @@ func TestOpen(t *testing.T) {
 	}{
 		{"file://" + dir, dir, ""},
 		{dir, dir, ""},
-		{"postgres://db/runner", "", "postgres backend is not available yet"},
-		{"s3://bucket", "", "s3 backend is not available yet"},
+		{"postgres://db/runner", "", "the folder backend serves file:// URLs, not postgres://"},
+		{"s3://bucket", "", "the folder backend serves file:// URLs, not s3://"},
 		{"file://", "", "no folder given"},
 	}
 	for _, tt := range tests {

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runnerhq/runner/internal/boundedfile"
@@ -60,49 +58,6 @@ func (e *LockedError) Error() string {
 		msg += "; wait for it to finish, then run again"
 	}
 	return msg
-}
-
-// CurrentLockInfo describes this process as a lock holder running command.
-func CurrentLockInfo(command string) LockInfo {
-	host, _ := os.Hostname()
-	name := ""
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	pid := os.Getpid()
-	return LockInfo{PID: pid, Host: host, ProcessStart: processStart(pid), PIDNamespace: pidNamespace(), User: name, Started: time.Now().UTC(), Command: command}
-}
-
-// pidNamespace names this process's pid namespace ("" when unknown).
-func pidNamespace() string {
-	ns, err := os.Readlink("/proc/self/ns/pid")
-	if err != nil {
-		return ""
-	}
-	return ns
-}
-
-// fillHolder completes a holder with this process's pid, host, user and
-// the current time where they are missing, so that a lock left behind can
-// be recognized as stale.
-func fillHolder(h LockInfo) LockInfo {
-	me := CurrentLockInfo(h.Command)
-	if h.PID == 0 {
-		h.PID = me.PID
-	}
-	if h.PID == me.PID && h.ProcessStart == "" {
-		h.ProcessStart = me.ProcessStart
-	}
-	if h.Host == "" {
-		h.Host = me.Host
-	}
-	if h.User == "" {
-		h.User = me.User
-	}
-	if h.Started.IsZero() {
-		h.Started = me.Started
-	}
-	return h
 }
 
 // folderLock is a held lock file, its lease renewed by beat.
@@ -305,33 +260,6 @@ func (h LockInfo) Dead() bool {
 	return h.ProcessStart != "" && now != "" && now != h.ProcessStart
 }
 
-// processAlive reports whether a process with this pid runs on this host.
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// processStart returns when process pid of this host started, in clock
-// ticks since boot (field 22 of /proc/<pid>/stat), "" when unknown (no
-// /proc, or no such process).
-func processStart(pid int) string {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return ""
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return ""
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	const startField = 22 - 3 // fields after the name start at field 3
-	if len(fields) <= startField {
-		return ""
-	}
-	return fields[startField]
-}
-
 // Unlock releases the lock. It fails, leaving the file, when the lock file
 // no longer is this holder's (it was cleared and taken by another).
 func (l *folderLock) Unlock() error {
@@ -351,83 +279,4 @@ func (l *folderLock) Unlock() error {
 		return fmt.Errorf("unlocking %s: %w", l.path, err)
 	}
 	return syncDir(filepath.Dir(l.path))
-}
-
-// LockHolder returns the holder of the (project, stack) lock, nil when it
-// is not locked.
-func (f *Folder) LockHolder(_ context.Context, project, stack string) (*LockInfo, error) {
-	p, err := f.paths(project, stack)
-	if err != nil {
-		return nil, err
-	}
-	return readHolder(p.lock)
-}
-
-// ForceUnlock clears the (project, stack) lock whoever holds it (`runner
-// stack unlock`). Clearing a lock that is not taken succeeds.
-func (f *Folder) ForceUnlock(_ context.Context, project, stack string) error {
-	p, err := f.paths(project, stack)
-	if err != nil {
-		return err
-	}
-	return clearLock(p.lock, "stack "+stack+" of project "+project)
-}
-
-// StackLockHolder returns the holder of the stack's own lock (LockStack),
-// nil when it is not locked.
-func (f *Folder) StackLockHolder(_ context.Context, stack string) (*LockInfo, error) {
-	if err := checkName("stack", stack); err != nil {
-		return nil, err
-	}
-	return readHolder(f.stackLockPath(stack))
-}
-
-// ForceUnlockStack clears the stack's own lock whoever holds it (`runner
-// stack unlock`). Clearing a lock that is not taken succeeds.
-func (f *Folder) ForceUnlockStack(_ context.Context, stack string) error {
-	if err := checkName("stack", stack); err != nil {
-		return err
-	}
-	return clearLock(f.stackLockPath(stack), "stack "+stack)
-}
-
-// stackLockPath is the file of the stack's own lock.
-func (f *Folder) stackLockPath(stack string) string {
-	return filepath.Join(f.stackDir(stack), "lock.json")
-}
-
-// readHolder reads the holder recorded in the lock file path (nil when
-// there is none).
-func readHolder(path string) (*LockInfo, error) {
-	data, err := readOptional(path)
-	if err != nil || data == nil {
-		return nil, err
-	}
-	var h LockInfo
-	if err := json.Unmarshal(data, &h); err != nil {
-		return nil, fmt.Errorf("reading the lock %s: %w", path, err)
-	}
-	judgeLease(&h, path)
-	return &h, nil
-}
-
-// clearLock removes the lock file path (of what, for messages), durably.
-func clearLock(path, what string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("clearing the lock of %s: %w", what, err)
-	}
-	if err := syncDir(filepath.Dir(path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-// LockedProjects lists, sorted, the projects of stack whose lock is taken
-// (a project's lock may exist before its state does: a first up killed
-// early leaves only the lock).
-func (f *Folder) LockedProjects(_ context.Context, stack string) ([]string, error) {
-	if err := checkName("stack", stack); err != nil {
-		return nil, err
-	}
-	return f.projectsHolding(stack, "lock.json")
 }

@@ -19,14 +19,18 @@ import (
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/backend/postgres"
+	"github.com/runnerhq/runner/engine/backend/postgres/pgtest"
+	"github.com/runnerhq/runner/engine/backend/s3"
 	"github.com/runnerhq/runner/engine/plugins/file"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
 // The child process's settings, passed through the environment.
 const (
-	envChild = "CRASHTEST_CHILD_DIR"
-	envRound = "CRASHTEST_ROUND"
+	envChild   = "CRASHTEST_CHILD_DIR"
+	envRound   = "CRASHTEST_ROUND"
+	envBackend = "CRASHTEST_BACKEND_URL" // the state's backend; unset: a folder in the child's dir
 )
 
 // files is how many files the program declares.
@@ -41,7 +45,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(pgtest.Main(m))
 }
 
 // program declares the files of a round: the content changes every third
@@ -110,18 +114,40 @@ func appendLine(path, line string) {
 	_ = f.Sync()
 }
 
-// up runs one up of a round against the folder backend in dir.
+// openBackend opens the backend of the state: the one named by
+// CRASHTEST_BACKEND_URL (postgres:// or s3://), else the folder in dir.
+func openBackend(dir string) (backend.Store, error) {
+	url := os.Getenv(envBackend)
+	switch {
+	case strings.HasPrefix(url, "s3://"):
+		return s3.OpenURL(context.Background(), url)
+	case url != "":
+		return postgres.Open(context.Background(), url)
+	}
+	return backend.Open("file://" + filepath.Join(dir, "state"))
+}
+
+// up runs one round (an up, or a destroy: see remote_test.go) against the
+// backend of the state.
 func up(dir string, round int) error {
-	b, err := backend.Open("file://" + filepath.Join(dir, "state"))
+	b, err := openBackend(dir)
 	if err != nil {
 		return err
 	}
-	_, err = engine.Up(context.Background(), engine.Options{
+	if os.Getenv(envDestroy) != "" || os.Getenv(envConverge) != "" {
+		return remoteRound(b, dir, round)
+	}
+	_, err = engine.Up(context.Background(), options(b, dir), program(dir, round))
+	return err
+}
+
+// options are the engine options of a child's run on b.
+func options(b backend.Backend, dir string) engine.Options {
+	return engine.Options{
 		Project: "crash", Stack: "dev", Backend: b, Crypter: testCrypter{},
 		Plugins:  []resource.Plugin{watched{log: filepath.Join(dir, "events.log")}},
 		Parallel: 8,
-	}, program(dir, round))
-	return err
+	}
 }
 
 // testCrypter is a reversible stand-in for the passphrase crypter.
@@ -173,7 +199,22 @@ func TestKillAtRandomMoments(t *testing.T) {
 	if testing.Short() {
 		kills = 10
 	}
-	dir := t.TempDir()
+	killAtRandomMoments(t, t.TempDir(), kills)
+}
+
+// TestKillAtRandomMomentsPostgres kills runs whose state is in a
+// PostgreSQL database: the killed run's session ends with it (and so its
+// lock), and the next run folds its journal rows and converges.
+func TestKillAtRandomMomentsPostgres(t *testing.T) {
+	srv := pgtest.Need(t)
+	t.Setenv(envBackend, srv.URL(srv.Database(t), true))
+	killAtRandomMoments(t, t.TempDir(), 20)
+}
+
+// killAtRandomMoments kills kills runs at random moments (of creates,
+// updates and deletes: the rounds change the files), each followed by a
+// run that must converge.
+func killAtRandomMoments(t *testing.T, dir string, kills int) {
 	// Measure how long an undisturbed run takes, so that kills land inside runs.
 	start := time.Now()
 	if _, out := child(t, dir, 0, 0); out != "" {
@@ -204,6 +245,9 @@ func TestKillAtRandomMoments(t *testing.T) {
 func checkConverged(t *testing.T, dir string, round int) {
 	t.Helper()
 	want := expected(dir, round)
+	if destroying(round) {
+		want = map[string]string{}
+	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "out"))
 	for _, e := range entries {
 		p := filepath.Join(dir, "out", e.Name())
@@ -226,13 +270,22 @@ func checkConverged(t *testing.T, dir string, round int) {
 	if log, err := os.ReadFile(filepath.Join(dir, "events.log")); err == nil && strings.Contains(string(log), "double-create") {
 		t.Fatalf("round %d: a file was created twice:\n%s", round, log)
 	}
-	b, err := backend.Open("file://" + filepath.Join(dir, "state"))
+	b, err := openBackend(dir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c, ok := b.(interface{ Close() }); ok {
+		defer c.Close()
 	}
 	snap, err := b.Load(context.Background(), "crash", "dev", testCrypter{})
 	if err != nil {
 		t.Fatalf("round %d: the state does not load: %v", round, err)
+	}
+	if snap == nil && len(want) == 0 {
+		return
+	}
+	if snap == nil {
+		t.Fatalf("round %d: no state after a converged run", round)
 	}
 	if len(snap.PendingOperations) != 0 {
 		t.Fatalf("round %d: %d pending operations after a converged run", round, len(snap.PendingOperations))

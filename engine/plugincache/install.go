@@ -30,6 +30,12 @@ type InstallOptions struct {
 	Progress func(msg string)
 	// GOOS and GOARCH choose the asset's platform ("": this machine's).
 	GOOS, GOARCH string
+	// Limits bound the download and the unpacked archive (zero fields:
+	// DefaultLimits).
+	Limits Limits
+	// InsecureHTTP allows plain http:// to other machines (loopback is
+	// always allowed), at the start and at every redirect.
+	InsecureHTTP bool
 }
 
 func (o InstallOptions) getenv(k string) string {
@@ -61,7 +67,8 @@ func (o InstallOptions) fetcher() fetcher {
 	if c == nil {
 		c = http.DefaultClient
 	}
-	return fetcher{client: c, token: o.getenv("GITHUB_TOKEN"), hosts: map[string]bool{}}
+	return fetcher{client: guardedClient(c, o.InsecureHTTP), insecure: o.InsecureHTTP, limit: o.limits().Download,
+		token: o.getenv("GITHUB_TOKEN"), hosts: map[string]bool{}}
 }
 
 // ChecksumError is a downloaded asset whose SHA-256 is not the one
@@ -117,7 +124,7 @@ func Install(ctx context.Context, spec Spec, opts InstallOptions) (Installed, er
 		return Installed{}, err
 	}
 	defer os.Remove(tmp)
-	if err := unpack(tmp, final, spec.Name); err != nil {
+	if err := unpack(tmp, final, spec.Name, opts.limits()); err != nil {
 		return Installed{}, err
 	}
 	opts.say("installed plugin %s %s in %s", spec.Name, spec.Version, final)
@@ -177,6 +184,11 @@ func download(ctx context.Context, spec Spec, cache string, opts InstallOptions)
 			if ctx.Err() != nil {
 				return "", ctx.Err()
 			}
+			var lim *LimitError
+			var insecure *InsecureHTTPError
+			if errors.As(err, &lim) || errors.As(err, &insecure) {
+				return "", fmt.Errorf("plugin %s %s from %s: %w", spec.Name, spec.Version, s, err)
+			}
 			failures = append(failures, fmt.Sprintf("%s: %v", s, err))
 			continue
 		}
@@ -203,12 +215,19 @@ func fetchTo(ctx context.Context, f fetcher, s source, asset, dir string) (strin
 		return "", "", fmt.Errorf("creating a temporary file in %s: %w", dir, err)
 	}
 	h := sha256.New()
-	_, err = io.Copy(io.MultiWriter(tmp, h), body)
+	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(body, f.limit+1))
+	if err == nil && n > f.limit {
+		err = &LimitError{What: "the download of " + asset, Limit: sizeWords(f.limit)}
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
+		var lim *LimitError
+		if errors.As(err, &lim) {
+			return "", "", err
+		}
 		return "", "", fmt.Errorf("reading the download: %w", err)
 	}
 	return tmp.Name(), hex.EncodeToString(h.Sum(nil)), nil

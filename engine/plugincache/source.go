@@ -3,6 +3,7 @@ package plugincache
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -111,8 +112,10 @@ func parseSource(t, name, v, goos, goarch string) (source, error) {
 
 // fetcher downloads through one HTTP client with GitHub's token.
 type fetcher struct {
-	client *http.Client
-	token  string // GITHUB_TOKEN, sent to GitHub hosts only
+	client   *http.Client
+	insecure bool   // plain http to other machines allowed
+	limit    int64  // bytes of a download
+	token    string // GITHUB_TOKEN, sent to GitHub hosts only
 	// hosts are those the token goes to besides github.com and
 	// api.github.com: the hosts of github:// sources.
 	hosts map[string]bool
@@ -123,6 +126,13 @@ type fetcher struct {
 // as Pulumi does, when it is refused (401, 403).
 func (f fetcher) get(ctx context.Context, u, accept string) (io.ReadCloser, error) {
 	withToken := f.token != "" && f.githubHost(u)
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkScheme(parsed, f.insecure, false); err != nil {
+		return nil, err
+	}
 	for {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
@@ -135,10 +145,18 @@ func (f fetcher) get(ctx context.Context, u, accept string) (io.ReadCloser, erro
 			req.Header.Set("Authorization", "token "+f.token)
 		}
 		resp, err := f.client.Do(req)
+		var insecure *InsecureHTTPError
+		if errors.As(err, &insecure) {
+			return nil, insecure // not the url.Error around it: the message names the hop
+		}
 		if err != nil {
 			return nil, err
 		}
 		if resp.StatusCode == http.StatusOK {
+			if f.limit > 0 && resp.ContentLength > f.limit {
+				resp.Body.Close()
+				return nil, &LimitError{What: fmt.Sprintf("the download %s (%d bytes)", u, resp.ContentLength), Limit: sizeWords(f.limit)}
+			}
 			return resp.Body, nil
 		}
 		resp.Body.Close()

@@ -52,7 +52,7 @@ func lock(ctx context.Context, final string, say func(string, ...any)) (func(), 
 // unpack installs the archive into final (the caller holds its lock):
 // the .partial marker, the directory, the files, the binary made
 // executable, then the marker removed. On failure nothing is left.
-func unpack(archive, final, name string) (err error) {
+func unpack(archive, final, name string, lim Limits) (err error) {
 	marker := final + ".partial"
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		return fmt.Errorf("writing the install marker %s: %w", marker, err)
@@ -66,7 +66,7 @@ func unpack(archive, final, name string) (err error) {
 	if err := os.Mkdir(final, 0o755); err != nil {
 		return fmt.Errorf("creating the plugin directory %s: %w", final, err)
 	}
-	if err := extract(archive, final); err != nil {
+	if err := extract(archive, final, lim); err != nil {
 		return err
 	}
 	bin := filepath.Join(final, Binary(name))
@@ -84,8 +84,10 @@ func unpack(archive, final, name string) (err error) {
 
 // extract unpacks the gzip tar archive into dest. Only directories and
 // regular files are accepted; an entry whose path is absolute or climbs
-// out with .. is refused (path traversal).
-func extract(archive, dest string) error {
+// out with .. is refused (path traversal), and so is an archive over lim
+// (each entry's size is checked before it is written, and the bytes
+// written are counted).
+func extract(archive, dest string, lim Limits) error {
 	f, err := os.Open(archive)
 	if err != nil {
 		return err
@@ -96,6 +98,8 @@ func extract(archive, dest string) error {
 		return fmt.Errorf("the plugin archive is not a gzip file: %w", err)
 	}
 	tr := tar.NewReader(gz)
+	var entries int
+	var total int64
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -103,6 +107,15 @@ func extract(archive, dest string) error {
 		}
 		if err != nil {
 			return fmt.Errorf("reading the plugin archive: %w", err)
+		}
+		if entries++; entries > lim.Entries {
+			return &LimitError{What: "the plugin archive", Limit: fmt.Sprintf("%d entries", lim.Entries)}
+		}
+		if hdr.Size > lim.File {
+			return &LimitError{What: fmt.Sprintf("the plugin archive's entry %q (%d bytes)", hdr.Name, hdr.Size), Limit: sizeWords(lim.File) + " for one file"}
+		}
+		if total += max(hdr.Size, 0); total > lim.Unpacked {
+			return &LimitError{What: "the unpacked plugin archive", Limit: sizeWords(lim.Unpacked) + " in all"}
 		}
 		rel, err := entryPath(hdr.Name)
 		if err != nil {
@@ -116,7 +129,7 @@ func extract(archive, dest string) error {
 		case tar.TypeDir:
 			err = os.MkdirAll(target, 0o755)
 		case tar.TypeReg:
-			err = writeFile(target, tr, hdr.FileInfo().Mode().Perm())
+			err = writeFile(target, io.LimitReader(tr, hdr.Size), hdr.FileInfo().Mode().Perm())
 		default:
 			return fmt.Errorf("the plugin archive's entry %q is not a file or a directory (type %q); refused", hdr.Name, hdr.Typeflag)
 		}

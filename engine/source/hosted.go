@@ -47,6 +47,9 @@ type RunRequest struct {
 // GetRequiredPackages names it.
 type Package struct {
 	Name, Version, Server string
+	// For names what needs the package (a type and URN), for errors ("":
+	// the program).
+	For string
 }
 
 // PackageLister is a Hosted that can name the plugins its program needs

@@ -79,7 +79,8 @@ func checkApp(ctx context.Context, in providers.HookInput) error {
 	if err := app.Check(ctx, url, caFile, env(in.Runtime).Path("ingress", "tls.crt")); err != nil {
 		// up without --refresh trusts the state: a service stopped behind
 		// runner's back shows up only here.
-		return fmt.Errorf("%w; if the service was stopped, run `runner refresh` so that runner notices, then `runner up` starts it again (or run `runner up --refresh`)", err)
+		return fmt.Errorf("%w; if the service was stopped, run `%s` so that runner notices, then `%s` starts it again (or run `%s`)",
+			err, in.Runtime.Command("refresh --yes"), in.Runtime.Command("up --yes"), in.Runtime.Command("up --refresh --yes"))
 	}
 	fmt.Fprintf(in.Log, "The application answers at %s\n", url)
 	fmt.Fprintf(in.Log, "  try: curl --cacert %s %s\n", caFile, url)

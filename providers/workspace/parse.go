@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -41,6 +42,9 @@ type questionDecl struct {
 	choices               []string
 	line                  int
 }
+
+// yamlLine finds the line number in a YAML parser error.
+var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
@@ -118,7 +122,11 @@ func (p *parser) strings(n *yaml.Node, what string) []ref {
 func (p *parser) parse(data []byte) *envFile {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		p.fail(0, "not valid YAML: %v", err)
+		line := 0
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			line, _ = strconv.Atoi(m[1])
+		}
+		p.fail(line, "not valid YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 		return nil
 	}
 	f := &envFile{}

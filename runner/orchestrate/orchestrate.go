@@ -91,9 +91,12 @@ type Request struct {
 	Plans map[string]*engine.Plan
 
 	// Dir is the workspace: relative file assets resolve against it.
-	Dir             string
-	Backend         backend.Backend
-	Plugins         func() []resource.Plugin
+	Dir     string
+	Backend backend.Backend
+	Plugins func() []resource.Plugin
+	// LoadPlugin finds a plugin by package and version that Plugins does
+	// not serve (engine.Options.LoadPlugin; nil: none).
+	LoadPlugin      func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
 	Crypter         resource.Crypter
 	SecretsProvider *state.SecretsProvider
 	Config          map[string]any

@@ -79,6 +79,7 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
 		EngineVersion: o.req.EngineVersion,
 		References:    o.references, Plan: o.req.Plans[name], Dir: dir,
+		LoadPlugin: o.req.LoadPlugin,
 	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
@@ -86,9 +87,8 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 	switch o.req.Operation {
 	case Preview, Up:
 		if p.Hosted != nil {
-			return nil, "", fmt.Errorf("%s %q: running a user's Pulumi program needs the streaming engine (issue 19), which is not in this build yet", o.req.Operation, name)
-		}
-		if p.Program == nil {
+			opts.Hosted, opts.Upstream = p.Hosted, o.upstream(name)
+		} else if p.Program == nil {
 			return nil, "", fmt.Errorf("%s %q: the project has no program yet", o.req.Operation, name)
 		}
 		if o.req.Operation == Preview {
@@ -333,4 +333,25 @@ func (w *logWriter) Flush() {
 		w.emit(w.buf.String())
 		w.buf.Reset()
 	}
+}
+
+// upstream returns the projects name depends on, transitively: those its
+// program may read by stack reference.
+func (o *run) upstream(name string) map[string]bool {
+	out := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		p := o.byName[n]
+		if p == nil {
+			return
+		}
+		for _, dep := range p.DependsOn {
+			if !out[dep] {
+				out[dep] = true
+				visit(dep)
+			}
+		}
+	}
+	visit(name)
+	return out
 }

@@ -9,10 +9,12 @@ import (
 )
 
 // Check returns what is wrong with the inputs news of a resource of type
-// typ against the contract, one failure per property: an unknown type, an
-// input the contract does not list, a missing required input, a value of
-// the wrong coarse type, a value other than the input's constant. Secrets
-// and output values are checked by their contents; an unknown value passes.
+// typ against the contract, one failure per property path
+// (vpcConfig.subnetIds[0]): an unknown type, an input or nested property
+// the contract does not list, a missing required input or nested
+// property, a value of the wrong type, a value other than the constant or
+// outside the enum. Secrets and output values are checked by their
+// contents; an unknown value passes.
 func (c *Contract) Check(typ string, news resource.PropertyMap) []plugin.CheckFailure {
 	spec, ok := c.Resources[typ]
 	if !ok {
@@ -23,24 +25,14 @@ func (c *Contract) Check(typ string, news resource.PropertyMap) []plugin.CheckFa
 	fail := func(k string, format string, args ...any) {
 		failures = append(failures, plugin.CheckFailure{Property: resource.PropertyKey(k), Reason: fmt.Sprintf(format, args...)})
 	}
+	nested := &shapeCheck{c: c, fail: fail}
 	for _, k := range sortedKeys(news) {
-		v := news[resource.PropertyKey(k)]
 		in, ok := spec.Inputs[k]
 		if !ok {
 			fail(k, "%s has no input %q (%s %s)", typ, k, c.Package, c.Version)
 			continue
 		}
-		v, known := Contents(v)
-		if !known || v.IsNull() {
-			continue
-		}
-		if !hasType(v, in.Type) {
-			fail(k, "must be %s, not %s", article(in.Type), v.TypeString())
-			continue
-		}
-		if in.Const != nil && !resource.NewPropertyValue(in.Const).DeepEquals(Plain(v)) {
-			fail(k, "must be %v, not %v", in.Const, Plain(v).V)
-		}
+		nested.check(join("", k), news[resource.PropertyKey(k)], &in)
 	}
 	for _, k := range spec.Required() {
 		if v, ok := news[resource.PropertyKey(k)]; !ok || v.IsNull() {
@@ -58,6 +50,8 @@ func hasType(v resource.PropertyValue, typ string) bool {
 		return v.IsString() || v.IsResourceReference()
 	case "number":
 		return v.IsNumber()
+	case "integer":
+		return isInteger(v)
 	case "boolean":
 		return v.IsBool()
 	case "array":
@@ -73,7 +67,7 @@ func hasType(v resource.PropertyValue, typ string) bool {
 // article returns the coarse type with its article, for messages.
 func article(typ string) string {
 	switch typ {
-	case "array", "object", "asset":
+	case "array", "object", "asset", "integer":
 		return "an " + typ
 	case "any":
 		return "anything"

@@ -20,7 +20,8 @@ func TestCheck(t *testing.T) {
 	unknown := resource.MakeComputed(s(""))
 	obj := func(m resource.PropertyMap) resource.PropertyValue { return resource.NewObjectProperty(m) }
 	cluster := func(extra resource.PropertyMap) resource.PropertyMap {
-		m := resource.PropertyMap{"roleArn": s("arn:aws:iam::123456789012:role/r"), "vpcConfig": obj(resource.PropertyMap{})}
+		m := resource.PropertyMap{"roleArn": s("arn:aws:iam::123456789012:role/r"),
+			"vpcConfig": obj(resource.PropertyMap{"subnetIds": resource.NewArrayProperty([]resource.PropertyValue{s("subnet-1")})})}
 		for k, v := range extra {
 			m[k] = v
 		}
@@ -51,7 +52,10 @@ func TestCheck(t *testing.T) {
 		{"secret passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.MakeSecret(s("c"))}), nil},
 		{"output value passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.NewProperty(resource.Output{Element: s("c"), Known: true})}), nil},
 		{"unknown output passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.NewProperty(resource.Output{})}), nil},
-		{"any takes anything", aws, "aws:iam/role:Role", resource.PropertyMap{"assumeRolePolicy": obj(resource.PropertyMap{"Version": s("2012-10-17")})}, nil},
+		{"any takes anything", kube, "kubernetes:helm.sh/v3:Release", resource.PropertyMap{"chart": s("c"), "values": obj(resource.PropertyMap{
+			"a": resource.NewArrayProperty([]resource.PropertyValue{resource.NewNumberProperty(1), obj(resource.PropertyMap{"b": resource.NewBoolProperty(true)})})})}, nil},
+		{"the alternative of the value's kind", aws, "aws:iam/role:Role", resource.PropertyMap{"assumeRolePolicy": obj(resource.PropertyMap{"Version": s("2012-10-17")})},
+			[]string{`assumeRolePolicy.Statement: missing required property "Statement"`}},
 		{"resource reference is a string", aws, "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
 			resource.PropertyMap{"policyArn": resource.MakeCustomResourceReference("urn:pulumi:d::p::aws:iam/policy:Policy::p", "arn:p", ""), "role": s("r")}, nil},
 		{"wrong const", kube, "kubernetes:core/v1:Service", resource.PropertyMap{"kind": s("Deployment")},
@@ -60,7 +64,7 @@ func TestCheck(t *testing.T) {
 		{"secret wrong const", kube, "kubernetes:core/v1:Service", resource.PropertyMap{"apiVersion": resource.MakeSecret(s("v2"))},
 			[]string{"apiVersion: must be v1, not v2"}},
 		{"several, sorted", kube, "kubernetes:helm.sh/v3:Release", resource.PropertyMap{"timeout": s("600"), "valuez": obj(nil)},
-			[]string{"timeout: must be a number, not string", `valuez: kubernetes:helm.sh/v3:Release has no input "valuez"`, `chart: missing required`}},
+			[]string{"timeout: must be an integer, not string", `valuez: kubernetes:helm.sh/v3:Release has no input "valuez"`, `chart: missing required`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

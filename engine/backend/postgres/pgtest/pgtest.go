@@ -240,11 +240,18 @@ var shared struct {
 // under CI.
 func Need(t testing.TB) *Server {
 	t.Helper()
-	shared.once.Do(func() { shared.srv, shared.err = Start() })
-	if shared.err != nil {
-		Unavailable(t, "no PostgreSQL server: "+shared.err.Error())
+	srv, err := Shared()
+	if err != nil {
+		Unavailable(t, "no PostgreSQL server: "+err.Error())
 	}
-	return shared.srv
+	return srv
+}
+
+// Shared returns the server this test process shares, started on first
+// use, or why there is none.
+func Shared() (*Server, error) {
+	shared.once.Do(func() { shared.srv, shared.err = Start() })
+	return shared.srv, shared.err
 }
 
 // Unavailable skips t saying why, or fails it under CI, where everything
@@ -260,11 +267,17 @@ func Unavailable(t testing.TB, why string) {
 // Main runs a package's tests (m.Run) and stops the shared server.
 func Main(m interface{ Run() int }) int {
 	code := m.Run()
-	if shared.srv != nil {
-		shared.srv.Stop()
-	}
+	StopShared()
 	return code
 }
 
 // Redact replaces the password in text, for test messages.
 func (s *Server) Redact(text string) string { return strings.ReplaceAll(text, s.Password, "xxxxx") }
+
+// StopShared stops the server Need started, if any (for a TestMain that
+// does not use Main).
+func StopShared() {
+	if shared.srv != nil {
+		shared.srv.Stop()
+	}
+}

@@ -1,0 +1,200 @@
+package bucket
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// readCheckpoint reads the (project, stack) checkpoint: its bytes and ETag,
+// nil when there is none.
+func (s *Store) readCheckpoint(ctx context.Context, project, stack string) (*Object, error) {
+	o, err := s.obj.Get(ctx, checkpointKey(project, stack))
+	if errors.Is(err, ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the state of project %s on stack %s in %s: %w", project, stack, s.obj.Describe(), err)
+	}
+	return o, nil
+}
+
+// decode decodes a checkpoint into a snapshot and checks it.
+func (s *Store) decode(ctx context.Context, project, stack string, data []byte, c resource.Crypter) (*state.Snapshot, error) {
+	where := s.obj.Describe() + "/" + checkpointKey(project, stack)
+	export, err := backend.FromCheckpoint(where, data)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := state.Unmarshal(ctx, export, c)
+	if err == nil {
+		err = state.Check(snap, project, stack)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the state %s: %w", where, err)
+	}
+	return snap, nil
+}
+
+// opJournal is the journal of one operation: its segments in order.
+type opJournal struct {
+	op   string
+	keys []string
+	data []byte
+	info backend.JournalInfo
+}
+
+// readJournals lists the journal segments of (project, stack) and reads
+// them, grouped by operation, oldest operation first.
+func (s *Store) readJournals(ctx context.Context, project, stack string) ([]*opJournal, error) {
+	prefix := journalPrefix(project, stack)
+	list, err := s.obj.List(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing the journal of project %s on stack %s: %w", project, stack, err)
+	}
+	if len(list) == 0 {
+		return nil, nil
+	}
+	datas := make([][]byte, len(list))
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, o := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			obj, err := s.obj.Get(ctx, o.Key)
+			if err == nil {
+				datas[i] = obj.Data
+			} else if !errors.Is(err, ErrNotExist) {
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("reading the journal of project %s on stack %s: %w", project, stack, err)
+	}
+	var ops []*opJournal
+	for i, o := range list {
+		op, _, _ := strings.Cut(strings.TrimPrefix(o.Key, prefix), "/")
+		if len(ops) == 0 || ops[len(ops)-1].op != op {
+			ops = append(ops, &opJournal{op: op})
+		}
+		j := ops[len(ops)-1]
+		j.keys = append(j.keys, o.Key)
+		j.data = append(j.data, datas[i]...)
+	}
+	sort.Slice(ops, func(i, k int) bool { return ops[i].op < ops[k].op })
+	for _, j := range ops {
+		if j.info, err = backend.ReadJournal(j.data); err != nil {
+			return nil, fmt.Errorf("reading the journal %s/%s%s: %w", s.obj.Describe(), prefix, j.op, err)
+		}
+	}
+	return ops, nil
+}
+
+// pending returns the journals not committed (a killed run's).
+func pending(ops []*opJournal) []*opJournal {
+	var out []*opJournal
+	for _, j := range ops {
+		if j.info.Committed == "" {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// Load returns the (project, stack) snapshot, the journal of a run that
+// did not commit folded in.
+func (s *Store) Load(ctx context.Context, project, stack string, c resource.Crypter) (*state.Snapshot, error) {
+	if err := names(project, stack); err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		snap, folded, err := s.loadOnce(ctx, project, stack, c)
+		var other *otherBaseError
+		if errors.As(err, &other) && attempt < 5 {
+			continue
+		}
+		if folded != nil {
+			return folded, err
+		}
+		return snap, err
+	}
+}
+
+type otherBaseError struct{ where string }
+
+func (e *otherBaseError) Error() string {
+	return fmt.Sprintf("reading the journal %s: it began from another version of the state than the one stored; remove its segments to use the state as it is", e.where)
+}
+
+func (s *Store) loadOnce(ctx context.Context, project, stack string, c resource.Crypter) (snap, folded *state.Snapshot, err error) {
+	o, err := s.readCheckpoint(ctx, project, stack)
+	if err != nil {
+		return nil, nil, err
+	}
+	var seen seenState
+	if o != nil {
+		if snap, err = s.decode(ctx, project, stack, o.Data, c); err != nil {
+			return nil, nil, err
+		}
+		seen = seenState{data: o.Data, etag: o.ETag, hash: backend.SnapshotHash(o.Data)}
+		snap.SetOrigin(seen.hash)
+	}
+	ops, err := s.readJournals(ctx, project, stack)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.remember(project, stack, seen)
+	for _, j := range pending(ops) {
+		where := s.obj.Describe() + "/" + journalPrefix(project, stack) + j.op
+		if j.info.Base != seen.hash {
+			return nil, nil, &otherBaseError{where: where}
+		}
+		f, err := backend.FoldJournal(ctx, snap, seen.hash, j.data, where, project, stack, c)
+		if err != nil || f == nil {
+			return snap, nil, err
+		}
+		return snap, f, nil
+	}
+	return snap, nil, nil
+}
+
+// StateDigest names what is stored for (project, stack): the checkpoint
+// and the journal segments of runs that did not commit.
+func (s *Store) StateDigest(ctx context.Context, project, stack string) (string, error) {
+	if err := names(project, stack); err != nil {
+		return "", err
+	}
+	o, err := s.readCheckpoint(ctx, project, stack)
+	if err != nil {
+		return "", err
+	}
+	list, err := s.obj.List(ctx, journalPrefix(project, stack))
+	if err != nil {
+		return "", err
+	}
+	if o == nil && len(list) == 0 {
+		return "", nil
+	}
+	var b bytes.Buffer
+	if o != nil {
+		fmt.Fprintf(&b, "%s\n", backend.SnapshotHash(o.Data))
+	}
+	for _, l := range list {
+		fmt.Fprintf(&b, "%s %s %d\n", l.Key, l.ETag, l.Size)
+	}
+	return "sha256:" + backend.SnapshotHash(b.Bytes()), nil
+}

@@ -1,0 +1,75 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/backend/postgres"
+	"github.com/runnerhq/runner/engine/backend/postgres/pgtest"
+	"github.com/runnerhq/runner/engine/state/statetest"
+)
+
+// TestSchemasKeepStatesApart: ?schema=NAME puts runner's tables in a
+// schema of their own (made on first use), so two schemas of one database
+// hold separate states and separate locks.
+func TestSchemasKeepStatesApart(t *testing.T) {
+	srv := pgtest.Need(t)
+	db := srv.Database(t)
+	ctx := context.Background()
+	stores := map[string]*postgres.Store{}
+	for _, schema := range []string{"team_a", "team_b"} {
+		s, err := postgres.Open(ctx, srv.URL(db, true)+"&schema="+schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		stores[schema] = s
+	}
+	a, b := stores["team_a"], stores["team_b"]
+	c := statetest.NewCrypter(1)
+	la, err := a.Lock(ctx, "net", "dev", backend.CurrentLockInfo("runner up"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.Lock(ctx, "net", "dev", backend.CurrentLockInfo("runner up"))
+	if err != nil {
+		t.Fatalf("a lock in one schema held up the same stack in another: %v", err)
+	}
+	j, err := a.OpenJournal(ctx, "net", "dev", nil, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Commit(ctx, statetest.Snapshot("net", "dev", 2), backend.HistoryRecord{Kind: "update", Result: "succeeded"}); err != nil {
+		t.Fatal(err)
+	}
+	la.Unlock()
+	lb.Unlock()
+	if snap, err := b.Load(ctx, "net", "dev", c); err != nil || snap != nil {
+		t.Fatalf("schema team_b sees team_a's state: %v, %v", snap, err)
+	}
+	if snap, err := a.Load(ctx, "net", "dev", c); err != nil || snap == nil {
+		t.Fatalf("schema team_a lost its state: %v, %v", snap, err)
+	}
+}
+
+// TestBadURLsAreRefused: URLs that name no usable database are refused
+// with a *backend.UnavailableError whose message holds no password.
+func TestBadURLsAreRefused(t *testing.T) {
+	for _, raw := range []string{
+		"postgres://u:hunter2@127.0.0.1:1/db?schema=a;drop",
+		"postgres://u:hunter2@127.0.0.1:1/db?sslmode=disable&password=hunter2",
+		"postgres://u:hunter2@127.0.0.1:1/db?sslmode=disable",
+	} {
+		_, err := postgres.Open(context.Background(), raw)
+		var unavailable *backend.UnavailableError
+		if err == nil || !strings.Contains(err.Error(), "xxxxx") || strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("Open(%s) = %v, want a refusal naming the redacted URL", backend.RedactURL(raw), err)
+		}
+		if !errors.As(err, &unavailable) {
+			t.Errorf("Open(%s) = %T, want a *backend.UnavailableError", backend.RedactURL(raw), err)
+		}
+	}
+}

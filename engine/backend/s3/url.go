@@ -1,0 +1,126 @@
+// Package s3 opens the bucket backend (package bucket) on S3 and the
+// stores that speak its protocol (versitygw, gofakes3, ...) from a URL
+// written as for `pulumi login`:
+//
+//	s3://<bucket>[/<prefix>]?region=<r>&endpoint=<host or URL>&use_path_style=true&disable_https=true&profile=<p>
+//
+// Pulumi's and gocloud's query parameters are accepted as Pulumi accepts
+// them (s3ForcePathStyle and disableSSL as the older names, an endpoint
+// without a scheme, awssdk ignored). Credentials come from the standard
+// AWS chain (environment, shared files and profiles, SSO, web identity,
+// container and instance roles); none is ever read from the URL.
+package s3
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Location is a parsed s3:// URL.
+type Location struct {
+	Bucket, Prefix string
+	Region         string
+	Endpoint       string // with its scheme; "" for AWS
+	PathStyle      bool
+	Profile        string
+	Anonymous      bool
+	// ChecksumWhenRequired sends request checksums only where an operation
+	// requires them (third-party stores reject the SDK's default).
+	ChecksumWhenRequired bool
+	// Redacted is the URL as messages show it (no user information).
+	Redacted string
+}
+
+// knownParams are the query parameters accepted (gocloud's s3blob names,
+// Pulumi's older ones, and runner's).
+var knownParams = []string{"region", "endpoint", "use_path_style", "disable_https", "profile", "awssdk",
+	"s3ForcePathStyle", "disableSSL", "request_checksum_calculation", "response_checksum_validation",
+	"anonymous", "dualstack", "fips", "accelerate", "hostname_immutable", "rate_limiter_capacity"}
+
+// ParseURL parses an s3:// URL.
+func ParseURL(raw string) (*Location, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "s3" {
+		return nil, fmt.Errorf("%q is not an s3:// URL; write s3://<bucket>[/<prefix>]?region=<region>", Redact(raw))
+	}
+	u.User = nil
+	loc := &Location{Bucket: u.Host, Prefix: strings.Trim(u.Path, "/"), Redacted: u.String()}
+	if loc.Bucket == "" {
+		return nil, fmt.Errorf("the backend URL %s names no bucket; write s3://<bucket>[/<prefix>]", loc.Redacted)
+	}
+	q := u.Query()
+	var unknown []string
+	for k := range q {
+		if !contains(knownParams, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("the backend URL %s has unknown parameters %s; the known ones are %s",
+			loc.Redacted, strings.Join(unknown, ", "), strings.Join(knownParams, ", "))
+	}
+	bools := map[string]*bool{}
+	var pathStyle, legacyPath, noHTTPS, legacyNoSSL bool
+	bools["use_path_style"], bools["s3ForcePathStyle"] = &pathStyle, &legacyPath
+	bools["disable_https"], bools["disableSSL"], bools["anonymous"] = &noHTTPS, &legacyNoSSL, &loc.Anonymous
+	for k, p := range bools {
+		if v := q.Get(k); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, fmt.Errorf("the backend URL %s: %s=%q is not true or false", loc.Redacted, k, v)
+			}
+			*p = b
+		}
+	}
+	loc.PathStyle = pathStyle || legacyPath
+	loc.Region, loc.Profile = q.Get("region"), q.Get("profile")
+	if ep := q.Get("endpoint"); ep != "" {
+		if !strings.Contains(ep, "://") {
+			scheme := "https://"
+			if noHTTPS || legacyNoSSL {
+				scheme = "http://"
+			}
+			ep = scheme + ep
+		}
+		loc.Endpoint = ep
+		loc.ChecksumWhenRequired = true
+	}
+	switch q.Get("request_checksum_calculation") {
+	case "when_required":
+		loc.ChecksumWhenRequired = true
+	case "when_supported":
+		loc.ChecksumWhenRequired = false
+	}
+	return loc, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, l := range list {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Redact returns raw with any user information (a password or key written
+// into the URL) removed, for messages.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if i := strings.Index(raw, "@"); i >= 0 {
+			if j := strings.Index(raw, "://"); j >= 0 && j < i {
+				return raw[:j+3] + "REDACTED@" + raw[i+1:]
+			}
+		}
+		return raw
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	return u.String()
+}

@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/runnerhq/runner/engine/monitor"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
+)
+
+// The built-in pulumi package: stack references (read as resources of type
+// pulumi:pulumi:StackReference) and the getResource function, served by
+// the engine itself.
+const (
+	stackReferenceType = "pulumi:pulumi:StackReference"
+	getResourceToken   = "pulumi:pulumi:getResource"
+)
+
+// ReadResource reads an existing resource into the program: a stack
+// reference, or a resource's get (read through its plugin; not recorded in
+// the state).
+func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) (source.Answer, error) {
+	if req.Type == stackReferenceType {
+		return d.readStackReference(ctx, req)
+	}
+	p, err := d.providerOf(ctx, &declared{r: &source.Registration{URN: req.URN, Type: req.Type, Provider: req.Provider,
+		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL}})
+	if err != nil {
+		return source.Answer{}, fmt.Errorf("reading %s: %w", req.URN, err)
+	}
+	plugin := p.plugin
+	if plugin == nil {
+		plugin = p.base
+	}
+	resp, err := plugin.Read(context.WithoutCancel(ctx), resource.ReadRequest{URN: req.URN, Type: req.Type, ID: req.ID})
+	switch {
+	case err != nil:
+		return source.Answer{}, fmt.Errorf("reading %s %q with ID %q: %w", req.Type, req.Name, req.ID, err)
+	case resp.ID == "":
+		return source.Answer{}, fmt.Errorf("reading %s %q: no resource with ID %q exists", req.Type, req.Name, req.ID)
+	}
+	return source.Answer{ID: resp.ID, IDKnown: true, Outputs: secretOutputs(resp.Outputs, nil, req.AdditionalSecretOutputs)}, nil
+}
+
+// readStackReference answers a stack reference with the referenced
+// project's outputs ({name, outputs, secretOutputNames}): its planned
+// outputs in this operation, else those stored. A project that is not
+// upstream of this one, or a stack that does not exist, is an error.
+func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadRequest) (source.Answer, error) {
+	name, _ := req.Inputs["name"].(string)
+	if name == "" {
+		name = req.Name
+	}
+	project, stack, err := d.parseStackName(name)
+	if err != nil {
+		return source.Answer{}, err
+	}
+	if d.opts.Upstream != nil && project != d.opts.Project && !d.opts.Upstream[project] {
+		return source.Answer{}, fmt.Errorf("stack reference %q: project %s is not upstream of %s in its environment; add %s to the dependsOn of %s, so that it runs first",
+			name, project, d.opts.Project, project, d.opts.Project)
+	}
+	opts := *d.opts
+	opts.Stack = stack
+	outs, _, err := stackOutputs(ctx, &opts)(project)
+	switch {
+	case err != nil:
+		return source.Answer{}, fmt.Errorf("stack reference %q: %w", name, err)
+	case outs == nil:
+		return source.Answer{}, fmt.Errorf("stack reference %q: project %s has no stack %s; deploy it first", name, project, stack)
+	}
+	var secret []any
+	for _, k := range sortedKeys(outs) {
+		if resource.ContainsSecret(outs[k]) {
+			secret = append(secret, k)
+		}
+	}
+	if secret == nil {
+		secret = []any{}
+	}
+	return source.Answer{ID: name, IDKnown: true, Outputs: resource.PropertyMap{
+		"name": name, "outputs": map[string]any(outs), "secretOutputNames": secret,
+	}}, nil
+}
+
+// parseStackName reads a stack reference's name: "<stack>",
+// "<project>/<stack>" or "<organization>/<project>/<stack>".
+func (d *deployment) parseStackName(name string) (project, stack string, err error) {
+	parts := strings.Split(name, "/")
+	switch {
+	case len(parts) == 1 && parts[0] != "":
+		return d.opts.Project, parts[0], nil
+	case len(parts) == 2 && parts[0] != "" && parts[1] != "":
+		return parts[0], parts[1], nil
+	case len(parts) == 3 && parts[1] != "" && parts[2] != "":
+		if parts[0] != d.organization() {
+			return "", "", fmt.Errorf("stack reference %q: the organization is %q here, not %q", name, d.organization(), parts[0])
+		}
+		return parts[1], parts[2], nil
+	}
+	return "", "", fmt.Errorf("stack reference %q: a stack name is <stack>, <project>/<stack> or <organization>/<project>/<stack>", name)
+}
+
+// Invoke calls a function: pulumi:pulumi:getResource, or one of a
+// package's through its default or explicit provider.
+func (d *deployment) Invoke(ctx context.Context, req monitor.InvokeRequest) (monitor.InvokeResult, error) {
+	if req.Token == getResourceToken {
+		return d.getResource(req.Args)
+	}
+	if resource.Package(req.Token) == "pulumi" {
+		return monitor.InvokeResult{}, fmt.Errorf("%s: the built-in pulumi package has no such function", req.Token)
+	}
+	p, err := d.providerOf(ctx, &declared{r: &source.Registration{Type: req.Token, Provider: req.Provider,
+		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL}})
+	if err != nil {
+		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: %w", req.Token, err)
+	}
+	plugin := p.plugin
+	if plugin == nil {
+		plugin = p.base
+	}
+	inv, ok := plugin.(resource.Invoker)
+	if !ok {
+		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: the %s plugin serves no functions", req.Token, p.pkg)
+	}
+	resp, err := inv.Invoke(context.WithoutCancel(ctx), resource.InvokeRequest{Token: req.Token, Args: req.Args})
+	if err != nil {
+		return monitor.InvokeResult{}, redactErr(fmt.Errorf("invoking %s: %w", req.Token, err), nil)
+	}
+	return monitor.InvokeResult{Return: resp.Return, Failures: resp.Failures}, nil
+}
+
+// getResource answers pulumi:pulumi:getResource: the URN, ID and outputs
+// of a resource registered in this run, else recorded.
+func (d *deployment) getResource(args resource.PropertyMap) (monitor.InvokeResult, error) {
+	urn, _ := args["urn"].(string)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := len(d.news) - 1; i >= 0; i-- {
+		if r := d.news[i]; string(r.URN) == urn {
+			return monitor.InvokeResult{Return: resource.PropertyMap{"urn": urn, "id": r.ID, "state": map[string]any(r.Outputs)}}, nil
+		}
+	}
+	if r := d.oldLive[resource.URN(urn)]; r != nil {
+		return monitor.InvokeResult{Return: resource.PropertyMap{"urn": urn, "id": r.ID, "state": map[string]any(r.Outputs)}}, nil
+	}
+	return monitor.InvokeResult{}, fmt.Errorf("%s: no resource %q is registered or recorded", getResourceToken, urn)
+}
+
+// Schema returns a package's schema: the built-in pulumi package's, or
+// the one its plugin gives.
+func (d *deployment) Schema(ctx context.Context, pkg, version, url string) ([]byte, error) {
+	if pkg == "pulumi" {
+		return []byte(pulumiSchema), nil
+	}
+	plugin, err := d.plugin(ctx, pkg, version, url)
+	if err != nil {
+		return nil, err
+	}
+	ss, ok := plugin.(resource.SchemaSource)
+	if !ok {
+		return nil, fmt.Errorf("the %s plugin is built into runner and has no schema", pkg)
+	}
+	return ss.Schema(context.WithoutCancel(ctx))
+}
+
+// pulumiSchema is the schema of the built-in pulumi package, as the
+// language hosts know it: the StackReference resource and getResource.
+const pulumiSchema = `{
+  "name": "pulumi",
+  "version": "3.0.0",
+  "resources": {
+    "pulumi:pulumi:StackReference": {
+      "description": "The outputs of another stack.",
+      "inputProperties": {"name": {"type": "string"}},
+      "requiredInputs": ["name"],
+      "properties": {
+        "name": {"type": "string"},
+        "outputs": {"type": "object", "additionalProperties": {"$ref": "pulumi.json#/Any"}},
+        "secretOutputNames": {"type": "array", "items": {"type": "string"}}
+      },
+      "required": ["name", "outputs", "secretOutputNames"]
+    }
+  },
+  "functions": {
+    "pulumi:pulumi:getResource": {
+      "inputs": {"properties": {"urn": {"type": "string"}}, "required": ["urn"]},
+      "outputs": {
+        "properties": {
+          "urn": {"type": "string"},
+          "id": {"type": "string"},
+          "state": {"type": "object", "additionalProperties": {"$ref": "pulumi.json#/Any"}}
+        },
+        "required": ["urn", "id", "state"]
+      }
+    }
+  }
+}`

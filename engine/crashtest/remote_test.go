@@ -1,0 +1,144 @@
+package crashtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/internal/testserver"
+)
+
+// The remote rounds' settings, passed through the environment.
+const (
+	envConverge = "CRASHTEST_CONVERGE" // set on the run after a kill
+	envDestroy  = "CRASHTEST_DESTROY_EVERY"
+)
+
+// destroying reports whether round destroys the stack (remote rounds: one
+// round in four, when CRASHTEST_DESTROY_EVERY is set) instead of updating
+// it.
+func destroying(round int) bool {
+	return os.Getenv(envDestroy) != "" && round%4 == 3
+}
+
+// remoteRound runs one up (or destroy) of a round against b. The run after a kill (envConverge) comes from another machine: the
+// killed holder's lock is neither its own nor judged dead from there, so
+// it waits for the lock's lease to expire and clears it as an operator
+// would with `runner stack unlock`, then converges.
+func remoteRound(b backend.Store, dir string, round int) error {
+	ctx := context.Background()
+	var err error
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if destroying(round) {
+			_, err = engine.Destroy(ctx, options(b, dir))
+		} else {
+			_, err = engine.Up(ctx, options(b, dir), program(dir, round))
+		}
+		var locked *backend.LockedError
+		if os.Getenv(envConverge) == "" || !errors.As(err, &locked) || time.Now().After(deadline) {
+			return err
+		}
+		if locked.Stale {
+			if err := b.ForceUnlock(ctx, "crash", "dev"); err != nil {
+				return err
+			}
+			continue
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// otherMachine is the command prefix that runs a child as another machine
+// (its own hostname and pid namespace), nil when unshare is refused here.
+func otherMachine(t *testing.T) []string {
+	cmd := []string{"unshare", "--uts", "--pid", "--fork", "--mount-proc"}
+	if err := exec.Command(cmd[0], append(cmd[1:], "true")...).Run(); err != nil {
+		return nil
+	}
+	return cmd
+}
+
+// remoteChild runs one round in a child process on the backend at url; as
+// another machine when prefix is set.
+func remoteChild(t *testing.T, prefix []string, url, dir string, round int, kill time.Duration, env []string) (killed bool, out string) {
+	t.Helper()
+	args := append(append([]string{}, prefix...), os.Args[0], "-test.run=^$")
+	if prefix != nil {
+		args = append(append([]string{}, prefix...), "sh", "-c", `hostname machine-b && exec "$0" "$@"`, os.Args[0], "-test.run=^$")
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(append(os.Environ(), env...), envChild+"="+dir, envRound+"="+strconv.Itoa(round), envBackend+"="+url,
+		envDestroy+"=1", "RUNNER_LOCK_LEASE=1s")
+	if prefix != nil {
+		cmd.Env = append(cmd.Env, envConverge+"=1")
+	}
+	var buf strings.Builder
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	if kill > 0 {
+		select {
+		case err := <-done:
+			return false, fmt.Sprint(buf.String(), err)
+		case <-time.After(kill):
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			return true, buf.String()
+		}
+	}
+	if err := <-done; err != nil {
+		return false, fmt.Sprintf("%s%v", buf.String(), err)
+	}
+	return false, ""
+}
+
+// TestKillOnS3ConvergesFromAnotherMachine kills `up` and `destroy` on the
+// s3 backend (gofakes3 on loopback) with SIGKILL at 20 moments; after each
+// kill a run from another machine (another hostname and pid namespace)
+// waits out the dead run's lease, clears its lock and converges: nothing
+// created twice, nothing lost, no pending operation left.
+func TestKillOnS3ConvergesFromAnotherMachine(t *testing.T) {
+	other := otherMachine(t)
+	if other == nil {
+		testserver.Unavailable(t, "unshare --uts --pid --fork --mount-proc is refused here (it needs root): the other machine cannot be simulated")
+	}
+	srv := testserver.GoFakeS3(t)
+	srv.SetEnv(t)
+	t.Setenv(envBackend, srv.URL)
+	t.Setenv(envDestroy, "1")
+	dir := t.TempDir()
+	start := time.Now()
+	if _, out := remoteChild(t, nil, srv.URL, dir, 0, 0, srv.Env); out != "" {
+		t.Fatalf("first up failed: %s", out)
+	}
+	span := time.Since(start)
+	const kills = 20
+	landed := 0
+	for round := 1; landed < kills; round++ {
+		if round > kills*4 {
+			t.Fatalf("only %d of %d kills landed inside a run", landed, kills)
+		}
+		delay := time.Duration(rand.Int64N(int64(span))) + time.Millisecond
+		if killed, _ := remoteChild(t, nil, srv.URL, dir, round, delay, srv.Env); killed {
+			landed++
+		}
+		if _, out := remoteChild(t, other, srv.URL, dir, round, 0, srv.Env); out != "" {
+			t.Fatalf("round %d: the run from another machine after a kill at %s did not converge: %s", round, delay, out)
+		}
+		checkConverged(t, dir, round)
+	}
+	t.Logf("%d kills landed inside runs (an undisturbed run took %s)", landed, span)
+}

@@ -1,0 +1,232 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// monitor is Pulumi's ResourceMonitor service. What runner does not
+// implement answers Unimplemented (the embedded server); features it does
+// not support answer false.
+type monitor struct {
+	pulumirpc.UnimplementedResourceMonitorServer
+	d    Deployment
+	info Info
+}
+
+// supported are the monitor features runner implements; any other is
+// answered false, so the SDKs do not use it.
+var supported = map[string]bool{"secrets": true}
+
+// SupportsFeature says whether a feature is supported.
+func (m *monitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeatureRequest) (*pulumirpc.SupportsFeatureResponse, error) {
+	return &pulumirpc.SupportsFeatureResponse{HasSupport: supported[req.GetId()]}, nil
+}
+
+// RegisterResource registers one resource and answers, once its step has
+// run, with its ID and outputs.
+func (m *monitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
+	reg, err := m.registration(req)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := m.d.Register(ctx, reg)
+	if err != nil {
+		return nil, stepStatus(err)
+	}
+	obj, err := m.send(ans.Outputs, req.GetAcceptSecrets(), req.GetAcceptResources())
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "the outputs of %s: %v", reg.URN, err)
+	}
+	id := ans.ID
+	if !ans.IDKnown {
+		id = ""
+	}
+	return &pulumirpc.RegisterResourceResponse{Urn: string(reg.URN), Id: id, Object: obj}, nil
+}
+
+// stepStatus turns a step's error into the status the program receives.
+func stepStatus(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return status.Error(codes.Canceled, err.Error())
+	}
+	return status.Error(codes.Unknown, err.Error())
+}
+
+// send encodes outputs for the program.
+func (m *monitor) send(outputs resource.PropertyMap, secrets, resources bool) (*structpb.Struct, error) {
+	return wire.Marshal(outputs, wire.Options{KeepUnknowns: m.info.DryRun, KeepSecrets: secrets, KeepResources: resources})
+}
+
+// recv decodes a program's property values (secrets kept, unknowns read as
+// resource.Computed).
+func recv(s *structpb.Struct) (resource.PropertyMap, error) {
+	if s == nil {
+		return resource.PropertyMap{}, nil
+	}
+	return wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true})
+}
+
+// urnOf computes the URN of a resource registered with a parent.
+func (m *monitor) urnOf(parent, typ, name string) resource.URN {
+	parentType := ""
+	if parent != "" {
+		parentType = resource.URN(parent).QualifiedType()
+	}
+	return resource.NewURN(m.info.Stack, m.info.Project, parentType, typ, name)
+}
+
+// registration translates a RegisterResourceRequest, refusing what runner
+// does not support with Unimplemented.
+func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.Registration, error) {
+	switch {
+	case req.GetRemote():
+		return nil, status.Errorf(codes.Unimplemented, "%s %q is a multi-language (remote) component, which runner does not support", req.GetType(), req.GetName())
+	case len(req.GetTransforms()) > 0 || req.GetHooks() != nil:
+		return nil, status.Errorf(codes.Unimplemented, "%s %q uses transforms or resource hooks, which runner does not support", req.GetType(), req.GetName())
+	case req.GetPackageRef() != "":
+		return nil, status.Errorf(codes.Unimplemented, "%s %q uses a parameterized package, which runner does not support", req.GetType(), req.GetName())
+	case req.GetType() == "" || req.GetName() == "":
+		return nil, status.Errorf(codes.InvalidArgument, "a resource needs a type and a name (got type %q, name %q)", req.GetType(), req.GetName())
+	}
+	urn := m.urnOf(req.GetParent(), req.GetType(), req.GetName())
+	inputs, err := recv(req.GetObject())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "the inputs of %s: %v", urn, err)
+	}
+	timeouts, err := customTimeouts(req.GetCustomTimeouts())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "the customTimeouts of %s: %v", urn, err)
+	}
+	reg := &source.Registration{
+		URN: urn, Type: req.GetType(), Name: req.GetName(), Custom: req.GetCustom(),
+		Parent: resource.URN(req.GetParent()), Inputs: inputs,
+		Dependencies: urns(req.GetDependencies()), Provider: req.GetProvider(),
+		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL(),
+		Protect: req.GetProtect(), RetainOnDelete: req.GetRetainOnDelete(),
+		DeleteBeforeReplace:    req.GetDeleteBeforeReplace(),
+		DeleteBeforeReplaceSet: req.GetDeleteBeforeReplaceDefined() || req.GetDeleteBeforeReplace(),
+		IgnoreChanges:          req.GetIgnoreChanges(), AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
+		ReplaceOnChanges: req.GetReplaceOnChanges(), ImportID: req.GetImportId(), Timeouts: timeouts,
+		Aliases: urns(req.GetAliasURNs()),
+	}
+	if pd := req.GetPropertyDependencies(); len(pd) > 0 {
+		reg.PropertyDependencies = make(map[string][]resource.URN, len(pd))
+		for k, v := range pd {
+			reg.PropertyDependencies[k] = urns(v.GetUrns())
+		}
+	}
+	return reg, nil
+}
+
+// urns converts URN strings.
+func urns(list []string) []resource.URN {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]resource.URN, len(list))
+	for i, s := range list {
+		out[i] = resource.URN(s)
+	}
+	return out
+}
+
+// customTimeouts reads a registration's custom timeouts ("5m", "30s").
+func customTimeouts(t *pulumirpc.RegisterResourceRequest_CustomTimeouts) (state.CustomTimeouts, error) {
+	var out state.CustomTimeouts
+	for _, f := range []struct {
+		s   string
+		dst *time.Duration
+	}{{t.GetCreate(), &out.Create}, {t.GetUpdate(), &out.Update}, {t.GetDelete(), &out.Delete}} {
+		if f.s == "" {
+			continue
+		}
+		d, err := time.ParseDuration(f.s)
+		if err != nil {
+			return out, fmt.Errorf("%q is not a duration such as 5m or 30s", f.s)
+		}
+		*f.dst = d
+	}
+	return out, nil
+}
+
+// RegisterResourceOutputs records a component's or the stack's outputs.
+func (m *monitor) RegisterResourceOutputs(ctx context.Context, req *pulumirpc.RegisterResourceOutputsRequest) (*emptypb.Empty, error) {
+	outs, err := recv(req.GetOutputs())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "the outputs of %s: %v", req.GetUrn(), err)
+	}
+	if err := m.d.RegisterOutputs(ctx, resource.URN(req.GetUrn()), outs); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	return &emptypb.Empty{}, nil
+}
+
+// SignalAndWaitForShutdown answers at once: the engine deletes what the
+// program did not register once the program has exited, so the program
+// must not wait for that.
+func (m *monitor) SignalAndWaitForShutdown(context.Context, *emptypb.Empty) (*emptypb.Empty, error) {
+	return &emptypb.Empty{}, nil
+}
+
+// ReadResource reads an existing resource: a stack reference
+// (pulumi:pulumi:StackReference) or a resource's get.
+func (m *monitor) ReadResource(ctx context.Context, req *pulumirpc.ReadResourceRequest) (*pulumirpc.ReadResourceResponse, error) {
+	urn := m.urnOf(req.GetParent(), req.GetType(), req.GetName())
+	inputs, err := recv(req.GetProperties())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "the properties of %s: %v", urn, err)
+	}
+	ans, err := m.d.ReadResource(ctx, ReadRequest{
+		URN: urn, Type: req.GetType(), Name: req.GetName(), ID: req.GetId(), Parent: resource.URN(req.GetParent()),
+		Inputs: inputs, Dependencies: urns(req.GetDependencies()), Provider: req.GetProvider(),
+		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL(),
+		AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
+	})
+	if err != nil {
+		return nil, stepStatus(err)
+	}
+	obj, err := m.send(ans.Outputs, req.GetAcceptSecrets(), req.GetAcceptResources())
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "the outputs of %s: %v", urn, err)
+	}
+	return &pulumirpc.ReadResourceResponse{Urn: string(urn), Properties: obj}, nil
+}
+
+// Invoke calls a function.
+func (m *monitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInvokeRequest) (*pulumirpc.ResourceInvokeResponse, error) {
+	if req.GetPackageRef() != "" {
+		return nil, status.Errorf(codes.Unimplemented, "%s uses a parameterized package, which runner does not support", req.GetTok())
+	}
+	args, err := recv(req.GetArgs())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "the arguments of %s: %v", req.GetTok(), err)
+	}
+	res, err := m.d.Invoke(ctx, InvokeRequest{Token: req.GetTok(), Args: args, Provider: req.GetProvider(),
+		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL()})
+	if err != nil {
+		return nil, stepStatus(err)
+	}
+	obj, err := m.send(res.Return, true, req.GetAcceptResources())
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "the result of %s: %v", req.GetTok(), err)
+	}
+	resp := &pulumirpc.ResourceInvokeResponse{Return: obj}
+	for _, f := range res.Failures {
+		resp.Failures = append(resp.Failures, &pulumirpc.CheckFailure{Property: f.Property, Reason: f.Reason})
+	}
+	return resp, nil
+}

@@ -1,0 +1,109 @@
+// Package monitor serves a program run by a language runtime the engine
+// side of Pulumi's protocol, on one loopback listener per project run:
+// the ResourceMonitor (registrations, reads, invokes), the Engine (logs,
+// the root resource), gRPC health and the schema Loader. Each request is
+// translated into a call on the operation's Deployment.
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	codegenrpc "github.com/pulumi/pulumi/sdk/v3/proto/go/codegen"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
+)
+
+// Deployment is the operation the monitor serves.
+type Deployment interface {
+	source.Sink
+	// ReadResource reads an existing resource (a stack reference, a
+	// resource's get) and answers with its outputs.
+	ReadResource(ctx context.Context, req ReadRequest) (source.Answer, error)
+	// Invoke calls a function of a package (a data source) or of the
+	// built-in pulumi package.
+	Invoke(ctx context.Context, req InvokeRequest) (InvokeResult, error)
+	// Log records a message of the program (severity "debug", "info",
+	// "warning" or "error"; urn "" for none).
+	Log(severity, message string, urn resource.URN)
+	// Schema returns the schema of a package, as its plugin gives it (or
+	// the built-in pulumi package's).
+	Schema(ctx context.Context, pkg, version, downloadURL string) ([]byte, error)
+}
+
+// ReadRequest reads an existing resource into the program.
+type ReadRequest struct {
+	URN                        resource.URN
+	Type, Name, ID             string
+	Parent                     resource.URN
+	Inputs                     resource.PropertyMap
+	Dependencies               []resource.URN
+	Provider                   string
+	Version, PluginDownloadURL string
+	AdditionalSecretOutputs    []string
+}
+
+// InvokeRequest calls a function.
+type InvokeRequest struct {
+	Token                      string
+	Args                       resource.PropertyMap
+	Provider                   string
+	Version, PluginDownloadURL string
+}
+
+// InvokeResult is a function's result, or why it refused its arguments.
+type InvokeResult struct {
+	Return   resource.PropertyMap
+	Failures []resource.CheckFailure
+}
+
+// Info describes the run the monitor serves.
+type Info struct {
+	Project, Stack string
+	DryRun         bool
+}
+
+// maxMessage is the largest gRPC message accepted and sent, as Pulumi's.
+const maxMessage = 400 << 20
+
+// Server is a running monitor.
+type Server struct {
+	lis  net.Listener
+	grpc *grpc.Server
+	done chan struct{}
+}
+
+// Start serves d on a new loopback port until Close.
+func Start(d Deployment, info Info) (*Server, error) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listening on a loopback port for the program's resource monitor: %w", err)
+	}
+	srv := grpc.NewServer(grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
+	pulumirpc.RegisterResourceMonitorServer(srv, &monitor{d: d, info: info})
+	pulumirpc.RegisterEngineServer(srv, &engineService{d: d})
+	codegenrpc.RegisterLoaderServer(srv, &loader{d: d})
+	h := health.NewServer()
+	healthpb.RegisterHealthServer(srv, h)
+	s := &Server{lis: lis, grpc: srv, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		_ = srv.Serve(lis) // ends with Close
+	}()
+	return s, nil
+}
+
+// Addr is the address the services listen on (127.0.0.1:port).
+func (s *Server) Addr() string { return s.lis.Addr().String() }
+
+// Close stops serving; calls in flight are ended.
+func (s *Server) Close() {
+	s.grpc.Stop()
+	<-s.done
+}

@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// pluginLoader loads, once per package and version, the plugins that
+// Options.Plugins does not hold, through Options.LoadPlugin.
+type pluginLoader struct {
+	load  func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+	mu    sync.Mutex
+	byKey map[string]*loadedPlugin
+}
+
+// loadedPlugin is one load; ready is closed once plugin or err is set.
+type loadedPlugin struct {
+	ready  chan struct{}
+	plugin resource.Plugin
+	err    error
+}
+
+// get loads pkg at version once (concurrent callers wait for the first).
+func (l *pluginLoader) get(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
+	key := pkg + "@" + version
+	l.mu.Lock()
+	if l.byKey == nil {
+		l.byKey = make(map[string]*loadedPlugin)
+	}
+	e, ok := l.byKey[key]
+	if !ok {
+		e = &loadedPlugin{ready: make(chan struct{})}
+		l.byKey[key] = e
+	}
+	l.mu.Unlock()
+	if !ok {
+		e.plugin, e.err = l.load(ctx, pkg, version, url)
+		close(e.ready)
+	}
+	<-e.ready
+	return e.plugin, e.err
+}
+
+// plugin returns the plugin serving pkg at version ("": any): one of
+// Options.Plugins when it serves that version, else one Options.LoadPlugin
+// finds (or installs).
+func (d *deployment) plugin(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
+	p, ok := d.plugins[pkg]
+	if ok && (version == "" || d.loader.load == nil || servesVersion(p, version)) {
+		return p, nil
+	}
+	if d.loader.load == nil {
+		return nil, fmt.Errorf("no resource plugin serves package %q", pkg)
+	}
+	return d.loader.get(ctx, pkg, strings.TrimPrefix(version, "v"), url)
+}
+
+// servesVersion reports whether p is version (a built-in plugin, which has
+// no version, serves any).
+func servesVersion(p resource.Plugin, version string) bool {
+	cp, ok := p.(resource.Configurable)
+	return !ok || cp.Version() == "" || strings.TrimPrefix(cp.Version(), "v") == strings.TrimPrefix(version, "v")
+}
+
+// pluginFor returns the plugin serving the recorded resource res: its
+// package at the version its provider records.
+func (d *deployment) pluginFor(ctx context.Context, res *state.Resource) (resource.Plugin, error) {
+	version, url := "", ""
+	if prov := d.providerRecord(res.Provider); prov != nil {
+		version, _ = prov.Inputs["version"].(string)
+		if internal, ok := prov.Inputs["__internal"].(map[string]any); ok {
+			url, _ = internal["pluginDownloadURL"].(string)
+		}
+	}
+	p, err := d.plugin(ctx, resource.Package(res.Type), version, url)
+	if err != nil {
+		return nil, fmt.Errorf("%w, needed for type %s of %s", err, res.Type, res.URN)
+	}
+	return p, nil
+}

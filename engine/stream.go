@@ -1,0 +1,220 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
+)
+
+// The stream: a source feeds registrations (source.Sink), each decided
+// and run when it arrives, at most Options.Parallel at once, and answered
+// with the resource's outputs once its step is recorded.
+
+var _ source.Sink = (*deployment)(nil)
+
+// Preflight checks what the source knows before its first registration:
+// the plan covers the resources it declares, and the default providers of
+// the packages it uses accept their configuration (configured
+// concurrently; a refusal stops the operation before anything changes).
+func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
+	if pf.URNs != nil {
+		if err := d.checkPlanCoverage(pf.URNs); err != nil {
+			return err
+		}
+		d.covered = true
+	}
+	var provs []*providerRes
+	var errs []error
+	for _, pkg := range pf.Packages {
+		p, err := d.defaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
+		if err != nil {
+			errs = append(errs, neededFor(err, pkg))
+			continue
+		}
+		provs = append(provs, p)
+	}
+	for _, pkg := range pf.Explicit {
+		if _, err := d.plugin(ctx, pkg.Name, pkg.Version, pkg.Server); err != nil {
+			errs = append(errs, neededFor(err, pkg))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	var wg sync.WaitGroup
+	errs = make([]error, len(provs))
+	for i, p := range provs {
+		if p.configurable != nil {
+			wg.Go(func() { errs[i] = d.prepareProvider(ctx, p) })
+		}
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Register decides and runs the step of one registered resource and
+// answers with its outputs.
+func (d *deployment) Register(ctx context.Context, r *source.Registration) (source.Answer, error) {
+	dr, err := d.admit(ctx, r)
+	if err != nil {
+		return source.Answer{}, err
+	}
+	select {
+	case d.sem <- struct{}{}:
+	case <-ctx.Done():
+		return source.Answer{}, source.ErrNotAttempted
+	}
+	commit, err := d.runStep(context.WithoutCancel(ctx), dr)
+	<-d.sem
+	d.mu.Lock()
+	if commit != nil {
+		commit()
+	}
+	if err == nil {
+		err = dr.err
+	}
+	if err != nil && !errors.Is(err, source.ErrNotAttempted) {
+		d.stepErrs = append(d.stepErrs, err)
+		d.stopped = true
+	}
+	d.mu.Unlock()
+	if err != nil {
+		return source.Answer{}, err
+	}
+	return dr.answer, nil
+}
+
+// admit records a registration and finds its recorded state (under its
+// URN, else under one of its aliases). After a failed step, or once the
+// operation is canceled, registrations are not attempted.
+func (d *deployment) admit(ctx context.Context, r *source.Registration) (*declared, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if ctx.Err() != nil || d.stopped {
+		return nil, source.ErrNotAttempted
+	}
+	if d.registered[r.URN] != nil {
+		err := fmt.Errorf("%s is registered twice; give one of the two resources another name", r.URN)
+		d.stepErrs = append(d.stepErrs, err)
+		d.stopped = true
+		return nil, err
+	}
+	dr := &declared{r: r, deps: r.Dependencies, propDeps: r.PropertyDependencies}
+	if old := d.oldLive[r.URN]; old != nil && !d.claimed[old] {
+		dr.old = old
+	}
+	for _, a := range r.Aliases {
+		if old := d.oldLive[a]; dr.old == nil && old != nil && !d.claimed[old] {
+			dr.old = old
+		}
+	}
+	if dr.old != nil {
+		d.claimed[dr.old] = true
+	}
+	d.registered[r.URN] = dr
+	return dr, nil
+}
+
+// runStep runs the step of a registration: the root stack, a component,
+// an explicit provider or a custom resource (after its provider).
+func (d *deployment) runStep(ctx context.Context, dr *declared) (func(), error) {
+	r := dr.r
+	switch {
+	case r.Type == resource.RootStackType && r.Parent == "":
+		return d.runRoot(ctx, dr)
+	case !r.Custom:
+		return d.runComponent(ctx, dr)
+	case isProvider(r.Type):
+		return d.runExplicit(ctx, dr)
+	}
+	p, err := d.providerOf(ctx, dr)
+	if err != nil {
+		if errors.Is(err, source.ErrNotAttempted) {
+			return d.fail(dr, err), err
+		}
+		return d.failEarly(dr, stepError(OpCreate, r, err))
+	}
+	d.useProvider(dr, p)
+	d.bindProvider(dr)
+	return d.runCustom(ctx, dr)
+}
+
+// runExplicit runs the step of an explicit provider the program registers.
+func (d *deployment) runExplicit(ctx context.Context, dr *declared) (func(), error) {
+	p, err := d.explicitProvider(ctx, dr)
+	if err != nil {
+		return d.failEarly(dr, err)
+	}
+	d.provMu.Lock()
+	d.explicit[dr.r.URN] = p
+	d.provMu.Unlock()
+	commit, err := d.runExplicitProvider(ctx, p)
+	p.err = err
+	close(p.ready)
+	return commit, err
+}
+
+// providerOf returns the provider of a custom resource: the explicit one
+// it names (registered earlier in this run), else its package's default
+// provider.
+func (d *deployment) providerOf(ctx context.Context, dr *declared) (*providerRes, error) {
+	r := dr.r
+	if r.Provider == "" {
+		return d.defaultProvider(ctx, r)
+	}
+	urn := providerURN(r.Provider)
+	d.provMu.Lock()
+	p := d.explicit[urn]
+	d.provMu.Unlock()
+	switch {
+	case p == nil:
+		return nil, fmt.Errorf("its provider %s is not registered by the program; register the provider before the resources that use it", r.Provider)
+	case p.pkg != resource.Package(r.Type):
+		return nil, fmt.Errorf("its provider %s is a provider of package %q, not of its own package %q", urn, p.pkg, resource.Package(r.Type))
+	}
+	<-p.ready
+	if p.err != nil {
+		return nil, fmt.Errorf("%w (the provider %s failed)", source.ErrNotAttempted, urn.Name())
+	}
+	return p, nil
+}
+
+// RegisterOutputs records the outputs of the root stack (the stack
+// outputs, recorded at the end) or of a component.
+func (d *deployment) RegisterOutputs(_ context.Context, urn resource.URN, outputs resource.PropertyMap) error {
+	if outputs == nil {
+		outputs = resource.PropertyMap{}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	dr := d.registered[urn]
+	switch {
+	case dr == nil:
+		return fmt.Errorf("registering the outputs of %s: the program has not registered it", urn)
+	case dr.r.Type == resource.RootStackType && dr.r.Parent == "":
+		d.outputs = outputs
+		return nil
+	case dr.r.Custom:
+		return nil // a custom resource's outputs are its plugin's
+	}
+	for i, rec := range d.news {
+		if rec.URN == urn {
+			c := *rec
+			c.Outputs = outputs
+			d.news[i] = &c
+		}
+	}
+	return nil
+}
+
+// neededFor names in err what needs the package.
+func neededFor(err error, pkg source.Package) error {
+	if pkg.For == "" {
+		return err
+	}
+	return fmt.Errorf("%w, needed for %s", err, pkg.For)
+}

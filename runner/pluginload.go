@@ -1,0 +1,50 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/runnerhq/runner/engine/plugincache"
+	"github.com/runnerhq/runner/engine/pluginhost"
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/runner/event"
+)
+
+// loadPlugin finds the plugin of a package a program's registration names
+// (engine.Options.LoadPlugin).
+type loadPlugin = func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+
+// pluginLoader returns the run's loader of plugins by package, as Pulumi
+// finds them: on PATH, then in the plugin cache; a missing one is
+// installed (from downloadURL when given), with progress in the log,
+// unless PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION is set. A plugin that
+// cannot be had is a validation error (exit 3) naming it, its version and
+// the `runner plugin install` command.
+func (s *Session) pluginLoader(pool *pluginhost.Pool, sink event.Sink) loadPlugin {
+	getenv := s.getenv
+	return func(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
+		_, err := plugincache.Find(pkg, version, getenv)
+		var missing *plugincache.NotInstalledError
+		switch {
+		case err == nil:
+			return pool.Plugin(pkg, version), nil
+		case !errors.As(err, &missing):
+			return nil, Invalid(fmt.Errorf("the resource plugin %s: %w", pkg, err))
+		case version == "":
+			return nil, Invalid(fmt.Errorf("%w (the program names no version, so none is downloaded)", err))
+		case getenv("PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION") != "":
+			return nil, Invalid(fmt.Errorf("%w (PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION is set, so it is not downloaded)", err))
+		}
+		progress := func(msg string) {
+			sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: msg})
+		}
+		spec := plugincache.Spec{Name: pkg, Version: version, Server: url}
+		if _, ierr := plugincache.Install(ctx, spec, plugincache.InstallOptions{Getenv: getenv, Progress: progress}); ierr != nil {
+			return nil, Invalid(fmt.Errorf("the resource plugin %s %s is not installed and could not be installed: %w; install it with `runner plugin install %s %s`",
+				pkg, version, ierr, pkg, version))
+		}
+		return pool.Plugin(pkg, version), nil
+	}
+}
