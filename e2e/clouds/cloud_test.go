@@ -110,7 +110,7 @@ type kubeconfigFile struct {
 	CurrentContext string `yaml:"current-context"`
 }
 
-var hookLog = regexp.MustCompile(`^(?:Added new|Updated) context (\S+) in (.+)$`)
+var hookLog = regexp.MustCompile(`^(?:Added new|Updated) context (\S+) in (.+); it is now the current context$`)
 
 // checkKubeconfig checks the kubeconfig the eks hook wrote to $KUBECONFIG:
 // mode 0600, the context the hook reported (current), its cluster the EKS

@@ -86,7 +86,7 @@ func TestEKSHookKubeconfigCommandAndCurrentContext(t *testing.T) {
 	if got := k.execCommand(arn); got != "runner" || k.CurrentContext != arn {
 		t.Fatalf("with runner on PATH, the exec entry runs %q (want runner), current context %q (want %s)", got, k.CurrentContext, arn)
 	}
-	if !strings.Contains(r.Stdout, "Added new context "+arn) || !strings.Contains(r.Stdout, "made it the current context") {
+	if !strings.Contains(r.Stdout, "Added new context "+arn+" in "+e.kubeconfig) || !strings.Contains(r.Stdout, "it is now the current context") {
 		t.Errorf("up does not say it added the context and made it current:\n%s", r.Stdout)
 	}
 

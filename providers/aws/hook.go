@@ -58,9 +58,9 @@ func updateKubeconfig(ctx context.Context, in providers.HookInput) error {
 	}
 	switch change {
 	case entryAdded:
-		fmt.Fprintf(in.Log, "Added new context %s to %s and made it the current context\n", a.EntryName(), path)
+		fmt.Fprintf(in.Log, "Added new context %s in %s; it is now the current context\n", a.EntryName(), path)
 	case entryChanged:
-		fmt.Fprintf(in.Log, "Updated context %s in %s and made it the current context\n", a.EntryName(), path)
+		fmt.Fprintf(in.Log, "Updated context %s in %s; it is now the current context\n", a.EntryName(), path)
 	default:
 		fmt.Fprintf(in.Log, "Context %s in %s is up to date; the current context was left as it is\n", a.EntryName(), path)
 	}

@@ -165,7 +165,7 @@ func TestUpdateKubeconfigHook(t *testing.T) {
 			}
 			doc = kubeconfig(t, path)
 			if len(doc["clusters"].([]any)) != tt.entries || len(doc["users"].([]any)) != tt.entries || doc["current-context"] != arn ||
-				!strings.Contains(log.String(), "Updated context "+arn) || !strings.Contains(log.String(), "made it the current context") {
+				!strings.Contains(log.String(), "Updated context "+arn) || !strings.Contains(log.String(), "it is now the current context") {
 				t.Errorf("after a run with a new endpoint: %v, log %q", doc, log.String())
 			}
 		})
