@@ -30,6 +30,9 @@ type deployment struct {
 	seq         atomic.Int64
 	provs       providerCache // the providers configured so far
 	sem         chan struct{} // bounds the steps in flight
+	// workCtx is the context of the steps: the operation's without its
+	// cancellation, so that steps in flight finish.
+	workCtx context.Context
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource
@@ -39,8 +42,8 @@ type deployment struct {
 
 	provMu   sync.Mutex
 	defaults map[resource.URN]*providerRes // default providers
-	// defaultByKey finds them by "<pkg>@<version>@<url>", as registered.
-	defaultByKey map[string]*providerRes
+	// defaultByKey finds them as registrations name them.
+	defaultByKey map[pluginKey]*providerRes
 	explicit     map[resource.URN]*providerRes // explicit providers registered
 
 	alongMu sync.Mutex
@@ -74,7 +77,7 @@ func newDeployment(opts *Options, kind string) *deployment {
 		along:   make(map[resource.URN]bool),
 
 		defaults:     make(map[resource.URN]*providerRes),
-		defaultByKey: make(map[string]*providerRes),
+		defaultByKey: make(map[pluginKey]*providerRes),
 		explicit:     make(map[resource.URN]*providerRes),
 		registered:   make(map[resource.URN]*declared),
 		claimed:      make(map[*state.Resource]bool),

@@ -12,6 +12,7 @@ import (
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // hostedSource runs a program through its language runtime (Options.Hosted)
@@ -78,7 +79,7 @@ func (d *deployment) runRequest(addr string) (source.RunRequest, error) {
 		if resource.ContainsComputed(v) {
 			continue // a value not known yet (a preview of a value an earlier project makes)
 		}
-		s, err := configString(v)
+		s, err := stepgen.ConfigString(v)
 		if err != nil {
 			return req, err
 		}

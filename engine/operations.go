@@ -193,6 +193,7 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	case kindDestroy:
 		return resource.PropertyMap{}, d.runDeletes(ctx, d.condemnedAll())
 	}
+	d.workCtx = context.WithoutCancel(ctx) // steps in flight finish when ctx ends
 	switch s := src.(type) {
 	case *source.Program:
 		s.Env = d.programEnv(ctx)

@@ -8,6 +8,7 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // declared is a registered resource with what its step needs.
@@ -92,7 +93,7 @@ func (d *deployment) newDefaultProvider(pkg string, base resource.Plugin) (*prov
 	if cp, ok := base.(resource.Configurable); ok {
 		p.configurable = cp
 		var err error
-		if name, err = defaultProviderName(cp.Version()); err != nil {
+		if name, err = stepgen.DefaultProviderName(cp.Version()); err != nil {
 			return nil, fmt.Errorf("the %s plugin: %w", pkg, err)
 		}
 	}
@@ -158,7 +159,7 @@ func (d *deployment) defaultProvider(ctx context.Context, r *source.Registration
 // defaultProviderFor returns the default provider of pkg at version,
 // created (not run) when new.
 func (d *deployment) defaultProviderFor(ctx context.Context, pkg, version, url string) (*providerRes, error) {
-	key := pkg + "@" + version + "@" + url
+	key := pluginKey{pkg, version, url}
 	d.provMu.Lock()
 	p := d.defaultByKey[key]
 	d.provMu.Unlock()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // reportPending emits one event per pending operation.
@@ -98,7 +99,7 @@ func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse,
 	if resp.Inputs != nil {
 		rec.Inputs = resp.Inputs
 	}
-	rec.Outputs = secretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
+	rec.Outputs = stepexec.SecretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
 	out := make([]*state.Resource, 0, len(list)+1)
 	for _, x := range list {
 		if x.URN == r.URN && !x.Delete {
@@ -130,7 +131,7 @@ func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadRespons
 		if resp.Inputs != nil {
 			c.Inputs = resp.Inputs
 		}
-		c.Outputs = keepSecrets(x.Outputs, secretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
+		c.Outputs = stepexec.KeepSecrets(x.Outputs, stepexec.SecretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
 		out = append(out, &c)
 	}
 	return out

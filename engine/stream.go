@@ -8,6 +8,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/engine/state"
 )
 
 // The stream: a source feeds registrations (source.Sink), each decided
@@ -26,6 +27,7 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 			return err
 		}
 		d.covered = true
+		d.reserve(len(pf.URNs))
 	}
 	var provs []*providerRes
 	var errs []error
@@ -68,7 +70,7 @@ func (d *deployment) Register(ctx context.Context, r *source.Registration) (sour
 	case <-ctx.Done():
 		return source.Answer{}, source.ErrNotAttempted
 	}
-	commit, err := d.runStep(context.WithoutCancel(ctx), dr)
+	commit, err := d.runStep(d.workCtx, dr)
 	<-d.sem
 	d.mu.Lock()
 	if commit != nil {
@@ -217,4 +219,19 @@ func neededFor(err error, pkg source.Package) error {
 		return err
 	}
 	return fmt.Errorf("%w, needed for %s", err, pkg.For)
+}
+
+// reserve makes room for n registrations.
+func (d *deployment) reserve(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.registered) > 0 {
+		return
+	}
+	d.registered = make(map[resource.URN]*declared, n)
+	d.claimed = make(map[*state.Resource]bool, min(n, len(d.old.Resources)))
+	d.news = make([]*state.Resource, 0, n+len(d.old.Resources)/8+1)
+	if d.dryRun {
+		d.plan = make([]Step, 0, n)
+	}
 }

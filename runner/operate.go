@@ -219,7 +219,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, run
 	}, stop, nil
 }
 
-// confirm asks before up and destroy unless --yes.
+// confirm asks before up, refresh and destroy unless --yes.
 func (s *Session) confirm(o OpOptions) error {
 	var msg string
 	switch o.Operation {
@@ -227,6 +227,8 @@ func (s *Session) confirm(o OpOptions) error {
 		msg = fmt.Sprintf("Do you want to perform this update of stack %s?", s.StackName)
 	case orchestrate.Destroy:
 		msg = fmt.Sprintf("Destroy every resource of provider %s on stack %s?", s.Provider.Name, s.StackName)
+	case orchestrate.Refresh: // it rewrites the state, as Pulumi's asks
+		msg = fmt.Sprintf("Read every resource of provider %s on stack %s back into its state?", s.Provider.Name, s.StackName)
 	default:
 		return nil
 	}

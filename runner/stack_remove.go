@@ -46,7 +46,7 @@ type removal struct {
 // trash folder and warnings to show.
 func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig bool) (string, []string, error) {
 	if !config.ValidStackName(stack) {
-		return "", nil, Usage(fmt.Errorf("%q is not a valid stack name", stack))
+		return "", nil, Usage(fmt.Errorf("%q is not a valid stack name: %s", stack, config.StackNameRule))
 	}
 	unlock, err := s.lockStack(ctx, stack, "runner stack rm", "removing stack "+stack)
 	if err != nil {

@@ -35,7 +35,9 @@ type Report struct {
 // is, and up saves them once it runs (saveConfig).
 func (s *Session) Validate(ctx context.Context) (*Report, error) {
 	rep := &Report{}
+	fresh := s.configMissing()
 	if err := s.validate(ctx, rep); err != nil {
+		s.dropHalfMade(fresh, err)
 		if len(rep.Warnings) > 0 {
 			err = &warnedError{err: err, warnings: rep.Warnings}
 		}

@@ -42,8 +42,9 @@ func (p *Program) Run(ctx context.Context, sink Sink) error {
 	}
 	deps := make([][]int, len(list))
 	regs := make([]Registration, len(list))
+	stamp := make([]int, len(list)) // stamp[j] == i+1: j is already a wait of i
 	for i := range list {
-		if deps[i], err = p.registration(ds, i, &regs[i]); err != nil {
+		if deps[i], err = p.registration(ds, i, &regs[i], stamp); err != nil {
 			return err
 		}
 	}
@@ -63,7 +64,7 @@ func (p *Program) Run(ctx context.Context, sink Sink) error {
 // registration fills the registration of declaration i (all but its
 // inputs and explicit provider reference, known only once its
 // dependencies are answered) and returns the declarations it waits for.
-func (p *Program) registration(ds *program.Declarations, i int, reg *Registration) ([]int, error) {
+func (p *Program) registration(ds *program.Declarations, i int, reg *Registration, stamp []int) ([]int, error) {
 	r := &ds.List()[i]
 	*reg = Registration{
 		URN: r.URN, Type: r.Type, Name: r.Name, Custom: r.Custom,
@@ -80,10 +81,9 @@ func (p *Program) registration(ds *program.Declarations, i int, reg *Registratio
 	}
 	reg.Dependencies, reg.PropertyDependencies = rd.URNs, rd.Properties
 	waits := make([]int, 0, len(rd.Waits)+2)
-	seen := make(map[int]bool, cap(waits))
 	add := func(j int) {
-		if j != i && !seen[j] {
-			seen[j] = true
+		if j != i && stamp[j] != i+1 {
+			stamp[j] = i + 1
 			waits = append(waits, j)
 		}
 	}
@@ -154,14 +154,13 @@ func preflight(list []program.Declaration) Preflight {
 	for i := range list {
 		r := &list[i]
 		pf.URNs[i] = r.URN
-		needs := fmt.Sprintf("type %s of %s", r.Type, r.URN)
 		switch {
 		case !r.Custom || r.Provider >= 0:
 		case strings.HasPrefix(r.Type, providerTypePrefix):
 			pf.Explicit = append(pf.Explicit, Package{Name: strings.TrimPrefix(r.Type, providerTypePrefix), For: "the provider " + string(r.URN)})
 		case !seen[resource.Package(r.Type)]:
 			seen[resource.Package(r.Type)] = true
-			pf.Packages = append(pf.Packages, Package{Name: resource.Package(r.Type), For: needs})
+			pf.Packages = append(pf.Packages, Package{Name: resource.Package(r.Type), For: fmt.Sprintf("type %s of %s", r.Type, r.URN)})
 		}
 	}
 	return pf

@@ -20,6 +20,8 @@ import (
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // S3Server is an S3 store for one test: URL is a backend URL of a fresh
@@ -91,11 +93,7 @@ func createBucket(t testing.TB, s *S3Server) {
 // unavailable skips the test saying why, or fails it under CI.
 func unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (under CI, .ci/run installs it)", msg)
-	}
-	t.Skip(msg)
+	testenv.Unavailable(t, fmt.Sprintf(format, args...)+" (.ci/run installs it)")
 }
 
 // CacheDir is where .ci/run installs the test servers.

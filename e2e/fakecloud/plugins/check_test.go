@@ -48,6 +48,11 @@ func TestCheck(t *testing.T) {
 			[]string{"vpcConfig: must be an object, not []"}},
 		{"secret of the wrong type", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.MakeSecret(resource.NewBoolProperty(true))}),
 			[]string{"name: must be a string, not bool"}},
+		{"unknown nested passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"vpcConfig": obj(resource.PropertyMap{
+			"subnetIds": resource.NewArrayProperty([]resource.PropertyValue{unknown, resource.NewProperty(resource.Output{})}), "vpcId": unknown})}), nil},
+		{"secret nested of the wrong type", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"vpcConfig": obj(resource.PropertyMap{
+			"subnetIds": resource.MakeSecret(resource.NewArrayProperty([]resource.PropertyValue{resource.MakeSecret(resource.NewNumberProperty(1))}))})}),
+			[]string{"vpcConfig.subnetIds[0]: must be a string, not number"}},
 		{"unknown passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"roleArn": unknown, "version": unknown}), nil},
 		{"secret passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.MakeSecret(s("c"))}), nil},
 		{"output value passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.NewProperty(resource.Output{Element: s("c"), Known: true})}), nil},

@@ -126,6 +126,13 @@ func fence(b *pgx.Batch, l *heldLock) {
 	b.Queue(`SELECT runner_fence($1, $2, $3)`, l.stack, l.project, l.id)
 }
 
+// checkBase queues the check that the stored snapshot is still the one
+// j began from (a base Load returned is trusted without a round trip, so
+// it is checked with the journal's first write and the commit).
+func checkBase(b *pgx.Batch, j *journal) {
+	b.Queue(`SELECT runner_check_base($1, $2, $3)`, j.stack, j.project, j.base)
+}
+
 // keepSnapshot queues keeping the stored snapshot in runner_kept.
 func keepSnapshot(b *pgx.Batch, l *heldLock) {
 	b.Queue(`INSERT INTO runner_kept (stack, project, kind, data)
@@ -185,6 +192,9 @@ func (j *journal) insert(batch []writeReq) error {
 	}
 	b := &pgx.Batch{}
 	fence(b, j.lock)
+	if j.rows == 0 {
+		checkBase(b, j)
+	}
 	b.Queue(`INSERT INTO runner_journal (stack, project, op_id, seq, line)
 		SELECT $1, $2, $3, s, l FROM unnest($4::bigint[], $5::bytea[]) AS t(s, l)`, j.stack, j.project, j.op, seqs, lines)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -265,6 +275,7 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 	hash := backend.SnapshotHash(data)
 	b := &pgx.Batch{}
 	fence(b, j.lock)
+	checkBase(b, j)
 	if j.rows > 0 || hash != j.base {
 		keepSnapshot(b, j.lock)
 		putSnapshot(b, j.lock, data, hash)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/backend/postgres"
 	"github.com/runnerhq/runner/engine/backend/postgres/pgtest"
@@ -71,5 +73,49 @@ func TestBadURLsAreRefused(t *testing.T) {
 		if !errors.As(err, &unavailable) {
 			t.Errorf("Open(%s) = %T, want a *backend.UnavailableError", backend.RedactURL(raw), err)
 		}
+	}
+}
+
+// TestMigrationsApplyInOrder: a database that an older runner set up
+// (schema version 1) is brought to the current version on open, once,
+// even when several processes open it at once.
+func TestMigrationsApplyInOrder(t *testing.T) {
+	srv := pgtest.Need(t)
+	db := srv.Database(t)
+	ctx := context.Background()
+	first, err := postgres.Open(ctx, srv.URL(db, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	conn, err := pgx.Connect(ctx, srv.URL(db, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `DELETE FROM runner_schema_migrations WHERE version > 1;
+		DROP FUNCTION runner_check_base`); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			s, err := postgres.Open(ctx, srv.URL(db, true))
+			if err == nil {
+				s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var versions []int32
+	rows, _ := conn.Query(ctx, `SELECT version FROM runner_schema_migrations ORDER BY 1`)
+	versions, err = pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil || len(versions) != 2 || versions[1] != 2 {
+		t.Fatalf("versions after the upgrade = %v, %v; want [1 2]", versions, err)
 	}
 }
