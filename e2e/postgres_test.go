@@ -335,3 +335,30 @@ func TestPostgresTwoMachines(t *testing.T) {
 		t.Errorf("the killed run is not recorded as interrupted:\n%s", hist)
 	}
 }
+
+// TestPostgresForcedUnlockFencesTheHolder: `stack unlock --force` from
+// machine-b while an up runs here ends the up's sessions: the up stops
+// (its writes are fenced) and fails, and the next up converges.
+func TestPostgresForcedUnlockFencesTheHolder(t *testing.T) {
+	dir, srv, db, env := pgWorkspace(t)
+	prefix := machineB(t)
+	a, aOut := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
+	waitLocked(t, srv, db)
+	u, uOut := startRunner(t, dir, env, prefix, "--non-interactive", "stack", "unlock", "--force")
+	if err := u.Wait(); err != nil {
+		t.Fatalf("stack unlock --force: %v\n%s", err, uOut)
+	}
+	err := a.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Skipf("the up finished before the unlock reached it:\n%s", aOut)
+	}
+	noPassword(t, srv, "the fenced run's output", aOut.String())
+	pgOK(t, dir, env, srv, "--non-interactive", "up", "--yes")
+	for p, row := range summary(t, pgOK(t, dir, env, srv, "--json", "preview").Stdout) {
+		if changes(row) != 0 {
+			t.Fatalf("after the next up, preview plans changes in %s", p)
+		}
+	}
+	t.Logf("the fenced up exited %d:\n%s", exit.ExitCode(), aOut)
+}
