@@ -253,11 +253,9 @@ func StackUnlock(ctx context.Context, opts Options, o StackUnlockOptions) (strin
 	return s.UnlockAll(ctx, stack, o.Force)
 }
 
-// StackRepair is `runner stack repair --project NAME`.
+// StackRepair is `runner stack repair [--project NAME]`: without a project,
+// every project of the stack.
 func StackRepair(ctx context.Context, opts Options, project string) (string, error) {
-	if err := needProject("repair", project); err != nil {
-		return "", err
-	}
 	s, stack, err := openStack(opts)
 	if err != nil {
 		return "", err

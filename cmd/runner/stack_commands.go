@@ -225,7 +225,7 @@ func (s stackCLI) unlockCommand() *cli.Command {
 
 func (s stackCLI) repairCommand() *cli.Command {
 	return &cli.Command{
-		Name: "repair", Usage: "clear the pending operations a crash left, once you have checked the resources they name",
+		Name: "repair", Usage: "clear the pending operations a crash left in every project of the stack (or only --project's), once you have checked the resources they name",
 		Flags: []cli.Flag{projectFlag()},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {
