@@ -53,8 +53,8 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 		return nil, err
 	}
 	// A missing plugin, or a runtime that cannot start, stops the run
-	// before validation writes anything.
-	if err := s.checkPlugins(); err != nil {
+	// before anything is written, naming every config problem with it.
+	if err := s.checkPluginsAndConfig(ctx, o.Operation); err != nil {
 		return nil, err
 	}
 	var hosted map[string]source.Hosted
@@ -100,10 +100,8 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 			return nil, err
 		}
 	}
-	if o.Operation == orchestrate.Up {
-		if err := s.RecordStack(); err != nil {
-			return nil, err
-		}
+	if err := s.accepted(o); err != nil {
+		return nil, err
 	}
 	held := &summaryHold{sink: sink}
 	req.Events = held

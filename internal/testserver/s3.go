@@ -111,11 +111,9 @@ func CacheDir() string {
 // conditional writes and deletes.
 func Versity(t testing.TB) *S3Server {
 	t.Helper()
-	bin := filepath.Join(CacheDir(), "bin", "versitygw")
-	if _, err := os.Stat(bin); err != nil {
-		if bin, err = exec.LookPath("versitygw"); err != nil {
-			unavailable(t, "versitygw is not installed (neither %s nor on PATH): run .ci/run, or go install github.com/versity/versitygw/cmd/versitygw@v1.8.0", filepath.Join(CacheDir(), "bin", "versitygw"))
-		}
+	bin, ok := VersityPath()
+	if !ok {
+		unavailable(t, "versitygw is not installed (neither %s nor on PATH): run .ci/run, or go install github.com/versity/versitygw/cmd/versitygw@v1.8.0", filepath.Join(CacheDir(), "bin", "versitygw"))
 	}
 	port := freePort(t)
 	dir := t.TempDir()
@@ -163,4 +161,15 @@ func freePort(t testing.TB) int {
 func Unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
 	unavailable(t, format, args...)
+}
+
+// VersityPath finds the versitygw binary: in the CI cache's bin folder, or
+// on PATH.
+func VersityPath() (string, bool) {
+	bin := filepath.Join(CacheDir(), "bin", "versitygw")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, true
+	}
+	bin, err := exec.LookPath("versitygw")
+	return bin, err == nil
 }
