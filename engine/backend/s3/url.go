@@ -103,10 +103,15 @@ func ParseURL(raw string) (*Location, error) {
 // messages.
 func redactQuery(u *url.URL) string {
 	q := u.Query()
+	changed := false
 	for k := range q {
 		if !contains(knownParams, k) {
 			q.Set(k, "xxxxx")
+			changed = true
 		}
+	}
+	if !changed {
+		return u.String()
 	}
 	c := *u
 	c.RawQuery = q.Encode()
