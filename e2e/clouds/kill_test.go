@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/runnerhq/runner/e2e/fakecloud"
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/internal/killspan"
 )
 
 // kills is how many SIGKILLs must land inside a first up, per provider.
@@ -61,8 +61,7 @@ func killRounds(t *testing.T, provider string, base *env) {
 	began := time.Now()
 	first.ok("-p", provider, "up", "--yes")
 	undisturbed := time.Since(began)
-	var span atomic.Int64
-	span.Store(int64(undisturbed))
+	span := killspan.New(undisturbed)
 	first.converged(provider, "an undisturbed up")
 	start := time.Now()
 	var missed, creates atomic.Int32
@@ -79,11 +78,11 @@ func killRounds(t *testing.T, provider string, base *env) {
 				}
 				e := base.clone()
 				e.t = t
-				delay := time.Duration(rand.Int64N(span.Load())) + time.Millisecond
+				delay := span.Draw()
 				killed, ran := e.killedAfter(delay, "-p", provider, "up", "--yes")
 				if !killed {
 					missed.Add(1)
-					shrink(&span, ran*9/10)
+					span.Missed(ran)
 				}
 				r := e.run("-p", provider, "up", "--yes")
 				if r.Code != 0 {
@@ -99,16 +98,6 @@ func killRounds(t *testing.T, provider string, base *env) {
 				}
 			}
 		})
-	}
-}
-
-// shrink lowers span to d when d is shorter.
-func shrink(span *atomic.Int64, d time.Duration) {
-	for {
-		old := span.Load()
-		if int64(d) >= old || d <= 0 || span.CompareAndSwap(old, int64(d)) {
-			return
-		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
@@ -169,6 +170,10 @@ type writeReq struct {
 
 const maxBatch = 1024
 
+// lingerFor is how long a segment waits for more entries of concurrent
+// steps before it is written.
+const lingerFor = 2 * time.Millisecond
+
 func (j *journal) segmentKey(seq int) string {
 	return fmt.Sprintf("%s%s/%08d.jsonl", journalPrefix(j.project, j.stack), j.op, seq)
 }
@@ -177,8 +182,16 @@ func (j *journal) writer() {
 	defer close(j.exited)
 	var failed error
 	batch := make([]writeReq, 0, maxBatch)
+	last := 0 // entries in the previous segment
 	for req := range j.queue {
 		batch = append(batch[:0], req)
+		// Steps running side by side: wait a moment for more of their
+		// entries, so that a segment carries many (one PUT each). A lone
+		// step (the previous segment held one entry) does not wait.
+		var linger <-chan time.Time
+		if last > 1 {
+			linger = time.After(lingerFor)
+		}
 	drain:
 		for len(batch) < maxBatch {
 			select {
@@ -188,9 +201,21 @@ func (j *journal) writer() {
 				}
 				batch = append(batch, r)
 			default:
-				break drain
+				if linger == nil {
+					break drain
+				}
+				select {
+				case r, ok := <-j.queue:
+					if !ok {
+						break drain
+					}
+					batch = append(batch, r)
+				case <-linger:
+					break drain
+				}
 			}
 		}
+		last = len(batch)
 		err := failed
 		if err == nil {
 			var buf []byte
