@@ -47,6 +47,7 @@ func benchBackends(b *testing.B) map[string]func() backend.Backend {
 			return f
 		},
 	}
+	s3Backends(b, backends)
 	if _, err := pgtest.Shared(); err != nil {
 		b.Logf("no postgres figures: %v", err)
 		return backends

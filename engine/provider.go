@@ -191,12 +191,19 @@ func (p *providerRes) mayReplace(r *state.Resource) bool {
 }
 
 // recordProvider journals a provider's step (not an unchanged one) as the
-// record rec and returns the function that records it; a replaced
+// record rec and returns the function that records it. Its update or
+// replace (a new configuration, such as the kubeconfig of a cluster made
+// again) is shown as a step in preview and up alike; its create is not,
+// as it comes with the project's first resources. A replaced
 // provider's old record stays, condemned, until the resources that name it
 // are deleted.
 func (d *deployment) recordProvider(ctx context.Context, p *providerRes, rec *state.Resource) (func(), error) {
 	ch := p.ch
 	now := time.Now().UTC()
+	shown := ch.op == OpUpdate || ch.op == OpReplace // a reconfiguration
+	if shown {
+		d.stepStart(ch.op, p.urn, rec.Type, nil)
+	}
 	var err error
 	switch ch.op {
 	case OpCreate:
@@ -211,6 +218,9 @@ func (d *deployment) recordProvider(ctx context.Context, p *providerRes, rec *st
 		err = fmt.Errorf("%s provider %s: %w", ch.op, p.urn.Name(), err)
 		d.stepFailed(ch.op, p.urn, rec.Type, err, now)
 		return nil, err
+	}
+	if shown {
+		d.stepDone(ch.op, p.urn, rec.Type, nil, now)
 	}
 	return func() {
 		d.news = append(d.news, rec)

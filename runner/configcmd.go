@@ -184,9 +184,11 @@ type ConfigRemoveOptions struct {
 	Path bool
 }
 
-// ConfigRemove removes one config value.
+// ConfigRemove removes one config value. The stack must exist: removing
+// from one that does not is a *NoStackError (exit 3), and writes nothing
+// (no config file, no PULUMI_STACK line).
 func ConfigRemove(_ context.Context, opts Options, o ConfigRemoveOptions) error {
-	s, err := Open(opts)
+	s, err := OpenExisting(opts)
 	if err != nil {
 		return err
 	}

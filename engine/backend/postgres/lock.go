@@ -40,6 +40,7 @@ type heldLock struct {
 	id             string
 	key            int64
 	previous       *backend.LockInfo // the holder whose run this taking interrupted
+	appName        string            // the session's application_name while it holds the lock
 	beat           *backend.Heartbeat
 
 	mu   sync.Mutex
@@ -82,7 +83,8 @@ func (s *Store) LockStack(ctx context.Context, stack string, holder backend.Lock
 const takeSQL = `WITH got AS (SELECT pg_try_advisory_lock($3) AS ok),
 	prev AS (SELECT holder FROM runner_locks WHERE stack = $1 AND project = $2)
 	INSERT INTO runner_locks AS l (stack, project, lock_id, lock_key, backend_pid, holder, since)
-	SELECT $1, $2, $4, $3, pg_backend_pid(), $5::jsonb, now() FROM got WHERE ok
+	SELECT $1, $2, $4, $3, pg_backend_pid(), $5::jsonb, now() FROM got
+	WHERE CASE WHEN ok THEN set_config('application_name', $6, false) IS NOT NULL ELSE false END
 	ON CONFLICT (stack, project) DO UPDATE SET lock_id = excluded.lock_id, lock_key = excluded.lock_key,
 		backend_pid = excluded.backend_pid, holder = excluded.holder, since = excluded.since
 	RETURNING CASE WHEN l.xmax <> 0 THEN (SELECT holder FROM prev) END`
@@ -96,6 +98,11 @@ func (s *Store) take(ctx context.Context, stack, project string, holder backend.
 	holder = backend.FillHolder(holder)
 	l := &heldLock{s: s, stack: stack, project: project, id: newID(), key: s.lockKey(stack, project)}
 	holder.LockID = l.id
+	// pg_stat_activity names the holder of the session that holds a lock.
+	l.appName = fmt.Sprintf("%s pid %d on host %s", holder.Command, holder.PID, holder.Host)
+	if len(l.appName) > 63 {
+		l.appName = l.appName[:63]
+	}
 	data, err := json.Marshal(holder)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)
@@ -140,7 +147,7 @@ func (l *heldLock) try(ctx context.Context, holder []byte) (bool, error) {
 		return false, err
 	}
 	var prev []byte
-	err = conn.QueryRow(ctx, takeSQL, l.stack, l.project, l.key, l.id, string(holder)).Scan(&prev)
+	err = conn.QueryRow(ctx, takeSQL, l.stack, l.project, l.key, l.id, string(holder), l.appName).Scan(&prev)
 	if errors.Is(err, pgx.ErrNoRows) {
 		conn.Release()
 		return false, nil
@@ -288,7 +295,7 @@ func (l *heldLock) Unlock() error {
 	var ours bool
 	err := conn.QueryRow(ctx, `WITH d AS (DELETE FROM runner_locks WHERE stack = $1 AND project = $2 AND lock_id = $3
 			AND backend_pid = pg_backend_pid() RETURNING 1)
-		SELECT pg_advisory_unlock($4) AND EXISTS (SELECT 1 FROM d)`, l.stack, l.project, l.id, l.key).Scan(&ours)
+		SELECT pg_advisory_unlock($4) AND EXISTS (SELECT 1 FROM d) AND set_config('application_name', 'runner', false) IS NOT NULL`, l.stack, l.project, l.id, l.key).Scan(&ours)
 	if err != nil || !ours {
 		discard(conn)
 		return fmt.Errorf("unlocking %s: the lock was lost (cleared by force, or its connection ended), so another process may hold it now", l.what())

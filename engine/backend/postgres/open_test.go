@@ -3,8 +3,11 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/backend/postgres"
@@ -71,5 +74,88 @@ func TestBadURLsAreRefused(t *testing.T) {
 		if !errors.As(err, &unavailable) {
 			t.Errorf("Open(%s) = %T, want a *backend.UnavailableError", backend.RedactURL(raw), err)
 		}
+	}
+}
+
+// TestMigrationsApplyInOrder: a database that an older runner set up
+// (schema version 1) is brought to the current version on open, once,
+// even when several processes open it at once.
+func TestMigrationsApplyInOrder(t *testing.T) {
+	srv := pgtest.Need(t)
+	db := srv.Database(t)
+	ctx := context.Background()
+	first, err := postgres.Open(ctx, srv.URL(db, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	conn, err := pgx.Connect(ctx, srv.URL(db, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `DELETE FROM runner_schema_migrations WHERE version > 1;
+		DROP FUNCTION runner_check_base`); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			s, err := postgres.Open(ctx, srv.URL(db, true))
+			if err == nil {
+				s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	var versions []int32
+	rows, _ := conn.Query(ctx, `SELECT version FROM runner_schema_migrations ORDER BY 1`)
+	versions, err = pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil || len(versions) != 2 || versions[1] != 2 {
+		t.Fatalf("versions after the upgrade = %v, %v; want [1 2]", versions, err)
+	}
+}
+
+// TestLockSessionNamesItsHolder: while a lock is held, pg_stat_activity
+// names its holder (application_name), so that an operator can tell whose
+// session it is; once released the session is plain "runner" again.
+func TestLockSessionNamesItsHolder(t *testing.T) {
+	s := open(t)
+	srv := pgtest.Need(t)
+	ctx := context.Background()
+	me := backend.CurrentLockInfo("runner up")
+	l, err := s.Lock(ctx, "net", "dev", me)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, strings.Replace(s.URL(), "xxxxx", srv.Password, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	count := func(name string) int {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, name).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	want := fmt.Sprintf("runner up pid %d on host %s", me.PID, me.Host)
+	if len(want) > 63 {
+		want = want[:63]
+	}
+	if n := count(want); n != 1 {
+		t.Fatalf("%d sessions are named %q while the lock is held, want 1", n, want)
+	}
+	if err := l.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(want); n != 0 {
+		t.Fatalf("%d sessions are still named %q after Unlock", n, want)
 	}
 }

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // Server is a running PostgreSQL server.
@@ -255,13 +257,10 @@ func Shared() (*Server, error) {
 }
 
 // Unavailable skips t saying why, or fails it under CI, where everything
-// a test needs is installed.
+// a test needs is installed (testenv.Unavailable).
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(why + " (CI is set: .ci/run installs what the tests need)")
-	}
-	t.Skip(why)
+	testenv.Unavailable(t, why+" (.ci/run installs Debian's postgresql)")
 }
 
 // Main runs a package's tests (m.Run) and stops the shared server.
