@@ -298,8 +298,12 @@ func TestPostgresTwoMachines(t *testing.T) {
 	prefix := machineB(t)
 	a, aOut := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
 	waitLocked(t, srv, db)
+	// Paused while it holds the locks (as a slow step would hold it), so
+	// that machine-b's run comes while it runs.
+	_ = a.Process.Signal(syscall.SIGSTOP)
 	b, bOut := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
 	bErr := b.Wait()
+	_ = a.Process.Signal(syscall.SIGCONT)
 	aErr := a.Wait()
 	if aErr != nil {
 		t.Fatalf("the first run failed (%v):\n%s", aErr, aOut)
@@ -344,14 +348,17 @@ func TestPostgresForcedUnlockFencesTheHolder(t *testing.T) {
 	prefix := machineB(t)
 	a, aOut := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
 	waitLocked(t, srv, db)
+	_ = a.Process.Signal(syscall.SIGSTOP) // holding the locks while the unlock comes
 	u, uOut := startRunner(t, dir, env, prefix, "--non-interactive", "stack", "unlock", "--force")
-	if err := u.Wait(); err != nil {
-		t.Fatalf("stack unlock --force: %v\n%s", err, uOut)
+	uErr := u.Wait()
+	_ = a.Process.Signal(syscall.SIGCONT)
+	if uErr != nil {
+		t.Fatalf("stack unlock --force: %v\n%s", uErr, uOut)
 	}
 	err := a.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
-		t.Skipf("the up finished before the unlock reached it:\n%s", aOut)
+		t.Fatalf("the up whose locks were cleared succeeded:\n%s", aOut)
 	}
 	noPassword(t, srv, "the fenced run's output", aOut.String())
 	pgOK(t, dir, env, srv, "--non-interactive", "up", "--yes")
@@ -361,4 +368,29 @@ func TestPostgresForcedUnlockFencesTheHolder(t *testing.T) {
 		}
 	}
 	t.Logf("the fenced up exited %d:\n%s", exit.ExitCode(), aOut)
+}
+
+// TestPostgresMigrateFromTheFolder: a stack deployed with the folder
+// backend is copied to a postgres database by `stack migrate --to URL`
+// (the URL holding the password, which no output shows), and the next
+// runs there find nothing to do.
+func TestPostgresMigrateFromTheFolder(t *testing.T) {
+	srv := pgtest.Need(t)
+	db := srv.Database(t)
+	dir := deployable(t)
+	ok(t, dir, "--non-interactive", "up", "--yes")
+	r := run(t, dir, "", nil, "--non-interactive", "stack", "migrate", "--to", srv.URL(db, true))
+	if r.Code != 0 {
+		t.Fatalf("stack migrate: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	noPassword(t, srv, "the output of stack migrate", r.Stdout+r.Stderr)
+	env := []string{"RUNNER_BACKEND_URL=" + srv.URL(db, false), "PGPASSWORD=" + srv.Password}
+	for p, row := range summary(t, pgOK(t, dir, env, srv, "--json", "preview").Stdout) {
+		if changes(row) != 0 {
+			t.Fatalf("after the migration, preview plans changes in %s", p)
+		}
+	}
+	if folder, pg := ok(t, dir, "stack", "output").Stdout, pgOK(t, dir, env, srv, "stack", "output").Stdout; folder != pg {
+		t.Fatalf("the outputs differ after the migration:\nfolder:\n%s\npostgres:\n%s", folder, pg)
+	}
 }

@@ -54,6 +54,7 @@ func TestS3BackendThroughTheCLI(t *testing.T) {
 		{"-s", "dev", "stack", "export", "--project", "network"},
 		{"-s", "dev", "stack", "history"},
 		{"--non-interactive", "preview"},
+		{"--json", "--non-interactive", "preview"},
 	} {
 		check(run(t, dir, "", env, args...), args...)
 	}

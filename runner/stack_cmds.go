@@ -166,7 +166,7 @@ func StackImport(ctx context.Context, opts Options, o StackImportOptions) (strin
 	}
 	var data []byte
 	if o.File == "-" {
-		data, err = boundedfile.ReadAll(ctx, s.IO().In, "(the standard input)", boundedfile.State)
+		data, err = boundedfile.ReadAll(ctx, s.IO().In, "", boundedfile.Kind{Name: "the state on the standard input", Limit: boundedfile.State.Limit})
 	} else {
 		data, err = boundedfile.Read(ctx, o.File, boundedfile.State)
 	}
