@@ -175,9 +175,16 @@ func LoadEnv(path string) (*EnvFile, error) {
 // the environment file's PULUMI_STACK.
 type StackMismatchError struct {
 	File, FileStack, FlagStack string
+	// FromEnv says FlagStack came from the environment variable
+	// PULUMI_STACK rather than from --stack.
+	FromEnv bool
 }
 
 func (e *StackMismatchError) Error() string {
+	if e.FromEnv {
+		return fmt.Sprintf("the stack %q of the environment variable PULUMI_STACK differs from PULUMI_STACK=%s in %s; unset the variable (or set it to %s), or switch with `runner stack select %s`",
+			e.FlagStack, e.FileStack, e.File, e.FileStack, e.FlagStack)
+	}
 	return fmt.Sprintf("the stack %q given on the command line differs from PULUMI_STACK=%s in %s; pass -s %s, or switch with `runner stack select %s`",
 		e.FlagStack, e.FileStack, e.File, e.FileStack, e.FlagStack)
 }
@@ -272,7 +279,7 @@ func (e *EnvFile) update(edit func(*EnvFile) error) error {
 }
 
 func invalidStackName(name string) error {
-	return fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", name)
+	return fmt.Errorf("%q is not a valid stack name: %s", name, StackNameRule)
 }
 
 // setStack sets PULUMI_STACK=name in the file's text (replacing the line
@@ -306,6 +313,9 @@ func (e *EnvFile) save() error {
 	e.changed = false
 	return nil
 }
+
+// StackNameRule says which stack names are valid, for messages.
+const StackNameRule = "use letters, digits, '-', '_' and '.', starting with a letter or a digit (not '-', '_' or '.'), at most 100 characters"
 
 var stackName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 

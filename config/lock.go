@@ -1,9 +1,11 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -45,10 +47,19 @@ func withLock(path string, fn func() error) error {
 	return fn()
 }
 
-// flockWait takes an exclusive flock on f, waiting up to LockTimeout.
+// flockWait takes an exclusive flock on f, waiting up to LockTimeout. An
+// interrupt (Ctrl-C) or SIGTERM during the wait ends it with an error that
+// wraps context.Canceled (exit 130): no caller of the config's writes holds
+// a context, and a wait of up to a minute must not ignore the user.
 func flockWait(f *os.File, path string) error {
 	deadline := time.Now().Add(LockTimeout)
 	wait := time.Millisecond
+	var interrupted chan os.Signal
+	defer func() {
+		if interrupted != nil {
+			signal.Stop(interrupted)
+		}
+	}()
 	for {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
@@ -61,7 +72,15 @@ func flockWait(f *os.File, path string) error {
 		case time.Now().After(deadline):
 			return fmt.Errorf("another runner command has been changing %s for over %s (it holds %s); wait for it to finish and run this command again", path, LockTimeout, f.Name())
 		}
-		time.Sleep(wait)
+		if interrupted == nil {
+			interrupted = make(chan os.Signal, 1)
+			signal.Notify(interrupted, os.Interrupt, syscall.SIGTERM)
+		}
+		select {
+		case <-interrupted:
+			return fmt.Errorf("waiting for another runner command to finish changing %s: %w", path, context.Canceled)
+		case <-time.After(wait):
+		}
 		wait = min(2*wait, 50*time.Millisecond)
 	}
 }

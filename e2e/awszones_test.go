@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -57,8 +58,14 @@ func TestAWSZonesMustBeInTheRegion(t *testing.T) {
 		dir := workspace(t)
 		awsSecrets(t, dir)
 		wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "set", "vpc:azs", "us-west-2a,us-west-2b")
-		wantRun(t, dir, "", env, 0, "-s", "dev", "-p", "aws", "--non-interactive", "validate")
-		if got := wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "get", "aws:region").Stdout; got != "us-west-2\n" {
+		r := wantRun(t, dir, "", env, 0, "--json", "-s", "dev", "-p", "aws", "--non-interactive", "validate")
+		var rep struct {
+			Defaults map[string]string `json:"defaults"`
+		}
+		if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+			t.Fatalf("validate --json: %v\n%s", err, r.Stdout)
+		}
+		if got := rep.Defaults["aws:region"]; got != "us-west-2" {
 			t.Errorf("with %v, the region defaulted to %q beside zones of us-west-2", env, got)
 		}
 	}

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -112,5 +114,42 @@ func TestSpecialConfigAndStateFilesAreRefused(t *testing.T) {
 	r = run(t, dir, "", nil, "-s", "dev", "stack", "export", "--project", "ca")
 	if r.Code != 3 || !strings.Contains(r.Stderr, snap) || !strings.Contains(r.Stderr, "character device") {
 		t.Errorf("stack export of a /dev/zero snapshot: exit %d, want 3 naming %s\n%s", r.Code, snap, r.Stderr)
+	}
+}
+
+// TestWorkspaceFilesAndStdinAreBounded: runner.yaml, a user project's
+// Pulumi.yaml and a value piped into `config set` are bounded too.
+func TestWorkspaceFilesAndStdinAreBounded(t *testing.T) {
+	dir := workspace(t)
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "runner.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "", nil, "providers")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "the workspace file") || !strings.Contains(r.Stderr, "character device") {
+		t.Errorf("providers with runner.yaml -> /dev/zero: exit %d, want 3 naming it\n%s", r.Code, r.Stderr)
+	}
+	os.Remove(filepath.Join(dir, "runner.yaml"))
+	os.MkdirAll(filepath.Join(dir, "app"), 0o755)
+	os.WriteFile(filepath.Join(dir, "runner.yaml"), []byte("providers:\n  web:\n    projects:\n      app: {path: app}\n"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "app", "Pulumi.yaml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, dir, "", nil, "providers")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "the project file") || !strings.Contains(r.Stderr, "named pipe") {
+		t.Errorf("providers with a piped Pulumi.yaml: exit %d, want 3 naming it\n%s", r.Code, r.Stderr)
+	}
+	os.Remove(filepath.Join(dir, "runner.yaml"))
+
+	zero, err := os.Open("/dev/zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zero.Close()
+	cmd := exec.Command(binary, "--root", dir, "-s", "dev", "config", "set", "app:blob")
+	cmd.Env, cmd.Stdin = baseEnv(), zero
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 || !strings.Contains(string(out), "16 MiB") {
+		t.Errorf("config set from /dev/zero: %v, want exit 3 naming the limit\n%s", err, out)
 	}
 }

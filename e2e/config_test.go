@@ -127,8 +127,9 @@ func TestValidateListsEveryMissingKeyWithoutATerminal(t *testing.T) {
 	}
 	r = wantRun(t, dir, "", []string{"AWS_DEFAULT_REGION=us-west-2"}, 0, "--json", "-s", "dev", "-p", "aws", "validate")
 	var rep struct {
-		Valid     bool     `json:"valid"`
-		Defaulted []string `json:"defaulted"`
+		Valid     bool              `json:"valid"`
+		Defaulted []string          `json:"defaulted"`
+		Defaults  map[string]string `json:"defaults"`
 	}
 	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil || !rep.Valid {
 		t.Fatalf("--json validate: %v %q", err, r.Stdout)
@@ -136,8 +137,8 @@ func TestValidateListsEveryMissingKeyWithoutATerminal(t *testing.T) {
 	if got := strings.Join(rep.Defaulted, " "); got != "aws:region eks:k8s_version eks:instance_type eks:min_size eks:max_size eks:desired_capacity sirius:demo_login_user" {
 		t.Errorf("defaulted %s", got)
 	}
-	if got := wantRun(t, dir, "", nil, 0, "-s", "dev", "config", "get", "aws:region").Stdout; got != "us-west-2\n" {
-		t.Errorf("aws:region is %q, want the AWS_DEFAULT_REGION us-west-2", got)
+	if got := rep.Defaults["aws:region"]; got != "us-west-2" {
+		t.Errorf("aws:region defaults to %q, want the AWS_DEFAULT_REGION us-west-2", got)
 	}
 	if strings.Contains(readStack(t, dir), "pw-for-") {
 		t.Fatal("a secret is in the stack config in plain text")

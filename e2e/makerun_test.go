@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // TestMakeRunAppliesTheGivenAdminPassword: `make run
@@ -15,7 +17,7 @@ import (
 // one.
 func TestMakeRunAppliesTheGivenAdminPassword(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("make is not installed")
+		testenv.Unavailable(t, "make is not installed (.ci/run installs it)")
 	}
 	example := t.TempDir()
 	bin := filepath.Join(t.TempDir(), "runner")

@@ -90,6 +90,11 @@ func TestPostgresBackendThroughTheCLI(t *testing.T) {
 			t.Fatalf("a preview after up plans changes in %s", p)
 		}
 	}
+	// With the password in the URL itself, no output shows it either.
+	inURL := []string{"RUNNER_BACKEND_URL=" + srv.URL(db, true)}
+	for _, args := range [][]string{{"--debug", "--json", "--non-interactive", "up", "--yes"}, {"--debug", "preview"}, {"--json", "stack", "ls"}, {"stack", "history"}} {
+		pgOK(t, dir, inURL, srv, args...)
+	}
 	ls := pgOK(t, dir, env, srv, "stack", "ls").Stdout
 	if !strings.Contains(ls, "dev") || !strings.Contains(ls, "ingress") {
 		t.Fatalf("stack ls does not list the stack and its projects:\n%s", ls)
@@ -206,6 +211,13 @@ func TestPostgresBackendRefusals(t *testing.T) {
 	if after := tree(t, dir); strings.Join(after, "\n") != strings.Join(before, "\n") {
 		t.Errorf("a refused backend changed the workspace:\nbefore %v\nafter  %v", before, after)
 	}
+	// A stack that exists nowhere is named with the backend it was looked
+	// for in, without the password.
+	r := run(t, workspace(t), "", nil, "--backend", withPW, "-s", "nosuch", "--non-interactive", "preview")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "no state for it in postgres://runner:xxxxx@") {
+		t.Fatalf("a missing stack: exit %d\n%s", r.Code, r.Stderr)
+	}
+	noPassword(t, srv, "the missing stack's error", r.Stdout+r.Stderr)
 	if err := os.Chmod(pgpass, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -286,8 +298,12 @@ func TestPostgresTwoMachines(t *testing.T) {
 	prefix := machineB(t)
 	a, aOut := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
 	waitLocked(t, srv, db)
+	// Paused while it holds the locks (as a slow step would hold it), so
+	// that machine-b's run comes while it runs.
+	_ = a.Process.Signal(syscall.SIGSTOP)
 	b, bOut := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
 	bErr := b.Wait()
+	_ = a.Process.Signal(syscall.SIGCONT)
 	aErr := a.Wait()
 	if aErr != nil {
 		t.Fatalf("the first run failed (%v):\n%s", aErr, aOut)
@@ -321,5 +337,60 @@ func TestPostgresTwoMachines(t *testing.T) {
 	}
 	if hist := pgOK(t, dir, env, srv, "stack", "history").Stdout; !strings.Contains(hist, "interrupted") {
 		t.Errorf("the killed run is not recorded as interrupted:\n%s", hist)
+	}
+}
+
+// TestPostgresForcedUnlockFencesTheHolder: `stack unlock --force` from
+// machine-b while an up runs here ends the up's sessions: the up stops
+// (its writes are fenced) and fails, and the next up converges.
+func TestPostgresForcedUnlockFencesTheHolder(t *testing.T) {
+	dir, srv, db, env := pgWorkspace(t)
+	prefix := machineB(t)
+	a, aOut := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
+	waitLocked(t, srv, db)
+	_ = a.Process.Signal(syscall.SIGSTOP) // holding the locks while the unlock comes
+	u, uOut := startRunner(t, dir, env, prefix, "--non-interactive", "stack", "unlock", "--force")
+	uErr := u.Wait()
+	_ = a.Process.Signal(syscall.SIGCONT)
+	if uErr != nil {
+		t.Fatalf("stack unlock --force: %v\n%s", uErr, uOut)
+	}
+	err := a.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("the up whose locks were cleared succeeded:\n%s", aOut)
+	}
+	noPassword(t, srv, "the fenced run's output", aOut.String())
+	pgOK(t, dir, env, srv, "--non-interactive", "up", "--yes")
+	for p, row := range summary(t, pgOK(t, dir, env, srv, "--json", "preview").Stdout) {
+		if changes(row) != 0 {
+			t.Fatalf("after the next up, preview plans changes in %s", p)
+		}
+	}
+	t.Logf("the fenced up exited %d:\n%s", exit.ExitCode(), aOut)
+}
+
+// TestPostgresMigrateFromTheFolder: a stack deployed with the folder
+// backend is copied to a postgres database by `stack migrate --to URL`
+// (the URL holding the password, which no output shows), and the next
+// runs there find nothing to do.
+func TestPostgresMigrateFromTheFolder(t *testing.T) {
+	srv := pgtest.Need(t)
+	db := srv.Database(t)
+	dir := deployable(t)
+	ok(t, dir, "--non-interactive", "up", "--yes")
+	r := run(t, dir, "", nil, "--non-interactive", "stack", "migrate", "--to", srv.URL(db, true))
+	if r.Code != 0 {
+		t.Fatalf("stack migrate: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	noPassword(t, srv, "the output of stack migrate", r.Stdout+r.Stderr)
+	env := []string{"RUNNER_BACKEND_URL=" + srv.URL(db, false), "PGPASSWORD=" + srv.Password}
+	for p, row := range summary(t, pgOK(t, dir, env, srv, "--json", "preview").Stdout) {
+		if changes(row) != 0 {
+			t.Fatalf("after the migration, preview plans changes in %s", p)
+		}
+	}
+	if folder, pg := ok(t, dir, "stack", "output").Stdout, pgOK(t, dir, env, srv, "stack", "output").Stdout; folder != pg {
+		t.Fatalf("the outputs differ after the migration:\nfolder:\n%s\npostgres:\n%s", folder, pg)
 	}
 }

@@ -54,6 +54,7 @@ func TestS3BackendThroughTheCLI(t *testing.T) {
 		{"-s", "dev", "stack", "export", "--project", "network"},
 		{"-s", "dev", "stack", "history"},
 		{"--non-interactive", "preview"},
+		{"--json", "--non-interactive", "preview"},
 	} {
 		check(run(t, dir, "", env, args...), args...)
 	}
@@ -144,5 +145,27 @@ func TestS3BackendErrorsExit3(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("a refused backend wrote into the workspace: %v", entries)
+	}
+}
+
+// TestS3BadCredentialsExit3: versitygw checks SigV4, so a wrong secret key
+// is refused; runner exits 3 naming the URL and what to check, and shows
+// neither secret.
+func TestS3BadCredentialsExit3(t *testing.T) {
+	srv := testserver.Versity(t)
+	dir := workspace(t)
+	wrong := "wrong-secret-4f1a9c"
+	env := append(append([]string{}, srv.Env...), "AWS_SECRET_ACCESS_KEY="+wrong)
+	r := run(t, dir, "", env, "--backend", srv.URL, "-s", "dev", "stack", "ls")
+	if r.Code != 3 || !strings.Contains(r.Stderr, "refused the credentials") || !strings.Contains(r.Stderr, "s3://"+srv.Bucket) {
+		t.Fatalf("wrong credentials: exit %d, want 3 naming the URL and the credentials:\n%s", r.Code, r.Stderr)
+	}
+	for _, secret := range []string{wrong, srv.SecretKey} {
+		if strings.Contains(r.Stdout+r.Stderr, secret) {
+			t.Fatalf("the output shows a secret key:\n%s%s", r.Stdout, r.Stderr)
+		}
+	}
+	if r := run(t, dir, "", srv.Env, "--backend", srv.URL, "-s", "dev", "stack", "ls"); r.Code != 0 {
+		t.Fatalf("the right credentials: exit %d\n%s", r.Code, r.Stderr)
 	}
 }

@@ -83,7 +83,10 @@ func TestServiceOnATakenPortAndItsEnvironment(t *testing.T) {
 		}
 	}
 	allowed := map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true, "LANGUAGE": true, "TZ": true, "TMPDIR": true,
-		"RUNNER_SERVICE_CONFIG_SHA256": true}
+		"RUNNER_SERVICE_CONFIG_SHA256": true,
+		// Not inherited: the process plugin's own mark (a hash of the
+		// resource's URN), which finds the service again after a kill.
+		"RUNNER_PROCESS_MARKER": true}
 	for _, kv := range strings.Split(strings.TrimRight(string(environ), "\x00"), "\x00") {
 		k, _, _ := strings.Cut(kv, "=")
 		if !allowed[k] && !strings.HasPrefix(k, "LC_") {

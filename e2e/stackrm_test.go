@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/engine/backend"
 )
 
 var trashLine = regexp.MustCompile(`kept in (\.runner/trash/[^;]+);`)
@@ -179,4 +182,31 @@ func TestStackRmRemovesNothingWhenTheConfigCannotMove(t *testing.T) {
 	if err := os.Rename(saved, cfgPath); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestStackRmOfALockedProjectRemovesNothing: a project another command
+// holds stopped `stack rm --force` half way, after the config had moved.
+// It is refused (exit 4, naming the holder) before anything moves.
+func TestStackRmOfALockedProjectRemovesNothing(t *testing.T) {
+	dir := deployable(t)
+	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network", "--target", "secrets")
+	b, err := backend.Open(filepath.Join(dir, ".runner"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := b.Lock(context.Background(), "secrets", "dev", backend.CurrentLockInfo("runner up (another one)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "", nil, "-s", "dev", "stack", "rm", "dev", "--force", "--yes")
+	if r.Code != 4 || !strings.Contains(r.Stderr, "runner up (another one)") || !strings.Contains(r.Stderr, "nothing was removed") {
+		t.Errorf("stack rm of a locked project: exit %d, want 4 naming the holder\n%s", r.Code, r.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "config", "pulumi", "Pulumi.dev.yaml")); err != nil {
+		t.Errorf("the refused stack rm moved the config: %v", err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, ".runner", "trash")); len(entries) != 0 {
+		t.Errorf("the refused stack rm made a trash folder: %v", entries)
+	}
+	lock.Unlock()
 }

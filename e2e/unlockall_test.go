@@ -55,7 +55,7 @@ func TestKilledUpsLocksAreTakenOver(t *testing.T) {
 		}
 	}
 	r = ok(t, dir, "-s", "dev", "stack", "history")
-	if n := strings.Count(r.Stdout, "interrupted"); n != 3 {
+	if n := strings.Count(r.Stdout, "interrupted"); n != 3 || !regexp.MustCompile(`\(stack\)\s+update\s+interrupted`).MatchString(r.Stdout) {
 		t.Errorf("stack history records %d interrupted entries, want 3 (the stack, ca, secrets):\n%s", n, r.Stdout)
 	}
 	r = ok(t, dir, "-s", "dev", "stack", "ls")

@@ -8,6 +8,7 @@ import (
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // The built-in pulumi package: stack references (read as resources of type
@@ -41,7 +42,7 @@ func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) 
 	case resp.ID == "":
 		return source.Answer{}, fmt.Errorf("reading %s %q: no resource with ID %q exists", req.Type, req.Name, req.ID)
 	}
-	return source.Answer{ID: resp.ID, IDKnown: true, Outputs: secretOutputs(resp.Outputs, nil, req.AdditionalSecretOutputs)}, nil
+	return source.Answer{ID: resp.ID, IDKnown: true, Outputs: stepexec.SecretOutputs(resp.Outputs, nil, req.AdditionalSecretOutputs)}, nil
 }
 
 // readStackReference answers a stack reference with the referenced

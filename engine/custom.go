@@ -10,6 +10,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // customStep is the decided step of a custom resource: the step value and
@@ -65,7 +66,7 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 	case d.replacedAlong(r.URN):
 		return d.decideDependentReplace(ctx, dr, news, seed)
 	}
-	if err := applyIgnoreChanges(news, old.Inputs, r.IgnoreChanges); err != nil {
+	if err := stepgen.IgnoreChanges(news, old.Inputs, r.IgnoreChanges); err != nil {
 		return customStep{}, stepError(OpUpdate, r, err)
 	}
 	checked, err := d.check(ctx, dr, OpUpdate, old.Inputs, news, seed)
@@ -157,73 +158,6 @@ func (d *deployment) failEarly(dr *declared, err error) (func(), error) {
 	}
 	d.stepFailed(op, dr.r.URN, dr.r.Type, err, time.Now())
 	return d.fail(dr, err), err
-}
-
-// applyIgnoreChanges keeps, in news, the recorded value at each ignored
-// property path (removing the value where olds have none).
-func applyIgnoreChanges(news, olds resource.PropertyMap, paths []string) error {
-	for _, s := range paths {
-		p, err := resource.ParsePropertyPath(s)
-		if err != nil {
-			return fmt.Errorf("its ignoreChanges: %w", err)
-		}
-		if v, ok := p.Get(olds); ok {
-			if !p.Set(news, v) && !hasIndex(p) {
-				return fmt.Errorf("its ignoreChanges path %q does not fit its inputs: a value on the path is not a map", s)
-			} // else a list element in the olds only: nothing to keep (as Pulumi)
-		} else {
-			p.Delete(news)
-		}
-	}
-	return nil
-}
-
-// hasIndex reports whether a path goes through a list element.
-func hasIndex(p resource.PropertyPath) bool {
-	for _, el := range p {
-		if _, ok := el.(int); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// secretOutputs marks secret the outputs named by extra and those whose key
-// names a secret input. It copies outs only when it changes something.
-func secretOutputs(outs, ins resource.PropertyMap, extra []string) resource.PropertyMap {
-	var out resource.PropertyMap
-	mark := func(k string) {
-		v, ok := outs[k]
-		if !ok {
-			return
-		}
-		if _, already := v.(resource.Secret); already {
-			return
-		}
-		if out == nil {
-			out = make(resource.PropertyMap, len(outs))
-			for key, val := range outs {
-				out[key] = val
-			}
-		}
-		plain, _ := resource.UnsecretDeep(v)
-		out[k] = resource.Secret{Element: plain}
-	}
-	for _, k := range extra {
-		mark(k)
-	}
-	for k, v := range ins {
-		if resource.ContainsSecret(v) {
-			mark(k)
-		}
-	}
-	if out == nil {
-		if outs == nil {
-			return resource.PropertyMap{}
-		}
-		return outs
-	}
-	return out
 }
 
 // sortedKeys returns the keys of m, sorted.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // doomed is a recorded resource to delete: orig is its record in the old
@@ -153,8 +154,8 @@ func (d *deployment) deleteResource(ctx context.Context, res *state.Resource, op
 			d.stepFailed(op, res.URN, res.Type, err, start)
 			return err
 		}
-		err = callDelete(ctx, plugin, res)
-		err = explainGone(ctx, plugin, res, err)
+		err = stepexec.CallDelete(ctx, plugin, res)
+		err = stepexec.ExplainGone(ctx, plugin, res, err)
 		unknown, err := d.outcomeUnknown(err, op, res, nil)
 		if !unknown { // unknown: the journal step stays open, pending
 			if jerr := d.end(ctx, seq, err == nil, op, res, nil); jerr != nil && err == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // hostedSource runs a program through its language runtime (Options.Hosted)
@@ -25,6 +26,7 @@ type hostedSource struct {
 // had (before anything changes), and runs the program.
 func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	d := h.d
+	d.sem = make(chan struct{}, d.opts.parallel()) // the program does not bound its registrations
 	srv, err := monitor.Start(d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun})
 	if err != nil {
 		return err
@@ -78,7 +80,7 @@ func (d *deployment) runRequest(addr string) (source.RunRequest, error) {
 		if resource.ContainsComputed(v) {
 			continue // a value not known yet (a preview of a value an earlier project makes)
 		}
-		s, err := configString(v)
+		s, err := stepgen.ConfigString(v)
 		if err != nil {
 			return req, err
 		}

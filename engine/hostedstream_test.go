@@ -121,3 +121,76 @@ func TestHostedPluginByPackage(t *testing.T) {
 		t.Fatalf("up: %v; asked %v", err, asked)
 	}
 }
+
+// TestHostedRefusals checks what a program gets for a registration the
+// engine refuses: a second resource of one URN, anything after a failed
+// step (not attempted, and nothing deleted), outputs of a resource never
+// registered.
+func TestHostedRefusals(t *testing.T) {
+	e := newHostedEnv(t)
+	if _, err := e.hosted(engine.Up, registers(nil, custom("a", resource.PropertyMap{"n": 1.0}), custom("b", nil))); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.hosted(engine.Up, registers(nil, custom("a", nil), custom("a", nil)))
+	if err == nil || !strings.Contains(err.Error(), "registered twice") {
+		t.Errorf("duplicate: %v", err)
+	}
+	e.plugin.OnCheck = func(_ context.Context, req resource.CheckRequest) (resource.PropertyMap, error) {
+		if req.URN.Name() == "a" {
+			return nil, errors.New("a is refused")
+		}
+		return req.News, nil
+	}
+	var second error
+	prog := hostedFunc(func(ctx context.Context, c *client) error {
+		if err := registers(nil, custom("a", nil))(ctx, c); err == nil {
+			return errors.New("a was not refused")
+		}
+		_, _, _, second = c.register(ctx, custom("c", nil).req, nil)
+		_, err := c.mon.RegisterResourceOutputs(ctx, &pulumirpc.RegisterResourceOutputsRequest{Urn: string(urn("nope"))})
+		if err == nil {
+			return errors.New("outputs of a resource never registered were accepted")
+		}
+		return errors.New("the program gave up")
+	})
+	_, err = e.hosted(engine.Up, prog)
+	if err == nil || !strings.Contains(err.Error(), "a is refused") || strings.Contains(err.Error(), "gave up") {
+		t.Errorf("failed step: %v", err)
+	}
+	if second == nil || !strings.Contains(second.Error(), "not attempted") {
+		t.Errorf("a registration after the failure: %v", second)
+	}
+	if e.find("b") == nil || e.plugin.Count("Delete") != 0 || e.plugin.Exists(urn("c")) {
+		t.Error("a failed step deleted or created something")
+	}
+}
+
+// TestHostedPlan checks an up given a hosted program's preview plan stops
+// at the first registration that differs from its planned step, before its
+// plugin call, and runs when the program registers what was planned.
+func TestHostedPlan(t *testing.T) {
+	e := newHostedEnv(t)
+	prog := registers(nil, custom("a", resource.PropertyMap{"n": 1.0}))
+	res, err := e.hosted(engine.Preview, prog)
+	if err != nil || res.Plan == nil {
+		t.Fatalf("preview: %v", err)
+	}
+	e.opts.Plan = res.Plan
+	if _, err := e.hosted(engine.Up, registers(nil, custom("a", resource.PropertyMap{"n": 2.0}))); !errors.As(err, new(*engine.PlanMismatchError)) {
+		t.Fatalf("up of another program: %v", err)
+	}
+	if e.plugin.Count("Create") != 0 {
+		t.Fatal("a refused plan created something")
+	}
+	e.opts.Plan = nil
+	if res, err = e.hosted(engine.Preview, prog); err != nil {
+		t.Fatal(err)
+	}
+	e.opts.Plan = res.Plan
+	if _, err := e.hosted(engine.Up, prog); err != nil {
+		t.Fatalf("up of the planned program: %v", err)
+	}
+	if e.find("a") == nil {
+		t.Error("a was not created")
+	}
+}

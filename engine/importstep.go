@@ -9,6 +9,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // decideImport decides the import of a resource declared with Import and
@@ -55,7 +56,7 @@ func (d *deployment) execImport(ctx context.Context, dr *declared, cs *customSte
 	start := time.Now()
 	d.stepStart(OpImport, r.URN, r.Type, nil)
 	rec.ID, rec.ImportID = cs.read.ID, r.ImportID
-	rec.Outputs = secretOutputs(cs.read.Outputs, rec.Inputs, r.AdditionalSecretOutputs)
+	rec.Outputs = stepexec.SecretOutputs(cs.read.Outputs, rec.Inputs, r.AdditionalSecretOutputs)
 	now := time.Now().UTC()
 	rec.Created, rec.Modified = &now, &now
 	if err := d.journalPlain(ctx, OpImport, nil, rec); err != nil {

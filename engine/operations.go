@@ -124,9 +124,7 @@ func (d *deployment) untouched() bool {
 	if d.kind != kindPreview && d.kind != kindUpdate {
 		return false
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.registered) == 0
+	return d.nregistered.Load() == 0
 }
 
 // openJournal opens the journal the first time a step writes to it.
@@ -193,6 +191,7 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	case kindDestroy:
 		return resource.PropertyMap{}, d.runDeletes(ctx, d.condemnedAll())
 	}
+	d.workCtx = context.WithoutCancel(ctx) // steps in flight finish when ctx ends
 	switch s := src.(type) {
 	case *source.Program:
 		s.Env = d.programEnv(ctx)
@@ -206,14 +205,14 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	if err != nil {
 		return d.rootOutputs(), err
 	}
-	d.mu.Lock()
-	declared := make(map[resource.URN]bool, len(d.registered))
-	urns := make([]resource.URN, 0, len(d.registered))
-	for urn := range d.registered {
-		declared[urn] = true
-		urns = append(urns, urn)
-	}
-	d.mu.Unlock()
+	n := d.nregistered.Load()
+	declared := make(map[resource.URN]bool, n)
+	urns := make([]resource.URN, 0, n)
+	d.registered.Range(func(k, _ any) bool {
+		declared[k.(resource.URN)] = true
+		urns = append(urns, k.(resource.URN))
+		return true
+	})
 	if !d.covered {
 		if err := d.checkPlanCoverage(urns); err != nil {
 			return d.rootOutputs(), err

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // declared is a registered resource with what its step needs.
@@ -60,9 +62,9 @@ type providerRes struct {
 	plugin        resource.Plugin // base, configured
 	replacing     map[string]bool // recorded provider references whose resources are replaced
 
-	// started says a registration runs the provider's step (guarded by
-	// provMu); ready is closed once it is done, err is its error.
-	started bool
+	// started says a registration runs the provider's step; ready is
+	// closed once it is done, err is its error.
+	started atomic.Bool
 	ready   chan struct{}
 	err     error
 }
@@ -76,7 +78,7 @@ func (d *deployment) useProvider(dr *declared, p *providerRes) {
 	if p.configurable == nil {
 		dr.plugin = p.base
 	}
-	if dr.old != nil && dr.old.Provider != "" {
+	if dr.old != nil && dr.old.Provider != "" && p.configurable != nil && !p.prepared { // else decided already
 		d.provMu.Lock()
 		p.fromRefs[dr.old.Provider] = true
 		d.provMu.Unlock()
@@ -92,7 +94,7 @@ func (d *deployment) newDefaultProvider(pkg string, base resource.Plugin) (*prov
 	if cp, ok := base.(resource.Configurable); ok {
 		p.configurable = cp
 		var err error
-		if name, err = defaultProviderName(cp.Version()); err != nil {
+		if name, err = stepgen.DefaultProviderName(cp.Version()); err != nil {
 			return nil, fmt.Errorf("the %s plugin: %w", pkg, err)
 		}
 	}
@@ -131,11 +133,7 @@ func (d *deployment) defaultProvider(ctx context.Context, r *source.Registration
 	if err != nil {
 		return nil, err
 	}
-	d.provMu.Lock()
-	first := !p.started
-	p.started = true
-	d.provMu.Unlock()
-	if first {
+	if p.started.CompareAndSwap(false, true) {
 		commit, err := d.runProvider(ctx, p)
 		if commit != nil {
 			d.mu.Lock()
@@ -158,18 +156,15 @@ func (d *deployment) defaultProvider(ctx context.Context, r *source.Registration
 // defaultProviderFor returns the default provider of pkg at version,
 // created (not run) when new.
 func (d *deployment) defaultProviderFor(ctx context.Context, pkg, version, url string) (*providerRes, error) {
-	key := pkg + "@" + version + "@" + url
-	d.provMu.Lock()
-	p := d.defaultByKey[key]
-	d.provMu.Unlock()
-	if p != nil {
-		return p, nil
+	key := pluginKey{pkg, version, url}
+	if p, ok := d.defaultByKey.Load(key); ok {
+		return p.(*providerRes), nil
 	}
 	base, err := d.plugin(ctx, pkg, version, url)
 	if err != nil {
 		return nil, err
 	}
-	p, err = d.newDefaultProvider(pkg, base)
+	p, err := d.newDefaultProvider(pkg, base)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +174,6 @@ func (d *deployment) defaultProviderFor(ctx context.Context, pkg, version, url s
 		p = had
 	}
 	d.defaults[p.urn] = p
-	d.defaultByKey[key] = p
+	d.defaultByKey.Store(key, p)
 	return p, nil
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
+// pluginKey is a plugin as a registration names it.
+type pluginKey struct{ pkg, version, url string }
+
 // pluginLoader loads, once per package and version, the plugins that
 // Options.Plugins does not hold, through Options.LoadPlugin.
 type pluginLoader struct {

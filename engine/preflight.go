@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // CheckStackConfig checks that plugin accepts the configuration its
@@ -16,11 +17,11 @@ import (
 // config values are not checked.
 func CheckStackConfig(ctx context.Context, plugin resource.Configurable, stack string, config map[string]any) error {
 	pkg := plugin.Package()
-	name, err := defaultProviderName(plugin.Version())
+	name, err := stepgen.DefaultProviderName(plugin.Version())
 	if err != nil {
 		return fmt.Errorf("the %s plugin: %w", pkg, err)
 	}
-	news, err := providerInputs(config, pkg, plugin.Version())
+	news, err := stepgen.ProviderInputs(config, pkg, plugin.Version())
 	if err != nil {
 		return err
 	}

@@ -199,7 +199,7 @@ func TestPendingCreateRecovery(t *testing.T) {
 			t.Errorf("preview of an unresolvable pending create: %v", err)
 		}
 		_, err := e.up(prog)
-		if err == nil || !contains(err.Error(), string(urn("a"))) || !contains(err.Error(), "runner stack repair --project proj") {
+		if err == nil || !contains(err.Error(), `test:index:Resource "a"`) || !contains(err.Error(), "run `runner stack repair`") {
 			t.Fatalf("error %v", err)
 		}
 		if e.plugin.Count("Create") != 0 || len(e.snap().PendingOperations) != 1 {

@@ -2,109 +2,15 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepexec"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
-
-// defaultProviderName names the default provider of a plugin of the given
-// version as Pulumi does: "default_1_2_3", with the pre-release and build
-// identifiers appended ("default_1_2_3_alpha_1"), or "default" when the
-// version is not known.
-func defaultProviderName(version string) (string, error) {
-	if version == "" {
-		return "default", nil
-	}
-	v := strings.TrimPrefix(version, "v")
-	var build, pre []string
-	if i := strings.IndexByte(v, '+'); i >= 0 {
-		build, v = strings.Split(v[i+1:], "."), v[:i]
-	}
-	if i := strings.IndexByte(v, '-'); i >= 0 {
-		pre, v = strings.Split(v[i+1:], "."), v[:i]
-	}
-	core := strings.Split(v, ".")
-	bad := fmt.Errorf("its version %q is not a semantic version (major.minor.patch)", version)
-	if len(core) > 3 {
-		return "", bad
-	}
-	name := "default"
-	for i := range 3 {
-		n := uint64(0)
-		if i < len(core) {
-			var err error
-			if n, err = strconv.ParseUint(core[i], 10, 64); err != nil {
-				return "", bad
-			}
-		}
-		name += "_" + strconv.FormatUint(n, 10)
-	}
-	for _, id := range append(pre, build...) {
-		if id == "" || strings.ContainsAny(id, ":/ ") {
-			return "", bad
-		}
-		name += "_" + id
-	}
-	return name, nil
-}
-
-// providerInputs builds a default provider's inputs from the stack config:
-// every key "<pkg>:<key>" as "key", its value a string (other values
-// JSON-encoded; secrets stay secret, unknown values unknown), plus
-// "version" when known.
-func providerInputs(config map[string]any, pkg, version string) (resource.PropertyMap, error) {
-	in := resource.PropertyMap{}
-	prefix := pkg + ":"
-	for k, v := range config {
-		if !strings.HasPrefix(k, prefix) {
-			continue
-		}
-		key := strings.TrimPrefix(k[len(prefix):], "config:")
-		if key == "" {
-			continue
-		}
-		s, err := configString(v)
-		if err != nil {
-			return nil, fmt.Errorf("config key %s: %w", k, err)
-		}
-		in[key] = s
-	}
-	if version != "" {
-		in["version"] = version
-	}
-	return in, nil
-}
-
-// configString turns a config value into the string a provider receives.
-func configString(v any) (any, error) {
-	switch x := v.(type) {
-	case string, resource.Computed:
-		return x, nil
-	case resource.Secret:
-		s, err := configString(x.Element)
-		if _, ok := s.(resource.Secret); ok || err != nil {
-			return s, err
-		}
-		return resource.Secret{Element: s}, nil
-	}
-	if resource.ContainsComputed(v) {
-		return resource.Computed{}, nil
-	}
-	plain, secret := resource.UnsecretDeep(v)
-	b, err := json.Marshal(plain)
-	if err != nil {
-		return nil, fmt.Errorf("encoding it as JSON for the provider: %w", err)
-	}
-	if secret {
-		return resource.Secret{Element: string(b)}, nil
-	}
-	return string(b), nil
-}
 
 // providerChange is what a default provider's step does.
 type providerChange struct {
@@ -175,7 +81,7 @@ func (d *deployment) prepareProvider(ctx context.Context, p *providerRes) error 
 // inputs; both with the plugin's version.
 func (d *deployment) providerNews(p *providerRes) (resource.PropertyMap, error) {
 	if p.decl == nil {
-		return providerInputs(d.opts.Config, p.pkg, p.configurable.Version())
+		return stepgen.ProviderInputs(d.opts.Config, p.pkg, p.configurable.Version())
 	}
 	news, err := d.inputs(p.decl)
 	if err != nil {
@@ -201,7 +107,7 @@ func (d *deployment) decideProvider(ctx context.Context, p *providerRes, news re
 	if err != nil {
 		return ch, fmt.Errorf("checking its config: %w", err)
 	}
-	ch.checked = secretOutputs(checked, news, nil)
+	ch.checked = stepexec.SecretOutputs(checked, news, nil)
 	p.replacing = map[string]bool{}
 	for _, r := range d.old.Resources {
 		if r.Type != typ || r.Delete || !p.mayReplace(r) {
@@ -285,12 +191,19 @@ func (p *providerRes) mayReplace(r *state.Resource) bool {
 }
 
 // recordProvider journals a provider's step (not an unchanged one) as the
-// record rec and returns the function that records it; a replaced
+// record rec and returns the function that records it. Its update or
+// replace (a new configuration, such as the kubeconfig of a cluster made
+// again) is shown as a step in preview and up alike; its create is not,
+// as it comes with the project's first resources. A replaced
 // provider's old record stays, condemned, until the resources that name it
 // are deleted.
 func (d *deployment) recordProvider(ctx context.Context, p *providerRes, rec *state.Resource) (func(), error) {
 	ch := p.ch
 	now := time.Now().UTC()
+	shown := ch.op == OpUpdate || ch.op == OpReplace // a reconfiguration
+	if shown {
+		d.stepStart(ch.op, p.urn, rec.Type, nil)
+	}
 	var err error
 	switch ch.op {
 	case OpCreate:
@@ -305,6 +218,9 @@ func (d *deployment) recordProvider(ctx context.Context, p *providerRes, rec *st
 		err = fmt.Errorf("%s provider %s: %w", ch.op, p.urn.Name(), err)
 		d.stepFailed(ch.op, p.urn, rec.Type, err, now)
 		return nil, err
+	}
+	if shown {
+		d.stepDone(ch.op, p.urn, rec.Type, nil, now)
 	}
 	return func() {
 		d.news = append(d.news, rec)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // reportPending emits one event per pending operation.
@@ -17,9 +19,18 @@ func (d *deployment) reportPending() {
 		}
 		d.ev.emit(Event{
 			Type: EventPendingOperation, Severity: SeverityWarning, URN: p.Resource.URN, ResourceType: p.Resource.Type,
-			Message: fmt.Sprintf("an earlier operation was interrupted while %s %s; the next up, refresh or destroy resolves it", p.Type, p.Resource.URN),
+			Message: fmt.Sprintf("an earlier operation was interrupted while %s %s; %s", p.Type, p.Resource.URN, whatHappens(p.Type)),
 		})
 	}
+}
+
+// whatHappens says what the recovery of a pending operation of kind op
+// does.
+func whatHappens(op state.OperationType) string {
+	if op == state.OperationCreating {
+		return "it is read back through its plugin now: adopted into the state if it exists, created again if it does not (one that its plugin cannot look up without the ID it never returned is listed, to be checked by hand)"
+	}
+	return "it is read back through its plugin now and recorded as it is"
 }
 
 // recoverPending resolves the operations an interrupted run left pending,
@@ -37,16 +48,23 @@ func (d *deployment) recoverPending(ctx context.Context) error {
 	snap.Resources = append([]*state.Resource(nil), d.old.Resources...)
 	snap.PendingOperations = nil
 	var errs []error
+	var unfound []*state.Resource
 	for _, p := range pending {
 		if p.Resource == nil {
 			continue
 		}
 		res, err := d.resolvePending(ctx, p, snap.Resources)
-		if err != nil {
+		switch {
+		case errors.Is(err, resource.ErrNotRecognizable):
+			unfound = append(unfound, p.Resource)
+		case err != nil:
 			errs = append(errs, err)
-			continue
+		default:
+			snap.Resources = res
 		}
-		snap.Resources = res
+	}
+	if len(unfound) > 0 {
+		errs = append(errs, unfoundError(unfound))
 	}
 	if len(errs) > 0 {
 		return errors.Join(errs...)
@@ -73,8 +91,7 @@ func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperatio
 	resp, err := plugin.Read(ctx, resource.ReadRequest{URN: r.URN, Type: r.Type, ID: id, Inputs: r.Inputs, Outputs: r.Outputs})
 	switch {
 	case errors.Is(err, resource.ErrNotRecognizable):
-		return nil, fmt.Errorf("resolving the interrupted create of %s: %w; check whether %s %s exists, delete it by hand if so, then run `runner stack repair --project %s` to clear the pending operation",
-			r.URN, err, r.Type, r.URN.Name(), d.opts.Project)
+		return nil, err
 	case err != nil:
 		return nil, redactErr(fmt.Errorf("resolving the interrupted %s of %s: reading it back: %w", p.Type, r.URN, err), r)
 	}
@@ -82,6 +99,18 @@ func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperatio
 		return d.adoptCreated(r, resp, list), nil
 	}
 	return d.refreshPending(r, resp, list), nil
+}
+
+// unfoundError lists, once, the interrupted creates whose plugins cannot
+// look them up without the IDs they never returned, and says what to do.
+func unfoundError(list []*state.Resource) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d interrupted create(s) cannot be looked up, since their plugin needs the ID it never returned:", len(list))
+	for _, r := range list {
+		b.WriteString("\n  - " + r.Describe())
+	}
+	b.WriteString("\ncheck whether each exists and delete those that do by hand, then run `runner stack repair` (it clears every such operation of the stack); the next up creates them again")
+	return fmt.Errorf("%s: %w", b.String(), resource.ErrNotRecognizable)
 }
 
 // adoptCreated adds a resource whose interrupted create did happen to the
@@ -98,7 +127,7 @@ func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse,
 	if resp.Inputs != nil {
 		rec.Inputs = resp.Inputs
 	}
-	rec.Outputs = secretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
+	rec.Outputs = stepexec.SecretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
 	out := make([]*state.Resource, 0, len(list)+1)
 	for _, x := range list {
 		if x.URN == r.URN && !x.Delete {
@@ -130,7 +159,7 @@ func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadRespons
 		if resp.Inputs != nil {
 			c.Inputs = resp.Inputs
 		}
-		c.Outputs = keepSecrets(x.Outputs, secretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
+		c.Outputs = stepexec.KeepSecrets(x.Outputs, stepexec.SecretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
 		out = append(out, &c)
 	}
 	return out

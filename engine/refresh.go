@@ -7,6 +7,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // planRefresh reads every recorded custom resource back, in parallel.
@@ -58,7 +59,7 @@ func (d *deployment) refreshed(old *state.Resource, resp resource.ReadResponse, 
 	if resp.Inputs != nil {
 		rec.Inputs = resp.Inputs
 	}
-	rec.Outputs = keepSecrets(old.Outputs, secretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs))
+	rec.Outputs = stepexec.KeepSecrets(old.Outputs, stepexec.SecretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs))
 	keys := resource.DiffKeys(old.Outputs, rec.Outputs, nil)
 	d.stepDone(OpRefresh, old.URN, old.Type, keys, start)
 	return func() {
@@ -70,15 +71,4 @@ func (d *deployment) refreshed(old *state.Resource, resp resource.ReadResponse, 
 		d.changes[OpUpdate]++
 		d.steps = append(d.steps, StepSummary{Op: OpUpdate, URN: old.URN, Type: old.Type, Keys: keys})
 	}
-}
-
-// keepSecrets marks secret in outs every key that was secret in olds.
-func keepSecrets(olds, outs resource.PropertyMap) resource.PropertyMap {
-	var keys []string
-	for k, v := range olds {
-		if _, ok := v.(resource.Secret); ok {
-			keys = append(keys, k)
-		}
-	}
-	return secretOutputs(outs, nil, keys)
 }

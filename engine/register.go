@@ -165,17 +165,20 @@ func stepError(op Op, r *source.Registration, err error, secretsFrom ...resource
 	return &redactedError{msg: redact(msg, secretsFrom...), err: err}
 }
 
-// inputs returns the registration's inputs as the step may change them
-// (ignoreChanges writes into them): a copy, deep when paths are ignored.
+// inputs returns the registration's inputs for its step: a deep copy when
+// paths are ignored (ignoreChanges writes into it), else the registration's
+// own map, which nothing writes into.
 func (d *deployment) inputs(dr *declared) (resource.PropertyMap, error) {
 	r := dr.r
-	if r.InputsErr != nil {
+	switch {
+	case r.InputsErr != nil:
 		return nil, r.InputsErr
+	case len(r.IgnoreChanges) > 0:
+		return deepCopy(r.Inputs), nil
+	case r.Inputs == nil:
+		return resource.PropertyMap{}, nil
 	}
-	if len(r.IgnoreChanges) == 0 {
-		return r.Inputs.Copy(0), nil
-	}
-	return deepCopy(r.Inputs), nil
+	return r.Inputs, nil
 }
 
 // deepCopy copies m with its nested maps and lists.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // execCustom executes the decided step of a custom resource: same records
@@ -79,7 +80,7 @@ func (d *deployment) deleteThenCreate(ctx context.Context, dr *declared, cs *cus
 func (d *deployment) same(dr *declared, rec *state.Resource) (func(), error) {
 	old := dr.old
 	rec.ID = old.ID
-	rec.Outputs = secretOutputs(old.Outputs, rec.Inputs, dr.r.AdditionalSecretOutputs)
+	rec.Outputs = stepexec.SecretOutputs(old.Outputs, rec.Inputs, dr.r.AdditionalSecretOutputs)
 	rec.Created, rec.Modified = old.Created, old.Modified
 	rec.ImportID = old.ImportID
 	if d.ev.enabled() {
@@ -127,7 +128,7 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 	if res.inputs != nil {
 		done.Inputs = res.inputs
 	}
-	done.Outputs = secretOutputs(res.outputs, done.Inputs, r.AdditionalSecretOutputs)
+	done.Outputs = stepexec.SecretOutputs(res.outputs, done.Inputs, r.AdditionalSecretOutputs)
 	now := time.Now().UTC()
 	done.Modified = &now
 	if op != OpUpdate {
@@ -171,10 +172,10 @@ func (d *deployment) callPlugin(ctx context.Context, dr *declared, op Op, rec *s
 	}
 	if op != OpUpdate {
 		limit := rec.CustomTimeouts.Create
-		cctx, cancel := withTimeout(ctx, limit)
+		cctx, cancel := stepexec.WithTimeout(ctx, limit)
 		defer cancel()
 		resp, err := dr.plugin.Create(cctx, resource.CreateRequest{URN: r.URN, Type: r.Type, Inputs: rec.Inputs, Preview: d.dryRun, Timeout: limit})
-		err = timedOut(cctx, err, "create", r.Name, limit)
+		err = stepexec.TimedOut(cctx, err, "create", r.Name, limit)
 		if err != nil {
 			return initFailure(err, "")
 		}
@@ -182,18 +183,18 @@ func (d *deployment) callPlugin(ctx context.Context, dr *declared, op Op, rec *s
 	}
 	old := dr.old
 	limit := rec.CustomTimeouts.Update
-	cctx, cancel := withTimeout(ctx, limit)
+	cctx, cancel := stepexec.WithTimeout(ctx, limit)
 	defer cancel()
 	resp, err := dr.plugin.Update(cctx, resource.UpdateRequest{
 		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
 		NewInputs: rec.Inputs, Preview: d.dryRun, Timeout: limit, IgnoreChanges: r.IgnoreChanges,
 	})
-	err = timedOut(cctx, err, "update", r.Name, limit)
+	err = stepexec.TimedOut(cctx, err, "update", r.Name, limit)
 	if err != nil {
 		if res, ierr := initFailure(err, old.ID); res.initErrors != nil {
 			return res, ierr
 		}
-		return callResult{}, explainGone(ctx, dr.plugin, old, err)
+		return callResult{}, stepexec.ExplainGone(ctx, dr.plugin, old, err)
 	}
 	return callResult{id: old.ID, outputs: resp.Outputs}, nil
 }

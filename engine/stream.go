@@ -8,6 +8,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/engine/state"
 )
 
 // The stream: a source feeds registrations (source.Sink), each decided
@@ -26,6 +27,7 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 			return err
 		}
 		d.covered = true
+		d.reserve(len(pf.URNs))
 	}
 	var provs []*providerRes
 	var errs []error
@@ -59,63 +61,86 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 // Register decides and runs the step of one registered resource and
 // answers with its outputs.
 func (d *deployment) Register(ctx context.Context, r *source.Registration) (source.Answer, error) {
+	record, err := d.Step(ctx, r)
+	if record == nil {
+		return source.Answer{}, err
+	}
+	ans := record()
+	if err != nil {
+		return source.Answer{}, err
+	}
+	return ans, nil
+}
+
+var _ source.SerialSink = (*deployment)(nil)
+
+// Step decides and runs the step of one registered resource, and returns
+// the function that records it (and then gives the answer), with the
+// step's error. Steps run concurrently; a source that records them itself
+// does it one at a time, so that the records do not contend.
+func (d *deployment) Step(ctx context.Context, r *source.Registration) (func() source.Answer, error) {
 	dr, err := d.admit(ctx, r)
 	if err != nil {
-		return source.Answer{}, err
+		return nil, err
 	}
-	select {
-	case d.sem <- struct{}{}:
-	case <-ctx.Done():
-		return source.Answer{}, source.ErrNotAttempted
+	if d.sem != nil {
+		select {
+		case d.sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, source.ErrNotAttempted
+		}
 	}
-	commit, err := d.runStep(context.WithoutCancel(ctx), dr)
-	<-d.sem
-	d.mu.Lock()
-	if commit != nil {
-		commit()
-	}
-	if err == nil {
-		err = dr.err
+	commit, err := d.runStep(d.workCtx, dr)
+	if d.sem != nil {
+		<-d.sem
 	}
 	if err != nil && !errors.Is(err, source.ErrNotAttempted) {
+		d.stopped.Store(true)
+		d.mu.Lock()
 		d.stepErrs = append(d.stepErrs, err)
-		d.stopped = true
+		d.mu.Unlock()
 	}
-	d.mu.Unlock()
-	if err != nil {
-		return source.Answer{}, err
-	}
-	return dr.answer, nil
+	return func() source.Answer {
+		if commit != nil {
+			d.mu.Lock()
+			commit()
+			d.mu.Unlock()
+		}
+		return dr.answer
+	}, err
 }
 
 // admit records a registration and finds its recorded state (under its
 // URN, else under one of its aliases). After a failed step, or once the
 // operation is canceled, registrations are not attempted.
 func (d *deployment) admit(ctx context.Context, r *source.Registration) (*declared, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if ctx.Err() != nil || d.stopped {
+	if ctx.Err() != nil || d.stopped.Load() {
 		return nil, source.ErrNotAttempted
 	}
-	if d.registered[r.URN] != nil {
+	dr := &declared{r: r, deps: r.Dependencies, propDeps: r.PropertyDependencies, old: d.oldLive[r.URN]}
+	if _, dup := d.registered.LoadOrStore(r.URN, dr); dup {
 		err := fmt.Errorf("%s is registered twice; give one of the two resources another name", r.URN)
+		d.mu.Lock()
 		d.stepErrs = append(d.stepErrs, err)
-		d.stopped = true
+		d.mu.Unlock()
+		d.stopped.Store(true)
 		return nil, err
 	}
-	dr := &declared{r: r, deps: r.Dependencies, propDeps: r.PropertyDependencies}
-	if old := d.oldLive[r.URN]; old != nil && !d.claimed[old] {
-		dr.old = old
-	}
-	for _, a := range r.Aliases {
-		if old := d.oldLive[a]; dr.old == nil && old != nil && !d.claimed[old] {
-			dr.old = old
+	d.nregistered.Add(1)
+	// An old record is taken once: under its URN, else under an alias that
+	// no other registration took.
+	if dr.old != nil {
+		if _, taken := d.claimed.LoadOrStore(dr.old, dr); taken {
+			dr.old = nil
 		}
 	}
-	if dr.old != nil {
-		d.claimed[dr.old] = true
+	for _, a := range r.Aliases {
+		if old := d.oldLive[a]; dr.old == nil && old != nil {
+			if _, taken := d.claimed.LoadOrStore(old, dr); !taken {
+				dr.old = old
+			}
+		}
 	}
-	d.registered[r.URN] = dr
 	return dr, nil
 }
 
@@ -189,9 +214,10 @@ func (d *deployment) RegisterOutputs(_ context.Context, urn resource.URN, output
 	if outputs == nil {
 		outputs = resource.PropertyMap{}
 	}
+	v, _ := d.registered.Load(urn)
+	dr, _ := v.(*declared)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	dr := d.registered[urn]
 	switch {
 	case dr == nil:
 		return fmt.Errorf("registering the outputs of %s: the program has not registered it", urn)
@@ -217,4 +243,17 @@ func neededFor(err error, pkg source.Package) error {
 		return err
 	}
 	return fmt.Errorf("%w, needed for %s", err, pkg.For)
+}
+
+// reserve makes room for n registrations.
+func (d *deployment) reserve(n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.news) > 0 {
+		return
+	}
+	d.news = make([]*state.Resource, 0, n+len(d.old.Resources)/8+1)
+	if d.dryRun {
+		d.plan = make([]Step, 0, n)
+	}
 }

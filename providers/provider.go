@@ -166,6 +166,11 @@ type PluginSpec struct {
 	// (CheckConfig, Configure) before any project runs, so that missing
 	// credentials stop the run before anything is written.
 	StackConfig bool
+	// Identity is how the plugin's resources are named by their inputs
+	// (nil: they are not), so that a create interrupted before the plugin
+	// answered (runner killed) is read back by that ID and adopted, or made
+	// again when absent, with no person's help.
+	Identity resource.IdentityFunc
 }
 
 // Project returns the project named name.

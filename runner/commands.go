@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/runnerhq/runner/runner/graph"
@@ -86,8 +87,9 @@ func ValidateConfig(ctx context.Context, opts Options) error {
 		return err
 	}
 	// The plugins first, as `terraform validate` wants `terraform init`:
-	// no answer is asked for a provider that cannot run yet.
-	if err := s.checkPlugins(); err != nil {
+	// no answer is asked for a provider that cannot run yet, but every
+	// config problem is listed with the missing plugins.
+	if err := s.checkPluginsAndConfig(ctx, "validate"); err != nil {
 		return err
 	}
 	rep, err := s.Validate(ctx)
@@ -95,13 +97,20 @@ func ValidateConfig(ctx context.Context, opts Options) error {
 		return err
 	}
 	doc := map[string]any{"stack": s.StackName, "provider": s.Provider.Name, "file": s.ConfigPath, "valid": true,
-		"asked": rep.Asked, "defaulted": rep.Defaulted, "warnings": rep.Warnings}
+		"asked": rep.Asked, "defaulted": rep.Defaulted, "defaults": rep.Defaults, "warnings": rep.Warnings}
 	return OutputOf(opts).Object(doc, func(w io.Writer) error {
 		for _, warn := range rep.Warnings {
 			fmt.Fprintf(s.IO().Err, "warning: %s\n", warn)
 		}
-		if n := len(rep.Asked) + len(rep.Defaulted); n > 0 {
+		switch n := len(rep.Asked) + len(rep.Defaulted); {
+		case len(rep.Asked) > 0:
 			fmt.Fprintf(w, "Saved %d value(s) to %s\n", n, s.ConfigPath)
+		case n > 0: // defaults alone: validate writes nothing
+			var vals []string
+			for _, k := range rep.Defaulted {
+				vals = append(vals, fmt.Sprintf("%s (%s)", k, rep.Defaults[k]))
+			}
+			fmt.Fprintf(w, "%s take their defaults; the first `runner up` saves them to %s\n", strings.Join(vals, ", "), s.ConfigPath)
 		}
 		_, err := fmt.Fprintf(w, "The config of stack %s is complete and valid for provider %s (%d questions).\n", s.StackName, s.Provider.Name, len(s.Provider.Questions))
 		return err
@@ -116,6 +125,10 @@ func RunOperation(ctx context.Context, opts Options, o OpOptions) error {
 		return err // a usage error comes before a stack that does not exist
 	}
 	s, err := OpenFor(o.Operation, opts)
+	var nse *NoStackError
+	if errors.As(err, &nse) && o.Operation == orchestrate.Preview {
+		return noStackPreview(ctx, opts, err)
+	}
 	if err != nil {
 		return err
 	}

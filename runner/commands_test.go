@@ -88,7 +88,7 @@ func TestValidateConfigPrintsTheReport(t *testing.T) {
 		if err := ValidateConfig(context.Background(), opts); err != nil {
 			t.Fatal(err)
 		}
-		want := "Saved 1 value(s) to "
+		want := "take their defaults; the first `runner up` saves them to "
 		if asJSON {
 			want = `"defaulted":["fake:size"]`
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // Secrets says what a config command does with secret values. Each command
@@ -165,7 +166,10 @@ func ConfigSet(ctx context.Context, opts Options, o ConfigSetOptions) error {
 		if tio.StdinTTY {
 			return Usage(fmt.Errorf("config set %s: give the value as an argument, or pipe it in", o.Key))
 		}
-		b, err := io.ReadAll(tio.In)
+		b, err := boundedfile.ReadAll(ctx, tio.In, "", boundedfile.Value)
+		if boundedfile.IsRefused(err) {
+			return Invalid(fmt.Errorf("config set %s: %w", o.Key, err))
+		}
 		if err != nil {
 			return fmt.Errorf("reading the value from stdin: %w", err)
 		}
@@ -184,9 +188,11 @@ type ConfigRemoveOptions struct {
 	Path bool
 }
 
-// ConfigRemove removes one config value.
+// ConfigRemove removes one config value. The stack must exist: removing
+// from one that does not is a *NoStackError (exit 3), and writes nothing
+// (no config file, no PULUMI_STACK line).
 func ConfigRemove(_ context.Context, opts Options, o ConfigRemoveOptions) error {
-	s, err := Open(opts)
+	s, err := OpenExisting(opts)
 	if err != nil {
 		return err
 	}

@@ -74,16 +74,22 @@ func (s *Session) SetConfig(ctx context.Context, key, value string, secret, path
 }
 
 // RemoveConfig removes a config value and saves the file, as `runner
-// config rm` does. Removing a key that is not set is an error.
+// config rm` does. Removing a key that is not set is an error, and
+// writes nothing.
 func (s *Session) RemoveConfig(key string, path bool) error {
-	removed := false
+	notSet := fmt.Errorf("the config key %s is not set on stack %s", key, s.StackName)
+	if _, ok := s.entry(key); !ok && !path {
+		return notSet // not even the file's lock is taken
+	}
 	err := s.UpdateConfig(func(st *config.Stack) error {
-		var err error
-		removed, err = st.Remove(key, path)
+		removed, err := st.Remove(key, path)
+		if err == nil && !removed {
+			return notSet
+		}
 		return err
 	})
-	if err == nil && !removed {
-		err = fmt.Errorf("the config key %s is not set on stack %s", key, s.StackName)
+	if errors.Is(err, notSet) {
+		return notSet
 	}
 	return err
 }

@@ -31,9 +31,14 @@ func TestEKSToken(t *testing.T) {
 	}
 
 	delete(env, "AWS_ACCESS_KEY_ID")
-	err = EKSToken(context.Background(), &out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Profile: "ops", Getenv: func(k string) string { return env[k] }, Now: now})
+	env["AWS_PROFILE"] = "ops"
+	err = EKSToken(context.Background(), &out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Getenv: func(k string) string { return env[k] }, Now: now})
 	var verr *ValidationError
 	if !errors.As(err, &verr) || !strings.Contains(err.Error(), "no AWS credentials: set AWS_ACCESS_KEY_ID") {
 		t.Fatalf("without credentials: %v", err)
+	}
+	err = EKSToken(context.Background(), &out, EKSTokenOptions{ClusterName: "mara-dev", Region: "us-east-1", Profile: "ops", Getenv: func(k string) string { return env[k] }, Now: now})
+	if !errors.As(err, &verr) || !strings.Contains(err.Error(), "the config profile (ops) could not be found") {
+		t.Fatalf("a --profile found nowhere: %v", err)
 	}
 }

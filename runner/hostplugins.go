@@ -51,6 +51,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 		// itself masks the secret config it gives them.
 		Secrets:       []string{getenv("PULUMI_CONFIG_PASSPHRASE")},
 		ConfigureHelp: configureHelp(s.Provider.Plugins),
+		Identity:      identities(s.Provider.Plugins),
 	})
 	handles := make([]resource.Plugin, 0, len(s.Provider.Plugins))
 	for _, spec := range s.Provider.Plugins {
@@ -104,6 +105,18 @@ func configureHelp(specs []providers.PluginSpec) map[string]string {
 		}
 	}
 	return help
+}
+
+// identities returns the identity rule of each plugin that declares one,
+// by package.
+func identities(specs []providers.PluginSpec) map[string]resource.IdentityFunc {
+	out := make(map[string]resource.IdentityFunc)
+	for _, s := range specs {
+		if s.Identity != nil {
+			out[s.Name] = s.Identity
+		}
+	}
+	return out
 }
 
 // pluginLogEvent turns a plugin's log line into an event of the project its

@@ -44,7 +44,7 @@ func chooseStack(opts Options, ws string, env *config.EnvFile) (string, bool, er
 	}
 	name, err := probe.asker().Input("Stack name (dev, staging, prod, ...)", "", "the environment's name; every project gets a stack of this name", func(v string) error {
 		if !config.ValidStackName(v) {
-			return errors.New("use letters, digits, '-', '_' and '.'")
+			return errors.New(config.StackNameRule)
 		}
 		return nil
 	})

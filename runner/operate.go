@@ -53,8 +53,8 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 		return nil, err
 	}
 	// A missing plugin, or a runtime that cannot start, stops the run
-	// before validation writes anything.
-	if err := s.checkPlugins(); err != nil {
+	// before anything is written, naming every config problem with it.
+	if err := s.checkPluginsAndConfig(ctx, o.Operation); err != nil {
 		return nil, err
 	}
 	var hosted map[string]source.Hosted
@@ -100,10 +100,8 @@ func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Su
 			return nil, err
 		}
 	}
-	if o.Operation == orchestrate.Up {
-		if err := s.RecordStack(); err != nil {
-			return nil, err
-		}
+	if err := s.accepted(o); err != nil {
+		return nil, err
 	}
 	held := &summaryHold{sink: sink}
 	req.Events = held
@@ -221,7 +219,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, run
 	}, stop, nil
 }
 
-// confirm asks before up and destroy unless --yes.
+// confirm asks before up, refresh and destroy unless --yes.
 func (s *Session) confirm(o OpOptions) error {
 	var msg string
 	switch o.Operation {
@@ -229,6 +227,8 @@ func (s *Session) confirm(o OpOptions) error {
 		msg = fmt.Sprintf("Do you want to perform this update of stack %s?", s.StackName)
 	case orchestrate.Destroy:
 		msg = fmt.Sprintf("Destroy every resource of provider %s on stack %s?", s.Provider.Name, s.StackName)
+	case orchestrate.Refresh: // it rewrites the state, as Pulumi's asks
+		msg = fmt.Sprintf("Read every resource of provider %s on stack %s back into its state?", s.Provider.Name, s.StackName)
 	default:
 		return nil
 	}

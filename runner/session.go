@@ -25,8 +25,11 @@ import (
 
 // Options are the global flags.
 type Options struct {
-	Root           string
-	Stack          string
+	Root  string
+	Stack string
+	// StackFromEnv says Stack comes from the environment variable
+	// PULUMI_STACK, not from --stack.
+	StackFromEnv   bool
 	Provider       string
 	EnvFile        string
 	Backend        string
@@ -117,7 +120,11 @@ func Workspace(opts Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("resolving the workspace folder %s: %w", root, err)
 	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+	st, err := os.Stat(abs)
+	if err == nil && !st.IsDir() {
+		return "", Usage(fmt.Errorf("the workspace %s is not a folder; pass --root with the folder of your workspace", abs))
+	}
+	if err != nil {
 		return "", Usage(fmt.Errorf("the workspace folder %s does not exist; create it or pass --root", abs))
 	}
 	return abs, nil
@@ -191,6 +198,7 @@ func open(opts Options, create bool) (*Session, error) {
 		return nil, err
 	}
 	stack, record, err := env.ResolveStack(opts.Stack)
+	markStackSource(err, opts)
 	if errors.Is(err, config.ErrNoStack) {
 		if !create {
 			return nil, Invalid(err)
@@ -203,7 +211,7 @@ func open(opts Options, create bool) (*Session, error) {
 		return nil, Usage(err)
 	}
 	if !config.ValidStackName(stack) {
-		return nil, Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
+		return nil, Usage(fmt.Errorf("%q is not a valid stack name: %s", stack, config.StackNameRule))
 	}
 	if !create {
 		if err := mustExist(opts, ws, stack); err != nil {
@@ -229,6 +237,7 @@ func (s *Session) RecordStack() error {
 		return nil
 	}
 	if err := s.Env.RecordStack(s.StackName); err != nil {
+		markStackSource(err, s.Opts)
 		return Usage(err)
 	}
 	s.recordStack = false
@@ -239,7 +248,7 @@ func (s *Session) RecordStack() error {
 // has a config file or state, creating nothing to find out.
 func mustExist(opts Options, ws, stack string) error {
 	if !config.ValidStackName(stack) {
-		return Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
+		return Usage(fmt.Errorf("%q is not a valid stack name: %s", stack, config.StackNameRule))
 	}
 	path := StackConfigPath(ws, stack)
 	if _, err := os.Stat(path); err == nil {
@@ -254,7 +263,7 @@ func mustExist(opts Options, ws, stack string) error {
 		return err
 	}
 	if len(projects) == 0 {
-		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: BackendURL(opts, ws)})
+		return Invalid(&NoStackError{Stack: stack, ConfigPath: path, Backend: backend.RedactURL(BackendURL(opts, ws))})
 	}
 	return nil
 }
@@ -361,4 +370,14 @@ func (s *Session) Runtime() providers.Runtime {
 	}
 	return providers.Runtime{Workspace: s.Workspace, DataDir: s.DataDir(), Executable: exe, Stack: s.StackName,
 		Environ: environList(s.Environ())}
+}
+
+// markStackSource makes a *config.StackMismatchError in err say where the
+// stack of opts came from: --stack, or the environment variable
+// PULUMI_STACK.
+func markStackSource(err error, opts Options) {
+	var m *config.StackMismatchError
+	if errors.As(err, &m) {
+		m.FromEnv = opts.StackFromEnv
+	}
 }

@@ -115,13 +115,18 @@ func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte)
 	return nil
 }
 
-// Repair makes a project's state on stack loadable again, as `pulumi state
-// repair` does: a leftover journal is folded in, dangling parent, provider
-// and dependency references are resolved, the resources are put in
-// dependency order, and pending operations are cleared (once the user has
-// checked the resources they name). It returns one line per change.
+// Repair makes a project's state on stack (every project's, when project
+// is "") loadable again, as `pulumi state repair` does: a leftover journal
+// is folded in, dangling parent, provider and dependency references are
+// resolved, the resources are put in dependency order, and pending
+// operations are cleared (once the user has checked the resources they
+// name). It returns one line per change.
 func (s *Stacks) Repair(ctx context.Context, stack, project string) (string, error) {
-	unlock, err := s.lockStack(ctx, stack, "runner stack repair", fmt.Sprintf("repairing project %s of stack %s", project, stack))
+	what := "stack " + stack
+	if project != "" {
+		what = fmt.Sprintf("project %s of stack %s", project, stack)
+	}
+	unlock, err := s.lockStack(ctx, stack, "runner stack repair", "repairing "+what)
 	if err != nil {
 		return "", err
 	}
@@ -130,17 +135,31 @@ func (s *Stacks) Repair(ctx context.Context, stack, project string) (string, err
 	if err != nil {
 		return "", err
 	}
-	changes, err := s.backend.Repair(ctx, project, stack, c)
-	if err != nil {
-		return "", err
-	}
-	if len(changes) == 0 {
-		return fmt.Sprintf("the state of project %s on stack %s is consistent; nothing to repair", project, stack), nil
+	projects := []string{project}
+	if project == "" {
+		if projects, err = s.backend.Projects(ctx, stack); err != nil {
+			return "", err
+		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "repaired the state of project %s on stack %s (the previous state is kept in its history folder):", project, stack)
-	for _, ch := range changes {
-		b.WriteString("\n  - " + ch)
+	for _, p := range projects {
+		changes, err := s.backend.Repair(ctx, p, stack, c)
+		if err != nil {
+			return b.String(), err
+		}
+		if len(changes) == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "repaired the state of project %s on stack %s (the previous state is kept in its history folder):", p, stack)
+		for _, ch := range changes {
+			b.WriteString("\n  - " + ch)
+		}
+	}
+	if b.Len() == 0 {
+		return fmt.Sprintf("the state of %s is consistent; nothing to repair", what), nil
 	}
 	return b.String(), nil
 }

@@ -45,9 +45,26 @@ func StackInit(_ context.Context, opts Options, name string) (string, error) {
 	return fmt.Sprintf("Created stack %s (%s) and selected it.", name, path), nil
 }
 
-// StackSelect is `runner stack select NAME`.
-func StackSelect(_ context.Context, opts Options, name string) (string, error) {
+// StackSelect is `runner stack select NAME`: a stack that does not exist
+// (no config file and no state) is refused, as Pulumi refuses it, unless
+// create, which creates it as `stack init` does.
+func StackSelect(_ context.Context, opts Options, name string, create bool) (string, error) {
 	s, err := OpenStacks(opts)
+	if err != nil {
+		return "", err
+	}
+	err = mustExist(opts, s.Workspace, name)
+	var none *NoStackError
+	if errors.As(err, &none) && create {
+		path, err := s.Init(name)
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("Created stack %s (%s) and selected it.", name, path), nil
+	}
+	if errors.As(err, &none) {
+		return "", Invalid(fmt.Errorf("%w; or create and select it with `runner stack select --create %s`", none, name))
+	}
 	if err != nil {
 		return "", err
 	}
@@ -149,7 +166,7 @@ func StackImport(ctx context.Context, opts Options, o StackImportOptions) (strin
 	}
 	var data []byte
 	if o.File == "-" {
-		data, err = boundedfile.ReadAll(ctx, s.IO().In, "(the standard input)", boundedfile.State)
+		data, err = boundedfile.ReadAll(ctx, s.IO().In, "", boundedfile.Kind{Name: "the state on the standard input", Limit: boundedfile.State.Limit})
 	} else {
 		data, err = boundedfile.Read(ctx, o.File, boundedfile.State)
 	}
@@ -236,11 +253,9 @@ func StackUnlock(ctx context.Context, opts Options, o StackUnlockOptions) (strin
 	return s.UnlockAll(ctx, stack, o.Force)
 }
 
-// StackRepair is `runner stack repair --project NAME`.
+// StackRepair is `runner stack repair [--project NAME]`: without a project,
+// every project of the stack.
 func StackRepair(ctx context.Context, opts Options, project string) (string, error) {
-	if err := needProject("repair", project); err != nil {
-		return "", err
-	}
 	s, stack, err := openStack(opts)
 	if err != nil {
 		return "", err

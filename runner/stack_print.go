@@ -147,7 +147,11 @@ func printHistory(w io.Writer, entries []backend.HistoryEntry) error {
 		if e.Host != "" {
 			by += "@" + e.Host
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", when(&start), e.Project, e.Kind, e.Result,
+		project := e.Project
+		if project == "" {
+			project = "(stack)" // the stack's own lock: a run killed before or between its projects
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", when(&start), project, e.Kind, e.Result,
 			changesText(e.Changes), e.EndTime.Sub(e.StartTime).Round(time.Millisecond), by)
 	}
 	return tw.Flush()

@@ -46,7 +46,7 @@ type removal struct {
 // trash folder and warnings to show.
 func (s *Stacks) Remove(ctx context.Context, stack string, force, preserveConfig bool) (string, []string, error) {
 	if !config.ValidStackName(stack) {
-		return "", nil, Usage(fmt.Errorf("%q is not a valid stack name", stack))
+		return "", nil, Usage(fmt.Errorf("%q is not a valid stack name: %s", stack, config.StackNameRule))
 	}
 	unlock, err := s.lockStack(ctx, stack, "runner stack rm", "removing stack "+stack)
 	if err != nil {
@@ -106,6 +106,14 @@ func (s *Stacks) readRemoval(ctx context.Context, stack string, force, preserveC
 	}
 	var busy, interrupted, warnings []string
 	for _, p := range projects {
+		// A project another command works on is refused before anything
+		// moves (a lock its holder left behind is taken over on removal).
+		if h, err := s.backend.LockHolder(ctx, p, stack); err != nil || h != nil && !h.Stale() {
+			if err == nil {
+				err = &backend.LockedError{Project: p, Stack: stack, Holder: *h}
+			}
+			return nil, nil, fmt.Errorf("removing stack %s: %w; nothing was removed", stack, err)
+		}
 		sum, err := s.backend.Summary(ctx, p, stack)
 		if err != nil && !errors.Is(err, backend.ErrNotFound) {
 			return nil, nil, err

@@ -96,7 +96,7 @@ func (s *Stacks) session(stack string) (*Session, error) {
 // Init creates stack's config with a fresh encryptionsalt and selects it.
 func (s *Stacks) Init(stack string) (string, error) {
 	if !config.ValidStackName(stack) {
-		return "", Usage(fmt.Errorf("%q is not a valid stack name: use letters, digits, '-', '_' and '.'", stack))
+		return "", Usage(fmt.Errorf("%q is not a valid stack name: %s", stack, config.StackNameRule))
 	}
 	path := StackConfigPath(s.Workspace, stack)
 	if _, err := os.Stat(path); err == nil {

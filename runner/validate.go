@@ -15,8 +15,11 @@ import (
 type Report struct {
 	// Asked lists the keys answered at a prompt (and saved).
 	Asked []string
-	// Defaulted lists the keys set to their default (and saved).
+	// Defaulted lists the keys set to their default (staged: saved with
+	// the answers, or by up), and Defaults their values ("[secret]" for a
+	// secret).
 	Defaulted []string
+	Defaults  map[string]string
 	// Warnings are things runner accepted but that deserve attention,
 	// each naming the key and its line.
 	Warnings []string
@@ -27,9 +30,14 @@ type Report struct {
 // again on a bad one, and saves the answers (secrets encrypted). Without a
 // terminal, missing keys that have a default get it; the others make a
 // *prompt.MissingConfigError that lists them all (a ValidationError).
+// Defaults alone are only staged (in memory), never written: a read-only
+// command (preview, validate with nothing to ask) leaves the file as it
+// is, and up saves them once it runs (saveConfig).
 func (s *Session) Validate(ctx context.Context) (*Report, error) {
 	rep := &Report{}
+	fresh := s.configMissing()
 	if err := s.validate(ctx, rep); err != nil {
+		s.dropHalfMade(fresh, err)
 		if len(rep.Warnings) > 0 {
 			err = &warnedError{err: err, warnings: rep.Warnings}
 		}
@@ -62,9 +70,7 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 	for _, p := range s.Config.Problems() {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s line %d: %s: %s; runner ignores it", s.ConfigPath, p.Line, p.Key, p.Msg))
 	}
-	var missing []prompt.Missing
-	var conflicts []error
-	var toAsk []providers.Question
+	var f findings
 	for _, q := range s.Provider.Questions {
 		if s.ownHas(q) { // a user project's own stack file answers it
 			continue
@@ -74,60 +80,45 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 			return err
 		}
 		if bad != nil { // listed with the other problems, or asked again
-			if !s.IO().CanPrompt() {
-				conflicts = append(conflicts, bad)
+			if !s.canPrompt() {
+				f.conflicts = append(f.conflicts, bad)
 				continue
 			}
 			fmt.Fprintf(s.IO().Err, "%v\n", bad)
-			toAsk = append(toAsk, q)
+			f.toAsk = append(f.toAsk, q)
 			continue
 		}
 		if present {
 			if err := s.agrees(ctx, q); err != nil {
-				if !s.IO().CanPrompt() {
-					conflicts = append(conflicts, err)
+				if !s.canPrompt() {
+					f.conflicts = append(f.conflicts, err)
 					continue
 				}
 				fmt.Fprintf(s.IO().Err, "%v\n", err)
-				toAsk = append(toAsk, q) // asked again
+				f.toAsk = append(f.toAsk, q) // asked again
 			}
 			continue
 		}
 		if q.Optional {
 			continue
 		}
-		def := s.defaultFor(ctx, q)
-		var disagree error
-		if def != "" && q.Agrees != nil {
-			disagree = q.Agrees(def, s.getter(ctx))
-		}
-		switch {
-		case s.IO().CanPrompt():
-			toAsk = append(toAsk, q)
-		case disagree != nil: // never write a default that contradicts an answer
-			missing = append(missing, prompt.Missing{Key: q.Key, Message: fmt.Sprintf("%s (the default %s does not fit: %v)", q.Message, def, disagree), Secret: q.Secret})
-		case def != "":
-			if err := s.setValue(ctx, q.Key, def, q.Secret); err != nil {
-				return err
-			}
-			rep.Defaulted = append(rep.Defaulted, q.Key)
-		default:
-			missing = append(missing, prompt.Missing{Key: q.Key, Message: q.Message, Secret: q.Secret})
+		if err := s.unanswered(ctx, q, rep, &f); err != nil {
+			return err
 		}
 	}
-	if len(conflicts) > 0 || len(missing) > 0 {
+	if len(f.conflicts) > 0 || len(f.missing) > 0 {
 		// Listed with the rest, so that one run names every problem.
 		if err := s.validateWhole(ctx); err != nil {
-			conflicts = append(conflicts, err)
+			f.conflicts = append(f.conflicts, err)
 		}
 	}
-	if len(missing) > 0 {
-		conflicts = append(conflicts, &prompt.MissingConfigError{Stack: s.StackName, File: s.ConfigPath, Missing: missing})
+	if len(f.missing) > 0 {
+		f.conflicts = append(f.conflicts, &prompt.MissingConfigError{Stack: s.StackName, File: s.ConfigPath, Missing: f.missing})
 	}
-	if len(conflicts) > 0 {
-		return Invalid(errors.Join(conflicts...))
+	if len(f.conflicts) > 0 {
+		return Invalid(errors.Join(f.conflicts...))
 	}
-	for _, q := range toAsk {
+	for _, q := range f.toAsk {
 		if err := s.ask(ctx, q); err != nil {
 			return err
 		}
@@ -136,8 +127,15 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 	if err := s.validateWhole(ctx); err != nil {
 		return Invalid(err)
 	}
+	if len(rep.Asked) == 0 {
+		return nil // defaults stay staged: up saves them once it runs
+	}
 	return s.saveConfig()
 }
+
+// canPrompt reports whether validation may ask: a terminal, and not a
+// check that writes nothing (dryRun).
+func (s *Session) canPrompt() bool { return !s.dryRun && s.IO().CanPrompt() }
 
 // validateWhole checks the config as a whole (Provider.Validate).
 func (s *Session) validateWhole(ctx context.Context) error {
@@ -173,12 +171,8 @@ func (s *Session) checkPresent(ctx context.Context, q providers.Question, rep *R
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s line %d: %s is a secret but is stored in plain text; encrypt it with `runner config set --secret %s`", s.ConfigPath, entry.Line, q.Key, q.Key))
 	}
 	if err := check(q, s.choices(ctx, q), value); err != nil {
-		shown := fmt.Sprintf("%q", value)
-		if q.Secret {
-			shown = "[secret]"
-		}
 		return false, fmt.Errorf("%s line %d: %s is %s, which %w; fix it with `runner config set %s%s <value>`",
-			s.ConfigPath, entry.Line, q.Key, shown, err, secretFlag(q.Secret), q.Key), nil
+			s.ConfigPath, entry.Line, q.Key, shownValue(q, value), err, secretFlag(q.Secret), q.Key), nil
 	}
 	return true, nil, nil
 }

@@ -61,6 +61,10 @@ func run(ctx context.Context, io *term.IO, args []string, configure ...func(*cli
 		c(app)
 	}
 	cl := normalize(app, args)
+	if app.Metadata == nil {
+		app.Metadata = map[string]any{}
+	}
+	app.Metadata[stackGivenKey] = cl.given("stack", "s")
 	var err error
 	if cl.missing != "" && !cl.boolFlag("help") && !cl.boolFlag("h") {
 		err = usageError("flag %s needs a value (see `%s --help`)", cl.missing, cl.command)

@@ -165,6 +165,18 @@ func findFlag(cmd *cli.Command, name string) cli.Flag {
 
 // boolFlag returns the last value given to the bool flag name (false when
 // it is not given).
+// given reports whether the command line gives one of the flags named.
+func (cl commandLine) given(names ...string) bool {
+	for _, f := range cl.flags {
+		for _, n := range names {
+			if f.name == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (cl commandLine) boolFlag(name string) bool {
 	on := false
 	for _, f := range cl.flags {

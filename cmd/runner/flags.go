@@ -34,13 +34,19 @@ func globalFlags(category string) []cli.Flag {
 // it, to run faster.
 const keyIterationsKey = "keyIterations"
 
+// stackGivenKey is the app.Metadata key that says --stack (-s) is on the
+// command line; without it a stack comes from PULUMI_STACK.
+const stackGivenKey = "stackGiven"
+
 func options(c *cli.Context, io *term.IO) runner.Options {
 	keyIterations, _ := c.App.Metadata[keyIterationsKey].(int)
 	if c.Bool("non-interactive") {
 		io.NonInteractive = true
 	}
 	exe, _ := os.Executable()
+	stackGiven, _ := c.App.Metadata[stackGivenKey].(bool)
 	return runner.Options{
+		StackFromEnv:   !stackGiven && c.String("stack") != "",
 		Root:           c.String("root"),
 		Stack:          c.String("stack"),
 		Provider:       c.String("provider"),

@@ -43,7 +43,7 @@ var flagCommands = []flagCommand{
 	{path: []string{"validate"}},
 	{path: []string{"preview"}, args: []string{"--parallel", "1"}},
 	{path: []string{"up"}, args: []string{"--yes", "--parallel", "1"}},
-	{path: []string{"refresh"}, args: []string{"--parallel", "1"}},
+	{path: []string{"refresh"}, args: []string{"--parallel", "1", "--yes"}},
 	{path: []string{"destroy"}, args: []string{"--yes", "--parallel", "1"}},
 	{path: []string{"config", "ls"}},
 	{path: []string{"config", "get"}, args: []string{"app:port"}},

@@ -15,7 +15,25 @@ func stackCommands(tio *term.IO) []*cli.Command {
 	s := stackCLI{tio: tio}
 	return []*cli.Command{
 		s.initCommand(), s.selectCommand(), s.listCommand(), s.outputCommand(), s.exportCommand(), s.importCommand(),
-		s.historyCommand(), s.tagCommand(), s.removeCommand(), s.unlockCommand(), s.repairCommand(),
+		s.historyCommand(), s.tagCommand(), s.removeCommand(), s.unlockCommand(), s.repairCommand(), s.migrateCommand(),
+	}
+}
+
+func (s stackCLI) migrateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "migrate",
+		Usage: "copy the stack's state and tags to the backend at --to URL, verifying every copy (refused while any lock is held)",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "to", Usage: "the destination backend `URL` (file://, s3://, postgres://); required"}},
+		Action: func(c *cli.Context) error {
+			if err := noArgs(c); err != nil {
+				return err
+			}
+			if c.String("to") == "" {
+				return usageError("stack migrate needs --to URL, the backend to copy the stack to")
+			}
+			msg, err := runner.StackMigrate(c.Context, s.opts(c), c.String("to"))
+			return s.result(c, msg, err)
+		},
 	}
 }
 
@@ -50,12 +68,13 @@ func (s stackCLI) initCommand() *cli.Command {
 
 func (s stackCLI) selectCommand() *cli.Command {
 	return &cli.Command{
-		Name: "select", Usage: "select the stack (PULUMI_STACK in the environment file)", ArgsUsage: "NAME",
+		Name: "select", Usage: "select the stack (PULUMI_STACK in the environment file); it must exist, unless --create", ArgsUsage: "NAME",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "create", Aliases: []string{"c"}, Usage: "create the stack if it does not exist"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return usageError("stack select takes one NAME")
 			}
-			msg, err := runner.StackSelect(c.Context, s.opts(c), c.Args().First())
+			msg, err := runner.StackSelect(c.Context, s.opts(c), c.Args().First(), c.Bool("create"))
 			return s.result(c, msg, err)
 		},
 	}
@@ -206,7 +225,7 @@ func (s stackCLI) unlockCommand() *cli.Command {
 
 func (s stackCLI) repairCommand() *cli.Command {
 	return &cli.Command{
-		Name: "repair", Usage: "clear the pending operations a crash left, once you have checked the resources they name",
+		Name: "repair", Usage: "clear the pending operations a crash left in every project of the stack (or only --project's), once you have checked the resources they name",
 		Flags: []cli.Flag{projectFlag()},
 		Action: func(c *cli.Context) error {
 			if err := noArgs(c); err != nil {

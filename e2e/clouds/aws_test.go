@@ -23,6 +23,11 @@ var siriusPasswords = map[string]string{
 // plain text.
 const maraAdminpass = "strongpass"
 
+// maraProfileKey is the access key of the AWS profile MARA's example
+// names (aws:profile myProfile): the eks kubeconfig's exec entry signs
+// its tokens with it, never with the environment's keys.
+const maraProfileKey = "AKIAMYPROFILE0000000"
+
 // maraWorkspace makes a workspace whose stack dev has MARA's example
 // config (testdata: a copy of ../shared/mara/Pulumi.stackname.yaml.example)
 // and checks that up refuses its Kubernetes version 1.21, naming the line
@@ -41,6 +46,13 @@ func maraWorkspace(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(cfg, example, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	creds := "[myProfile]\naws_access_key_id = " + maraProfileKey + "\naws_secret_access_key = my-profile-secret\n"
+	if err := os.MkdirAll(filepath.Join(e.home, ".aws"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.home, ".aws", "credentials"), []byte(creds), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r := e.fails(3, "-p", "aws", "up", "--yes")

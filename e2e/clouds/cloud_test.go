@@ -2,6 +2,7 @@ package clouds
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -109,7 +110,7 @@ type kubeconfigFile struct {
 	CurrentContext string `yaml:"current-context"`
 }
 
-var hookLog = regexp.MustCompile(`^(?:Added new|Updated) context (\S+) in (.+)$`)
+var hookLog = regexp.MustCompile(`^(?:Added new|Updated) context (\S+) in (.+); it is now the current context$`)
 
 // checkKubeconfig checks the kubeconfig the eks hook wrote to $KUBECONFIG:
 // mode 0600, the context the hook reported (current), its cluster the EKS
@@ -191,6 +192,12 @@ func (e *env) checkKubeconfig(evs []event) {
 	}
 	if err := json.Unmarshal(out.Bytes(), &cred); err != nil || cred.Kind != "ExecCredential" || !strings.HasPrefix(cred.Status.Token, "k8s-aws-v1.") {
 		t.Errorf("the exec command printed no ExecCredential with an EKS token (%v):\n%s", err, out.String())
+	}
+	if slices.Contains(execCmd, "--profile") {
+		u, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(cred.Status.Token, "k8s-aws-v1."))
+		if err != nil || !strings.Contains(string(u), "X-Amz-Credential="+maraProfileKey) {
+			t.Errorf("the exec command %v did not sign with its profile's key %s: %s", execCmd, maraProfileKey, u)
+		}
 	}
 
 	kubectl, err := exec.LookPath("kubectl")

@@ -42,8 +42,10 @@ func TestMissingAWSCredentials(t *testing.T) {
 // and exited 1, not 2; a region holding a URL signed a token for another
 // host; a --profile (the kubeconfig's, from aws:profile) lost to
 // AWS_ACCESS_KEY_ID, so the token could name another identity than the
-// one that made the cluster (a profile found nowhere leaves the
-// environment's keys). (Hostile tester's regressions.)
+// one that made the cluster. A profile found nowhere, or holding no
+// credentials, signed with the environment's keys; as the aws CLI does,
+// it is now refused (exit 3, nothing on stdout). (Hostile tester's
+// regressions.)
 func TestEKSTokenCommand(t *testing.T) {
 	e := newEnv(t, "us-west-1")
 	var envKey string
@@ -59,7 +61,7 @@ func TestEKSTokenCommand(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(e.home, ".aws"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	creds := "[ops]\naws_access_key_id = AKIAOPSPROFILE000000\naws_secret_access_key = ops-secret\n"
+	creds := "[ops]\naws_access_key_id = AKIAOPSPROFILE000000\naws_secret_access_key = ops-secret\n[regiononly]\nregion = us-west-1\n"
 	if err := os.WriteFile(filepath.Join(e.home, ".aws", "credentials"), []byte(creds), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,8 @@ func TestEKSTokenCommand(t *testing.T) {
 		{"a URL for a region", []string{"--cluster-name", "c", "--region", "evil.example.com/x?"}, 2, "is not an AWS region"},
 		{"environment keys", []string{"--cluster-name", "c", "--region", "us-west-1"}, 0, "X-Amz-Credential=" + envKey},
 		{"the given profile", []string{"--cluster-name", "c", "--region", "us-west-1", "--profile", "ops"}, 0, "X-Amz-Credential=AKIAOPSPROFILE000000"},
-		{"a profile found nowhere", []string{"--cluster-name", "c", "--region", "us-west-1", "--profile", "nope"}, 0, "X-Amz-Credential=" + envKey},
+		{"a profile found nowhere", []string{"--cluster-name", "c", "--region", "us-west-1", "--profile", "nope"}, 3, "the config profile (nope) could not be found"},
+		{"a profile without credentials", []string{"--cluster-name", "c", "--region", "us-west-1", "--profile", "regiononly"}, 3, "profile regiononly has no credentials"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.run(append([]string{"eks-token"}, tc.args...)...)

@@ -63,6 +63,7 @@ type env struct {
 	path       string // PATH: the fakes first
 	aws        []string
 	extra      []string
+	binary     string   // the runner to run ("": the one built)
 	runs       []result // every run, for the secrets leak checks
 }
 
@@ -127,7 +128,11 @@ func (e *env) runIn(stdin string, args ...string) result {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	full := append([]string{"--root", e.dir, "-s", "dev", "--non-interactive"}, args...)
-	cmd := exec.CommandContext(ctx, binary, full...)
+	bin := binary
+	if e.binary != "" {
+		bin = e.binary
+	}
+	cmd := exec.CommandContext(ctx, bin, full...)
 	cmd.Dir = e.dir
 	cmd.Env = e.environ()
 	cmd.Stdin = strings.NewReader(stdin)
@@ -245,6 +250,7 @@ type event struct {
 	Operation string         `json:"operation"`
 	Project   string         `json:"project"`
 	Op        string         `json:"op"`
+	Keys      []string       `json:"keys"`
 	URN       string         `json:"urn"`
 	Result    string         `json:"result"`
 	Message   string         `json:"message"`

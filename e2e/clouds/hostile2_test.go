@@ -72,7 +72,7 @@ func TestPlanOfAFreshStack(t *testing.T) {
 func TestMistypedAWSKey(t *testing.T) {
 	e := maraWorkspace(t)
 	e.ok("config", "set", "aws:regoin", "us-west-1")
-	e.ok("-p", "aws", "validate") // saves the defaults: only up's doing is judged
+	e.ok("-p", "aws", "validate") // validate leaves the key to the plugin, which only up runs
 	r := refused(t, e, "aws", []string{"`aws:regoin` is not a valid configuration key", "fix the stack config's aws:regoin"})
 	if strings.Contains(r.Stdout+r.Stderr, "AWS_ACCESS_KEY_ID") {
 		t.Errorf("the refusal of a mistyped key points at credentials:\n%s", r)

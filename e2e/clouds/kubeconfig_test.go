@@ -93,3 +93,36 @@ func TestKubeconfigUpDestroy(t *testing.T) {
 	checkOrder(t, "destroy", g, destroy, true)
 	e.cloudEmpty("after destroy")
 }
+
+// TestKubeconfigChecksTheChosenContextOnly: one context naming a cluster
+// that `kubectl config delete-cluster` removed made -p kubeconfig refuse
+// the whole file. Now, as with kubectl, only the chosen context is
+// checked: another dangling context is fine, and choosing the dangling one
+// is refused naming its line. Without a terminal, a kubeconfig that does
+// not exist is named as the problem; the run said only that
+// kubernetes:context_name and kubernetes:cluster_name were missing.
+func TestKubeconfigChecksTheChosenContextOnly(t *testing.T) {
+	dangling := strings.Replace(ownKubeconfig, "contexts:\n", "contexts:\n- name: old\n  context: {cluster: deleted-cluster, user: prod-user}\n", 1)
+	e, _ := kubeconfigWorkspace(t, dangling, "prod")
+	e.ok("-p", "kubeconfig", "validate")
+	e.ok("-p", "kubeconfig", "preview")
+	e.ok("config", "set", "kubernetes:context_name", "old")
+	r := e.fails(3, "-p", "kubeconfig", "validate")
+	if !strings.Contains(r.Stderr, `line 10: the context old names the cluster "deleted-cluster", which the file does not define`) {
+		t.Errorf("choosing the dangling context is not refused naming it and its line:\n%s", r)
+	}
+
+	fresh := newEnv(t, "us-east-1")
+	fresh.aws = nil
+	fresh.setSecret("prometheus:adminpass", grafanaPassword)
+	for k, v := range siriusPasswords {
+		fresh.setSecret(k, v)
+	}
+	r = fresh.fails(3, "-p", "kubeconfig", "validate")
+	for _, want := range []string{"kubernetes:kubeconfig is not set, and its default", "the kubeconfig file " + fresh.kubeconfig + " does not exist",
+		"runner config set kubernetes:kubeconfig <value>"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("validate without a kubeconfig does not say %q:\n%s", want, r)
+		}
+	}
+}

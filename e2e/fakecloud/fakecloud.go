@@ -7,6 +7,7 @@
 package fakecloud
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -145,3 +146,39 @@ func List(dir string) ([]Resource, error) {
 
 // Unwrap returns the plaintext of a secret value, or v unchanged.
 func Unwrap(v any) any { return providertest.Unwrap(v) }
+
+// CallsFile is the file in the fake cloud's directory where the plugins
+// log every create and delete that changed the cloud, one JSON Call a line.
+const CallsFile = "calls.jsonl"
+
+// Call is one create or delete the fake cloud logged.
+type Call struct {
+	Op   string `json:"op"` // create or delete
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	URN  string `json:"urn"`
+}
+
+// Calls returns the creates and deletes logged in dir, oldest first (none
+// when nothing was logged).
+func Calls(dir string) ([]Call, error) {
+	data, err := os.ReadFile(filepath.Join(dir, CallsFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the fake cloud's calls: %w", err)
+	}
+	var out []Call
+	for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var c Call
+		if err := json.Unmarshal(line, &c); err != nil {
+			return nil, fmt.Errorf("the fake cloud's calls, line %d: %w", i+1, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}

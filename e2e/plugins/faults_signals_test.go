@@ -78,8 +78,8 @@ func TestFaultKill9DuringUp(t *testing.T) {
 	b.wait(t, 5*time.Second)
 	e.noPlugins("after kill -9 of runner")
 
-	e.fails(4, "up", "--yes") // the killed run's lock: stale, cleared by hand
-	e.ok("stack", "unlock")
+	// The killed run's lock is taken over by the next up (its holder is
+	// gone from this host): no stack unlock by hand.
 	e.spec("one", map[string]any{"resources": []any{thing("s", map[string]any{})}})
 	r := e.ok("up", "--yes")
 	if !strings.Contains(r.Stdout, "interrupted") {

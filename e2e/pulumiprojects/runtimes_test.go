@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine/pluginhost/providertest"
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // cacheDir is where .ci/langhosts installs the language hosts and npm
@@ -24,10 +25,7 @@ func cacheDir() string {
 // and fails it under CI, where .ci/langhosts installs everything.
 func unavailable(t testing.TB, why string) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s (CI is set: .ci/langhosts should have installed it)", why)
-	}
-	t.Skipf("%s; run .ci/langhosts to install it", why)
+	testenv.Unavailable(t, why+"; run .ci/langhosts to install it")
 }
 
 // yamlHostDir returns the folder of pulumi-language-yaml.

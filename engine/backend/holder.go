@@ -54,10 +54,20 @@ func fillHolder(h LockInfo) LockInfo {
 	return h
 }
 
-// processAlive reports whether a process with this pid runs on this host.
+// processAlive reports whether a process with this pid runs on this host:
+// a zombie (killed, not yet reaped by its parent) does not.
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err != nil {
+		return errors.Is(err, syscall.EPERM)
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if i := bytes.LastIndexByte(data, ')'); err == nil && i >= 0 {
+		if f := strings.Fields(string(data[i+1:])); len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+			return false
+		}
+	}
+	return true
 }
 
 // processStart returns when process pid of this host started, in clock

@@ -3,10 +3,8 @@ package backend
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,23 +84,13 @@ type folderJournal struct {
 	file    *os.File
 	broken  atomic.Bool // a write failed: the file may end with a cut line
 
-	mu     sync.RWMutex // held for reading while queueing, for writing by Commit
-	closed bool
-	queue  chan writeReq
-	exited chan struct{}
+	*LineWriter // one write and one fsync per batch of lines
 
 	bytes   atomic.Int64 // bytes of step entries written
 	entries atomic.Int64 // step entries written
 	syncs   atomic.Int64 // fsyncs of step entries
+	buf     []byte       // the batch being written (the writer's)
 }
-
-type writeReq struct {
-	data []byte
-	done chan error
-}
-
-// maxBatch bounds how many queued entries one write and fsync covers.
-const maxBatch = 1024
 
 func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJournal, error) {
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
@@ -127,54 +115,26 @@ func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJ
 		file.Close()
 		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
 	}
-	j := &folderJournal{f: f, p: p, base: hash, crypter: c, file: file, queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
-	go j.writer()
+	j := &folderJournal{f: f, p: p, base: hash, crypter: c, file: file}
+	j.LineWriter = NewLineWriter(c, j.writeLines)
 	return j, nil
 }
 
-// writer writes queued entries in batches: one write and one fsync per
-// batch, then every waiter of the batch is released. After a failure every
-// later entry fails too.
-func (j *folderJournal) writer() {
-	defer close(j.exited)
-	var failed error
-	var buf []byte
-	batch := make([]writeReq, 0, maxBatch)
-	for req := range j.queue {
-		batch = append(batch[:0], req)
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case r, ok := <-j.queue:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		err := failed
-		if err == nil {
-			buf = buf[:0]
-			for _, r := range batch {
-				buf = append(buf, r.data...)
-			}
-			err = j.writeBatch(buf)
-			if err != nil {
-				j.broken.Store(true)
-				failed = fmt.Errorf("writing the journal %s: %w", j.p.journal, err)
-				err = failed
-			} else {
-				j.syncs.Add(1)
-				j.bytes.Add(int64(len(buf)))
-				j.entries.Add(int64(len(batch)))
-			}
-		}
-		for _, r := range batch {
-			r.done <- err
-		}
+// writeLines writes one batch of lines with one write and one fsync.
+// After a failure the file may end with a cut line (broken).
+func (j *folderJournal) writeLines(lines [][]byte) error {
+	j.buf = j.buf[:0]
+	for _, l := range lines {
+		j.buf = append(j.buf, l...)
 	}
+	if err := j.writeBatch(j.buf); err != nil {
+		j.broken.Store(true)
+		return fmt.Errorf("writing the journal %s: %w", j.p.journal, err)
+	}
+	j.syncs.Add(1)
+	j.bytes.Add(int64(len(j.buf)))
+	j.entries.Add(int64(len(lines)))
+	return nil
 }
 
 // writeBatch appends buf to the journal file and fsyncs it.
@@ -189,56 +149,8 @@ func (j *folderJournal) writeBatch(buf []byte) error {
 	return j.file.Sync()
 }
 
-var errJournalClosed = errors.New("the journal is already committed")
-
-// Begin records that a step is about to call its plugin; it returns once
-// the entry is on disk.
-func (j *folderJournal) Begin(ctx context.Context, e Entry) error {
-	e.Kind = EntryBegin
-	return j.write(ctx, e)
-}
-
-// End records a step's outcome (e.Kind EntrySuccess or EntryFailure); it
-// returns once the entry is on disk.
-func (j *folderJournal) End(ctx context.Context, e Entry) error {
-	if e.Kind != EntrySuccess && e.Kind != EntryFailure {
-		return fmt.Errorf("recording the end of step %d: kind %q is neither %q nor %q", e.Seq, e.Kind, EntrySuccess, EntryFailure)
-	}
-	return j.write(ctx, e)
-}
-
-func (j *folderJournal) write(ctx context.Context, e Entry) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	data, err := encodeEntry(ctx, e, j.crypter)
-	if err != nil {
-		return fmt.Errorf("journaling step %d (%s): %w", e.Seq, e.Op, err)
-	}
-	done := make(chan error, 1)
-	j.mu.RLock()
-	if j.closed {
-		j.mu.RUnlock()
-		return errJournalClosed
-	}
-	j.queue <- writeReq{data: data, done: done}
-	j.mu.RUnlock()
-	return <-done // durable (or failed): waiting on ctx here could acknowledge an entry not yet written
-}
-
 // stop ends the writer after the queued entries are written.
-func (j *folderJournal) stop() error {
-	j.mu.Lock()
-	if j.closed {
-		j.mu.Unlock()
-		return errJournalClosed
-	}
-	j.closed = true
-	close(j.queue)
-	j.mu.Unlock()
-	<-j.exited
-	return nil
-}
+func (j *folderJournal) stop() error { return j.Stop() }
 
 // Commit writes final as the new snapshot (the previous one kept in the
 // history folder), appends rec to the stack's history, removes the journal

@@ -252,3 +252,30 @@ func TestLockRecordsProcess(t *testing.T) {
 		t.Fatalf("holder = %+v, want pid %d on %s started at %s", h, me.PID, me.Host, me.ProcessStart)
 	}
 }
+
+// TestZombieHolderIsDead: a holder killed but not yet reaped by its parent
+// (a zombie: kill(pid, 0) still succeeds) no longer runs, so its lock is
+// taken over; before, `stack ls` right after a kill showed no interrupted
+// run and the lock looked held.
+func TestZombieHolderIsDead(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("cannot run sleep: %v", err)
+	}
+	pid := cmd.Process.Pid
+	h := LockInfo{PID: pid, Host: hostname(), ProcessStart: processStart(pid), PIDNamespace: pidNamespace(), Command: "runner up"}
+	if h.Dead() {
+		t.Fatal("a running holder is judged dead")
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait() //nolint:errcheck // reaped at the end only
+	deadline := time.Now().Add(5 * time.Second)
+	for !h.Dead() {
+		if time.Now().After(deadline) {
+			t.Fatal("a killed, unreaped holder (a zombie) is not judged dead")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -31,7 +31,7 @@ func (e *UnknownSchemeError) Error() string {
 		known[i] = s + "://"
 	}
 	return fmt.Sprintf("opening the backend %s: no backend serves the scheme %s://; the known schemes are %s",
-		e.URL, e.Scheme, strings.Join(known, ", "))
+		RedactURL(e.URL), e.Scheme, strings.Join(known, ", "))
 }
 
 // Schemes lists the schemes r serves, sorted.

@@ -60,7 +60,7 @@ func RepairSnapshot(snap *state.Snapshot, project, stack string) ([]string, erro
 	}
 	for _, op := range snap.PendingOperations {
 		if op.Resource != nil {
-			changes = append(changes, fmt.Sprintf("cleared the pending operation %s %s (%s)", op.Type, op.Resource.URN, op.Resource.Type))
+			changes = append(changes, fmt.Sprintf("cleared the pending operation %s %s (%s)", op.Type, op.Resource.Describe(), op.Resource.URN))
 		}
 	}
 	snap.PendingOperations = nil

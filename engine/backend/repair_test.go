@@ -136,7 +136,7 @@ func TestRepairFoldsJournalAndFixesReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := strings.Join(changes, "\n")
-	for _, want := range []string{"folded the 1 finished steps", "added the provider", "added the root stack", "cleared the pending operation creating urn:pulumi:dev::network::test:index:Thing::r00008"} {
+	for _, want := range []string{"folded the 1 finished steps", "added the provider", "added the root stack", `cleared the pending operation creating test:index:Thing "r00008" tagged env=dev (urn:pulumi:dev::network::test:index:Thing::r00008)`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("changes do not say %q:\n%s", want, all)
 		}

@@ -24,6 +24,7 @@ import (
 	"github.com/runnerhq/runner/engine/backend/s3"
 	"github.com/runnerhq/runner/engine/plugins/file"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/internal/killspan"
 )
 
 // The child process's settings, passed through the environment.
@@ -215,21 +216,25 @@ func TestKillAtRandomMomentsPostgres(t *testing.T) {
 // updates and deletes: the rounds change the files), each followed by a
 // run that must converge.
 func killAtRandomMoments(t *testing.T, dir string, kills int) {
-	// Measure how long an undisturbed run takes, so that kills land inside runs.
+	// Measure how long an undisturbed run takes, so that kills land inside
+	// runs; a kill after the run ended shrinks the span.
 	start := time.Now()
 	if _, out := child(t, dir, 0, 0); out != "" {
 		t.Fatalf("first up failed: %s", out)
 	}
-	span := time.Since(start)
+	span := killspan.New(time.Since(start))
 	landed := 0
 	for round := 1; landed < kills; round++ {
 		if round > kills*4 {
 			t.Fatalf("only %d of %d kills landed inside a run", landed, kills)
 		}
-		delay := time.Duration(rand.Int64N(int64(span))) + time.Millisecond
+		delay := span.Draw()
+		began := time.Now()
 		killed, _ := child(t, dir, round, delay)
 		if killed {
 			landed++
+		} else {
+			span.Missed(time.Since(began))
 		}
 		// The next run converges, taking over the dead run's lock and
 		// resolving what it left, with no person's help.
@@ -238,7 +243,7 @@ func killAtRandomMoments(t *testing.T, dir string, kills int) {
 		}
 		checkConverged(t, dir, round)
 	}
-	t.Logf("%d kills landed inside runs (an undisturbed run took %s)", landed, span)
+	t.Logf("%d kills landed inside runs (the span of kill moments ended at %s)", landed, span.Len())
 }
 
 // checkConverged verifies files, the double-create log and the state.

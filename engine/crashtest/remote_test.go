@@ -15,6 +15,7 @@ import (
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/backend/postgres/pgtest"
 	"github.com/runnerhq/runner/internal/testserver"
 )
 
@@ -111,17 +112,40 @@ func remoteChild(t *testing.T, prefix []string, url, dir string, round int, kill
 // waits out the dead run's lease, clears its lock and converges: nothing
 // created twice, nothing lost, no pending operation left.
 func TestKillOnS3ConvergesFromAnotherMachine(t *testing.T) {
+	other := needOtherMachine(t)
+	srv := testserver.GoFakeS3(t)
+	srv.SetEnv(t)
+	killFromAnotherMachine(t, other, srv.URL, srv.Env)
+}
+
+// TestKillOnPostgresConvergesFromAnotherMachine does the same with the
+// state in PostgreSQL: the killed run's session ends with it, and with it
+// its locks, so the other machine's run takes them at once (recording the
+// killed run as interrupted) and converges.
+func TestKillOnPostgresConvergesFromAnotherMachine(t *testing.T) {
+	other := needOtherMachine(t)
+	srv := pgtest.Need(t)
+	killFromAnotherMachine(t, other, srv.URL(srv.Database(t), true), nil)
+}
+
+func needOtherMachine(t *testing.T) []string {
+	t.Helper()
 	other := otherMachine(t)
 	if other == nil {
 		testserver.Unavailable(t, "unshare --uts --pid --fork --mount-proc is refused here (it needs root): the other machine cannot be simulated")
 	}
-	srv := testserver.GoFakeS3(t)
-	srv.SetEnv(t)
-	t.Setenv(envBackend, srv.URL)
+	return other
+}
+
+// killFromAnotherMachine kills 20 rounds (ups and destroys) on the
+// backend at url, each followed by a run from the other machine that
+// must converge.
+func killFromAnotherMachine(t *testing.T, other []string, url string, env []string) {
+	t.Setenv(envBackend, url)
 	t.Setenv(envDestroy, "1")
 	dir := t.TempDir()
 	start := time.Now()
-	if _, out := remoteChild(t, nil, srv.URL, dir, 0, 0, srv.Env); out != "" {
+	if _, out := remoteChild(t, nil, url, dir, 0, 0, env); out != "" {
 		t.Fatalf("first up failed: %s", out)
 	}
 	span := time.Since(start)
@@ -132,10 +156,10 @@ func TestKillOnS3ConvergesFromAnotherMachine(t *testing.T) {
 			t.Fatalf("only %d of %d kills landed inside a run", landed, kills)
 		}
 		delay := time.Duration(rand.Int64N(int64(span))) + time.Millisecond
-		if killed, _ := remoteChild(t, nil, srv.URL, dir, round, delay, srv.Env); killed {
+		if killed, _ := remoteChild(t, nil, url, dir, round, delay, env); killed {
 			landed++
 		}
-		if _, out := remoteChild(t, other, srv.URL, dir, round, 0, srv.Env); out != "" {
+		if _, out := remoteChild(t, other, url, dir, round, 0, env); out != "" {
 			t.Fatalf("round %d: the run from another machine after a kill at %s did not converge: %s", round, delay, out)
 		}
 		checkConverged(t, dir, round)

@@ -31,10 +31,12 @@ func NewIndex(p *Plan) *Index {
 }
 
 // Check compares a decided step with its planned step. The op must be the
-// planned op, with one exception: a planned update or replace whose planned
-// inputs held unknown values may turn out same (the unknowns resolved to
-// the recorded values; less is done than was approved, never more). Every
-// planned input that was known must equal the actual input.
+// planned op, with one exception: a planned update or replace may turn out
+// same when its planned inputs held unknown values (they resolved to the
+// recorded values) or when it was planned while its provider's
+// configuration was unknown (Unchecked: the plugin could not diff, as
+// after a cluster is replaced); less is done than was approved, never
+// more. Every planned input that was known must equal the actual input.
 func (x *Index) Check(s *Step) error {
 	if x == nil {
 		return nil
@@ -44,7 +46,7 @@ func (x *Index) Check(s *Step) error {
 		return stepMismatch(x.project, s.URN, "", s.Op, nil)
 	}
 	paths := plannedPaths(normalized(p.NewInputs), normalized(s.NewInputs), p.Unchecked)
-	sameOK := s.Op == OpSame && (p.Op == OpUpdate || p.Op == OpReplace) && hasComputed(p.NewInputs)
+	sameOK := s.Op == OpSame && (p.Op == OpUpdate || p.Op == OpReplace) && (p.Unchecked || hasComputed(p.NewInputs))
 	if (p.Op != s.Op && !sameOK) || len(paths) > 0 {
 		return stepMismatch(x.project, s.URN, p.Op, s.Op, paths)
 	}

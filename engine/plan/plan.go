@@ -63,7 +63,8 @@ type Step struct {
 	// configuration was not known in the preview (a cluster not created
 	// yet), so they are the program's inputs, without the defaults the
 	// plugin's Check adds (apiVersion, auto-names). Up then accepts
-	// properties the plan does not have; the ones it has must match.
+	// properties the plan does not have; the ones it has must match. Its
+	// update (the plugin could not diff) may turn out same.
 	Unchecked bool
 }
 
@@ -74,8 +75,8 @@ type Step struct {
 // planned resources and the state calls for exactly the planned deletes,
 // each step has its planned op, and every input the plan knew has its
 // planned value (an unknown planned value accepts any). One relaxation: an
-// update or replace planned with unknown inputs may turn out same, when
-// the unknowns resolve to the recorded values (less is done than was
+// update or replace planned with unknown inputs, or while its provider's
+// configuration was unknown, may turn out same (less is done than was
 // approved, never more).
 type Plan struct {
 	Project, Stack string

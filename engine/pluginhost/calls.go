@@ -193,7 +193,9 @@ func (p *plugin) Update(ctx context.Context, req resource.UpdateRequest) (resour
 }
 
 // Read reads a resource back; an import sends only its ID. Without an ID
-// (an interrupted create) the plugin may find the resource from its URN and
+// (an interrupted create), a package that declares its identity rule
+// (PoolOptions.Identity) is read by the ID the rule gives; otherwise the
+// plugin may find the resource from its URN and
 // inputs, or answer NotFound when it looked and there is none (the create
 // did not happen); an empty answer or another error is
 // resource.ErrNotRecognizable, since most plugins cannot look without an ID
@@ -201,6 +203,9 @@ func (p *plugin) Update(ctx context.Context, req resource.UpdateRequest) (resour
 func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.ReadResponse, error) {
 	if err := p.waitConfigured(ctx); err != nil {
 		return resource.ReadResponse{}, err
+	}
+	if id, ok := p.identify(req); ok {
+		return p.readIdentified(ctx, req, id)
 	}
 	props, err := p.sendOpt(req.Outputs, true)
 	if err != nil {

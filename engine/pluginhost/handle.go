@@ -116,11 +116,21 @@ func (u *unconfigured) Check(_ context.Context, req resource.CheckRequest) (reso
 }
 
 // Diff cannot ask the plugin: like Pulumi, it counts an update ("diff
-// unavailable"), naming the inputs that differ if any.
+// unavailable"), naming the inputs the program declared that differ from
+// the recorded ones, if any. A recorded input the program does not
+// declare is not named: Check did not run, so the plugin's defaults
+// (apiVersion, kind, auto-names) are missing from the new inputs, and
+// naming them would announce changes that up does not make.
 func (u *unconfigured) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
 	u.log(LogEntry{Severity: "warning", URN: req.URN,
 		Message: "diff unavailable: the " + u.pkg + " provider's configuration is not known until the update"})
-	changed := resource.DiffKeys(req.OldInputs, req.NewInputs, req.IgnoreChanges)
+	declared := make(resource.PropertyMap, len(req.NewInputs))
+	for k := range req.NewInputs {
+		if v, ok := req.OldInputs[k]; ok {
+			declared[k] = v
+		}
+	}
+	changed := resource.DiffKeys(declared, req.NewInputs, req.IgnoreChanges)
 	return resource.DiffResponse{Changed: changed, ChangedUnnamed: len(changed) == 0}, nil
 }
 

@@ -43,6 +43,11 @@ type PoolOptions struct {
 	// refused its configuration (the Help of its *resource.ConfigureError):
 	// which credentials or config to set.
 	ConfigureHelp map[string]string
+	// Identity is, by package, how a resource's ID follows from its inputs
+	// (resource.IdentityFunc), for the packages that declare it: Read of an
+	// interrupted create (no ID) reads by that ID instead of asking the
+	// plugin to look the resource up by URN, which most plugins cannot.
+	Identity map[string]resource.IdentityFunc
 }
 
 // Pool runs the plugin processes of a run: one per package, version and

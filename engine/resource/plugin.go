@@ -41,6 +41,16 @@ var ErrGone = errors.New("the resource no longer exists")
 // resource from its inputs alone (it needs the ID).
 var ErrNotRecognizable = errors.New("the plugin cannot find this resource without its ID")
 
+// IdentityFunc computes, from a resource's type token and its checked
+// inputs, the ID its plugin's Read takes, for plugins whose resources are
+// named by their inputs (a Kubernetes object by namespace and name): ok is
+// false when the inputs do not say. It lets a create interrupted before
+// its plugin answered be read back and adopted, or found absent and made
+// again, with no person's help. A plugin declares it (see the
+// infrastructure providers' plugin specs); the engine knows no package by
+// name.
+type IdentityFunc func(typ string, inputs PropertyMap) (id string, ok bool)
+
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a Create,
 // Update or Delete whose plugin stopped before answering (it crashed or
 // its connection broke): the change may or may not have been made, so the

@@ -42,8 +42,9 @@ func (p *Program) Run(ctx context.Context, sink Sink) error {
 	}
 	deps := make([][]int, len(list))
 	regs := make([]Registration, len(list))
+	stamp := make([]int, len(list)) // stamp[j] == i+1: j is already a wait of i
 	for i := range list {
-		if deps[i], err = p.registration(ds, i, &regs[i]); err != nil {
+		if deps[i], err = p.registration(ds, i, &regs[i], stamp); err != nil {
 			return err
 		}
 	}
@@ -63,7 +64,7 @@ func (p *Program) Run(ctx context.Context, sink Sink) error {
 // registration fills the registration of declaration i (all but its
 // inputs and explicit provider reference, known only once its
 // dependencies are answered) and returns the declarations it waits for.
-func (p *Program) registration(ds *program.Declarations, i int, reg *Registration) ([]int, error) {
+func (p *Program) registration(ds *program.Declarations, i int, reg *Registration, stamp []int) ([]int, error) {
 	r := &ds.List()[i]
 	*reg = Registration{
 		URN: r.URN, Type: r.Type, Name: r.Name, Custom: r.Custom,
@@ -80,10 +81,9 @@ func (p *Program) registration(ds *program.Declarations, i int, reg *Registratio
 	}
 	reg.Dependencies, reg.PropertyDependencies = rd.URNs, rd.Properties
 	waits := make([]int, 0, len(rd.Waits)+2)
-	seen := make(map[int]bool, cap(waits))
 	add := func(j int) {
-		if j != i && !seen[j] {
-			seen[j] = true
+		if j != i && stamp[j] != i+1 {
+			stamp[j] = i + 1
 			waits = append(waits, j)
 		}
 	}
@@ -105,12 +105,30 @@ func (p *Program) registration(ds *program.Declarations, i int, reg *Registratio
 func (p *Program) walk(ctx context.Context, sink Sink, ds *program.Declarations, regs []Registration, deps [][]int) error {
 	list := ds.List()
 	ids := make([]string, len(list))
+	records := make([]func() Answer, len(list))
+	step := func(ctx context.Context, r *Registration) (func() Answer, error) {
+		ans, err := sink.Register(ctx, r)
+		return func() Answer { return ans }, err
+	}
+	if s, ok := sink.(SerialSink); ok {
+		step = s.Step
+	}
 	failed := false
 	w, err := walk.Walk(ctx, deps, walk.Options{
 		Parallel: p.Parallel,
 		FailFast: true,
-		Done: func(_ int, err error) {
+		Done: func(i int, err error) { // on the walk's goroutine, one at a time
 			failed = failed || err != nil
+			var ans Answer
+			if records[i] != nil {
+				ans = records[i]()
+			}
+			if err != nil {
+				ds.Finish(i, "", false, nil, err)
+				return
+			}
+			ids[i] = ans.ID
+			ds.FinishOutputs(i, ans.ID, ans.IDKnown, ans.Outputs, ans.Absent)
 		},
 	}, func(ctx context.Context, i int) error {
 		reg := &regs[i]
@@ -120,14 +138,9 @@ func (p *Program) walk(ctx context.Context, sink Sink, ds *program.Declarations,
 		if j := list[i].Provider; j >= 0 {
 			reg.Provider = string(list[j].URN) + "::" + ids[j]
 		}
-		ans, err := sink.Register(ctx, reg)
-		if err != nil {
-			ds.Finish(i, "", false, nil, err)
-			return err
-		}
-		ids[i] = ans.ID
-		ds.FinishOutputs(i, ans.ID, ans.IDKnown, ans.Outputs, ans.Absent)
-		return nil
+		var err error
+		records[i], err = step(ctx, reg)
+		return err
 	})
 	if err != nil { // the declarations are acyclic: a bug
 		return err
@@ -154,14 +167,13 @@ func preflight(list []program.Declaration) Preflight {
 	for i := range list {
 		r := &list[i]
 		pf.URNs[i] = r.URN
-		needs := fmt.Sprintf("type %s of %s", r.Type, r.URN)
 		switch {
 		case !r.Custom || r.Provider >= 0:
 		case strings.HasPrefix(r.Type, providerTypePrefix):
 			pf.Explicit = append(pf.Explicit, Package{Name: strings.TrimPrefix(r.Type, providerTypePrefix), For: "the provider " + string(r.URN)})
 		case !seen[resource.Package(r.Type)]:
 			seen[resource.Package(r.Type)] = true
-			pf.Packages = append(pf.Packages, Package{Name: resource.Package(r.Type), For: needs})
+			pf.Packages = append(pf.Packages, Package{Name: resource.Package(r.Type), For: fmt.Sprintf("type %s of %s", r.Type, r.URN)})
 		}
 	}
 	return pf

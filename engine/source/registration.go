@@ -102,6 +102,15 @@ type Sink interface {
 	RegisterOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error
 }
 
+// SerialSink is a Sink that lets a source record each step itself: Step
+// runs the step and returns the function that records it and gives the
+// answer. A source that calls the record functions one at a time (a walk's
+// owner goroutine) spares the steps from contending for the record.
+type SerialSink interface {
+	Sink
+	Step(ctx context.Context, r *Registration) (record func() Answer, err error)
+}
+
 // Source feeds one run of a program to the engine.
 type Source interface {
 	// Run runs the program, feeding sink, and returns when it has ended:

@@ -35,6 +35,11 @@ var (
 	Plan        = Kind{"the plan", 512 << 20}
 	State       = Kind{"the state file", 1 << 30}
 	AWSShared   = Kind{"the AWS shared file", 16 << 20}
+	// Workspace is runner.yaml; Project a user project's Pulumi.yaml.
+	Workspace = Kind{"the workspace file", 16 << 20}
+	Project   = Kind{"the project file", 16 << 20}
+	// Value is a config value piped into `config set`.
+	Value = Kind{"the value on the standard input", 16 << 20}
 )
 
 // RefusedError is a file that was not read: it is not a regular file, or
@@ -49,12 +54,15 @@ type RefusedError struct {
 }
 
 func (e *RefusedError) Error() string {
-	if e.TooLarge {
-		return fmt.Sprintf("reading %s %s: it is larger than %s, the most runner reads of %s; name a smaller file",
-			e.Kind.Name, e.Path, Size(e.Kind.Limit), e.Kind.Name)
+	what := e.Kind.Name
+	if e.Path != "" {
+		what += " " + e.Path
 	}
-	return fmt.Sprintf("reading %s %s: it is %s, not a regular file; name a regular file",
-		e.Kind.Name, e.Path, describe(e.Mode))
+	if e.TooLarge {
+		return fmt.Sprintf("reading %s: it is larger than %s, the most runner reads of %s; name a smaller file",
+			what, Size(e.Kind.Limit), e.Kind.Name)
+	}
+	return fmt.Sprintf("reading %s: it is %s, not a regular file; name a regular file", what, describe(e.Mode))
 }
 
 // IsRefused reports whether err holds a *RefusedError.

@@ -20,6 +20,8 @@ import (
 	s3api "github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // S3Server is an S3 store for one test: URL is a backend URL of a fresh
@@ -91,11 +93,7 @@ func createBucket(t testing.TB, s *S3Server) {
 // unavailable skips the test saying why, or fails it under CI.
 func unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s (under CI, .ci/run installs it)", msg)
-	}
-	t.Skip(msg)
+	testenv.Unavailable(t, fmt.Sprintf(format, args...)+" (.ci/run installs it)")
 }
 
 // CacheDir is where .ci/run installs the test servers.
@@ -113,11 +111,9 @@ func CacheDir() string {
 // conditional writes and deletes.
 func Versity(t testing.TB) *S3Server {
 	t.Helper()
-	bin := filepath.Join(CacheDir(), "bin", "versitygw")
-	if _, err := os.Stat(bin); err != nil {
-		if bin, err = exec.LookPath("versitygw"); err != nil {
-			unavailable(t, "versitygw is not installed (neither %s nor on PATH): run .ci/run, or go install github.com/versity/versitygw/cmd/versitygw@v1.8.0", filepath.Join(CacheDir(), "bin", "versitygw"))
-		}
+	bin, ok := VersityPath()
+	if !ok {
+		unavailable(t, "versitygw is not installed (neither %s nor on PATH): run .ci/run, or go install github.com/versity/versitygw/cmd/versitygw@v1.8.0", filepath.Join(CacheDir(), "bin", "versitygw"))
 	}
 	port := freePort(t)
 	dir := t.TempDir()
@@ -165,4 +161,15 @@ func freePort(t testing.TB) int {
 func Unavailable(t testing.TB, format string, args ...any) {
 	t.Helper()
 	unavailable(t, format, args...)
+}
+
+// VersityPath finds the versitygw binary: in the CI cache's bin folder, or
+// on PATH.
+func VersityPath() (string, bool) {
+	bin := filepath.Join(CacheDir(), "bin", "versitygw")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, true
+	}
+	bin, err := exec.LookPath("versitygw")
+	return bin, err == nil
 }

@@ -69,7 +69,7 @@ func fromFile(ctx *engine.Context) (kubeconfig, clusterName string, err error) {
 	if name == "" {
 		return "", "", fmt.Errorf("%s is not set: choose one of the contexts of %s: %v", ContextKey, path, k.ContextNames())
 	}
-	c, err := k.Context(name)
+	c, err := k.Usable(name)
 	if err != nil {
 		return "", "", err
 	}

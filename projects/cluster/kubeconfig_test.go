@@ -54,10 +54,6 @@ func TestParseKubeconfig(t *testing.T) {
 		{"a list", "- a\n- b\n", "/k/config is not a kubeconfig file: line 1: a kubeconfig is a YAML mapping"},
 		{"another kind", "kind: Pod\ncontexts: []\n", "/k/config is not a kubeconfig file: line 1: its kind is \"Pod\", not Config"},
 		{"no contexts", "apiVersion: v1\nkind: Config\nclusters: []\n", "line 1: it has no contexts"},
-		{"a context naming a missing cluster", "kind: Config\nclusters:\n- name: a\n  cluster: {}\ncontexts:\n- name: x\n  context:\n    cluster: b\n",
-			"line 6: the context x names the cluster \"b\", which the file does not define"},
-		{"a context naming a missing user", "kind: Config\nclusters:\n- name: a\n  cluster: {}\ncontexts:\n- name: x\n  context: {cluster: a, user: u}\n",
-			"line 6: the context x names the user \"u\""},
 		{"a context without a name", "kind: Config\nclusters:\n- name: a\ncontexts:\n- context: {cluster: a}\n", "line 5: a context has no name"},
 	}
 	for _, tt := range tests {
@@ -71,6 +67,32 @@ func TestParseKubeconfig(t *testing.T) {
 			}
 			if c := k.Contexts()[1]; c.Cluster != "prod-cluster" || c.User != "prod-user" || c.Line != 18 {
 				t.Errorf("context prod = %+v", c)
+			}
+		})
+	}
+}
+
+// TestDanglingContexts: a context naming a cluster or user the file does
+// not define spoils only itself, as with kubectl: the file parses, its
+// other contexts are usable, and Usable refuses that one naming its line.
+func TestDanglingContexts(t *testing.T) {
+	tests := []struct{ name, data, err string }{
+		{"a missing cluster", "kind: Config\nclusters:\n- name: a\n  cluster: {server: https://a}\ncontexts:\n- name: x\n  context:\n    cluster: b\n- name: ok\n  context: {cluster: a}\n",
+			"line 6: the context x names the cluster \"b\", which the file does not define"},
+		{"a missing user", "kind: Config\nclusters:\n- name: a\n  cluster: {server: https://a}\ncontexts:\n- name: x\n  context: {cluster: a, user: u}\n- name: ok\n  context: {cluster: a}\n",
+			"line 6: the context x names the user \"u\", which the file does not define"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, err := ParseKubeconfig("/k/config", []byte(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := k.Usable("ok"); err != nil {
+				t.Errorf("the sound context: %v", err)
+			}
+			if _, err := k.Usable("x"); err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("the dangling context: %v, want %q", err, tt.err)
 			}
 		})
 	}

@@ -28,6 +28,9 @@ type KubeContext struct {
 	Name, Cluster, User string
 	// Line is the context's line in the file.
 	Line int
+	// dangling says what the context names that the file does not define
+	// ("" when nothing): kubectl minds it only when the context is used.
+	dangling string
 }
 
 // kubeFile is the part of a kubeconfig file that is checked.
@@ -63,8 +66,10 @@ func ReadKubeconfig(path string) (*Kubeconfig, error) {
 }
 
 // ParseKubeconfig checks data, the content of the kubeconfig file at path:
-// a YAML document of kind Config whose contexts name clusters and users it
-// defines. Errors name the path and the line at fault.
+// a YAML document of kind Config with contexts. As with kubectl, a context
+// that names a cluster or user the file does not define (left by
+// `kubectl config delete-cluster`) spoils only itself: Usable refuses it
+// when it is the one chosen. Errors name the path and the line at fault.
 func ParseKubeconfig(path string, data []byte) (*Kubeconfig, error) {
 	bad := func(line int, format string, args ...any) error {
 		return fmt.Errorf("%s is not a kubeconfig file: line %d: %s", path, line, fmt.Sprintf(format, args...))
@@ -95,15 +100,16 @@ func ParseKubeconfig(path string, data []byte) (*Kubeconfig, error) {
 		if i < len(items) {
 			line = items[i].Line
 		}
+		kc := KubeContext{Name: c.Name, Cluster: c.Context.Cluster, User: c.Context.User, Line: line}
 		switch {
 		case c.Name == "":
 			return nil, bad(line, "a context has no name")
 		case !clusters[c.Context.Cluster]:
-			return nil, bad(line, "the context %s names the cluster %q, which the file does not define", c.Name, c.Context.Cluster)
+			kc.dangling = fmt.Sprintf("the cluster %q, which the file does not define", c.Context.Cluster)
 		case c.Context.User != "" && !users[c.Context.User]:
-			return nil, bad(line, "the context %s names the user %q, which the file does not define", c.Name, c.Context.User)
+			kc.dangling = fmt.Sprintf("the user %q, which the file does not define", c.Context.User)
 		}
-		k.contexts = append(k.contexts, KubeContext{Name: c.Name, Cluster: c.Context.Cluster, User: c.Context.User, Line: line})
+		k.contexts = append(k.contexts, kc)
 	}
 	if err := top.Decode(&k.doc); err != nil {
 		return nil, fmt.Errorf("%s is not a kubeconfig file: %w", path, err)
@@ -165,13 +171,18 @@ func (k *Kubeconfig) Context(name string) (KubeContext, error) {
 	return KubeContext{}, fmt.Errorf("the kubeconfig file %s has no context %q; its contexts are: %s", k.Path, name, strings.Join(k.ContextNames(), ", "))
 }
 
-// Usable returns the context named name when its cluster has a server,
-// else an error naming the file, the context and its cluster: the
-// kubernetes plugin refuses such a context only once the projects run.
+// Usable returns the context named name when the file defines its cluster
+// and user and the cluster has a server, else an error naming the file,
+// the line, the context and what it lacks: the kubernetes plugin refuses
+// such a context only once the projects run.
 func (k *Kubeconfig) Usable(name string) (KubeContext, error) {
 	c, err := k.Context(name)
 	if err != nil {
 		return c, err
+	}
+	if c.dangling != "" {
+		return c, fmt.Errorf("the kubeconfig file %s: line %d: the context %s names %s; fix the context (kubectl config set-context %s --cluster=... --user=...) or choose another one",
+			k.Path, c.Line, name, c.dangling, name)
 	}
 	for _, e := range pick(k.doc["clusters"], c.Cluster, nil) {
 		inner, _ := e.(map[string]any)["cluster"].(map[string]any)

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // Project is a Pulumi project folder.
@@ -76,12 +78,15 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
 // all of them.
 func Load(dir string) (*Project, error) {
 	file := filepath.Join(dir, FileName)
-	data, err := os.ReadFile(file)
+	data, err := boundedfile.ReadFile(file, boundedfile.Project)
 	if errors.Is(err, os.ErrNotExist) {
 		alt := filepath.Join(dir, "Pulumi.yml")
-		if d2, err2 := os.ReadFile(alt); err2 == nil {
-			file, data, err = alt, d2, nil
+		if d2, err2 := boundedfile.ReadFile(alt, boundedfile.Project); !errors.Is(err2, os.ErrNotExist) {
+			file, data, err = alt, d2, err2
 		}
+	}
+	if boundedfile.IsRefused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the project file: %w", err)

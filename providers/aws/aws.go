@@ -44,7 +44,7 @@ const credentialsHelp = "the aws plugin needs AWS credentials: set AWS_ACCESS_KE
 func plugins() []providers.PluginSpec {
 	return []providers.PluginSpec{
 		{Name: "aws", Version: "7.48.0", Help: credentialsHelp, StackConfig: true},
-		{Name: "kubernetes", Version: "4.34.2"},
+		k8s.KubernetesPlugin(),
 	}
 }
 

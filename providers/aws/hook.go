@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 
 	"gopkg.in/yaml.v3"
 
@@ -24,40 +25,56 @@ import (
 // cluster to the user's kubeconfig (the first file of $KUBECONFIG, else
 // ~/.kube/config) as `aws eks update-kubeconfig` does, without the aws
 // CLI: the cluster, user and context are named by the cluster's ARN, the
-// context becomes current, the file's other entries stay, and the user is
-// an exec entry that runs runner's eks-token command.
+// file's other entries stay, and the user is an exec entry that runs
+// runner's eks-token command (eks.ExecCommand: "runner" when PATH finds
+// this binary, else its absolute path). The context becomes current only
+// when it is added or its entries change, and the log says so: a run that
+// changes nothing leaves the file, and the user's current context, alone.
 func updateKubeconfig(ctx context.Context, in providers.HookInput) error {
 	out := func(key string) string {
 		s, _ := in.Outputs.String(key, "")
 		return s
 	}
+	command, err := eks.ExecCommand(in.Runtime.Executable, os.Getenv("PATH"))
+	if err != nil {
+		return err
+	}
 	a := eks.Access{Name: out("cluster_name"), ARN: out("cluster_arn"), Endpoint: out("endpoint"),
 		CertificateAuthority: out("certificate_authority"), Region: out("region"),
-		Profile: eks.Profile(configString(in.Config, "aws:profile")), Executable: in.Runtime.Executable}
+		Profile: eks.Profile(configString(in.Config, "aws:profile")), Executable: command}
 	if a.Region == "" {
 		a.Region = configString(in.Config, "aws:region")
 	}
 	if a.Name == "" || a.Endpoint == "" {
 		return fmt.Errorf("the eks project exported no cluster_name or endpoint, so the kubeconfig cannot be updated")
 	}
-	if a.Executable == "" {
-		return fmt.Errorf("runner does not know its own executable, which the kubeconfig's exec entry runs for tokens")
-	}
 	path, err := kubeconfigPath(in.Env)
 	if err != nil {
 		return err
 	}
-	added, err := mergeKubeconfig(path, a)
+	change, err := mergeKubeconfig(path, a)
 	if err != nil {
 		return err
 	}
-	verb := "Updated context"
-	if added {
-		verb = "Added new context"
+	switch change {
+	case entryAdded:
+		fmt.Fprintf(in.Log, "Added new context %s in %s; it is now the current context\n", a.EntryName(), path)
+	case entryChanged:
+		fmt.Fprintf(in.Log, "Updated context %s in %s; it is now the current context\n", a.EntryName(), path)
+	default:
+		fmt.Fprintf(in.Log, "Context %s in %s is up to date; the current context was left as it is\n", a.EntryName(), path)
 	}
-	fmt.Fprintf(in.Log, "%s %s in %s\n", verb, a.EntryName(), path)
 	return nil
 }
+
+// entryChange is what mergeKubeconfig did to the cluster's entries.
+type entryChange int
+
+const (
+	entrySame    entryChange = iota // all three as they were: the file was not written
+	entryAdded                      // the context is new
+	entryChanged                    // an entry was added or differed
+)
 
 func configString(cfg map[string]any, key string) string {
 	v, _ := resource.Unsecret(cfg[key])
@@ -80,26 +97,26 @@ func kubeconfigPath(env map[string]string) (string, error) {
 }
 
 // mergeKubeconfig adds or replaces a's cluster, user and context in the
-// kubeconfig at path (created when missing), makes the context current and
-// writes the file atomically with mode 0600. A file that is not a
-// kubeconfig is refused, naming its line, and left as it is. added says
-// the context is new.
-func mergeKubeconfig(path string, a eks.Access) (added bool, err error) {
+// kubeconfig at path (created when missing) and, when one of them was
+// added or differed, makes the context current and writes the file
+// atomically with mode 0600; otherwise the file is not written. A file
+// that is not a kubeconfig is refused, naming its line, and left as it is.
+func mergeKubeconfig(path string, a eks.Access) (change entryChange, err error) {
 	path, err = linkTarget(path) // replace the link's target, keep the link
 	if err != nil {
-		return false, err
+		return entrySame, err
 	}
 	data, err := boundedfile.ReadFile(path, boundedfile.Kubeconfig)
 	if boundedfile.IsRefused(err) {
-		return false, fmt.Errorf("%w; it was left as it was: set KUBECONFIG to a kubeconfig file and run up again", err)
+		return entrySame, fmt.Errorf("%w; it was left as it was: set KUBECONFIG to a kubeconfig file and run up again", err)
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("reading the kubeconfig: %w; set KUBECONFIG to a kubeconfig file and run up again", err)
+		return entrySame, fmt.Errorf("reading the kubeconfig: %w; set KUBECONFIG to a kubeconfig file and run up again", err)
 	}
 	var doc yaml.Node
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := parseKubeconfig(data, &doc); err != nil {
-			return false, fmt.Errorf("the kubeconfig %s %w; it was left as it was: fix it, or set KUBECONFIG to another file, and run up again", path, err)
+			return entrySame, fmt.Errorf("the kubeconfig %s %w; it was left as it was: fix it, or set KUBECONFIG to another file, and run up again", path, err)
 		}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
@@ -107,7 +124,7 @@ func mergeKubeconfig(path string, a eks.Access) (added bool, err error) {
 	}
 	root := doc.Content[0]
 	if doc.Kind != yaml.DocumentNode || root.Kind != yaml.MappingNode {
-		return false, fmt.Errorf("%s line %d: the kubeconfig is not a YAML mapping; it was left as it was: fix it, or set KUBECONFIG to another file", path, root.Line)
+		return entrySame, fmt.Errorf("%s line %d: the kubeconfig is not a YAML mapping; it was left as it was: fix it, or set KUBECONFIG to another file", path, root.Line)
 	}
 	setDefault(root, "apiVersion", "v1")
 	setDefault(root, "kind", "Config")
@@ -116,25 +133,31 @@ func mergeKubeconfig(path string, a eks.Access) (added bool, err error) {
 		list, key string
 		value     map[string]any
 	}{{"clusters", "cluster", a.Cluster()}, {"users", "user", a.User()}, {"contexts", "context", a.Context()}} {
-		isNew, err := upsert(root, e.list, name, e.key, e.value)
+		isNew, changed, err := upsert(root, e.list, name, e.key, e.value)
 		if err != nil {
-			return false, fmt.Errorf("%s %w; it was left as it was: fix it, or set KUBECONFIG to another file", path, err)
+			return entrySame, fmt.Errorf("%s %w; it was left as it was: fix it, or set KUBECONFIG to another file", path, err)
 		}
-		if e.list == "contexts" {
-			added = isNew
+		switch {
+		case isNew && e.list == "contexts":
+			change = entryAdded
+		case changed && change == entrySame:
+			change = entryChanged
 		}
+	}
+	if change == entrySame {
+		return entrySame, nil
 	}
 	setScalar(root, "current-context", name)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
-		return false, fmt.Errorf("writing the kubeconfig %s: %w", path, err)
+		return entrySame, fmt.Errorf("writing the kubeconfig %s: %w", path, err)
 	}
 	if err := atomicfile.Write(path, buf.Bytes(), 0o600); err != nil {
-		return false, fmt.Errorf("writing the kubeconfig: %w", err)
+		return entrySame, fmt.Errorf("writing the kubeconfig: %w", err)
 	}
-	return added, nil
+	return change, nil
 }
 
 // lookup returns the value node of key in mapping m (nil: none).
@@ -166,11 +189,12 @@ func setDefault(m *yaml.Node, key, v string) {
 }
 
 // upsert replaces the entry named name of the list of mapping m with
-// {name, key: value}, or appends it (isNew).
-func upsert(m *yaml.Node, list, name, key string, value map[string]any) (isNew bool, err error) {
+// {name, key: value}, or appends it (isNew). changed says the entry is new
+// or was different.
+func upsert(m *yaml.Node, list, name, key string, value map[string]any) (isNew, changed bool, err error) {
 	var entry yaml.Node
 	if err := entry.Encode(map[string]any{"name": name, key: value}); err != nil {
-		return false, err
+		return false, false, err
 	}
 	seq := lookup(m, list)
 	switch {
@@ -180,20 +204,33 @@ func upsert(m *yaml.Node, list, name, key string, value map[string]any) (isNew b
 	case seq.Kind == yaml.ScalarNode && seq.Tag == "!!null":
 		*seq = yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	case seq.Kind != yaml.SequenceNode:
-		return false, fmt.Errorf("line %d: %s is not a list", seq.Line, list)
+		return false, false, fmt.Errorf("line %d: %s is not a list", seq.Line, list)
 	}
 	seq.Style &^= yaml.FlowStyle
 	for i, item := range seq.Content {
 		if item.Kind != yaml.MappingNode {
-			return false, fmt.Errorf("line %d: an entry of %s is not a mapping", item.Line, list)
+			return false, false, fmt.Errorf("line %d: an entry of %s is not a mapping", item.Line, list)
 		}
 		if n := lookup(item, "name"); n != nil && n.Value == name {
+			if sameNode(item, &entry) {
+				return false, false, nil
+			}
 			seq.Content[i] = &entry
-			return false, nil
+			return false, true, nil
 		}
 	}
 	seq.Content = append(seq.Content, &entry)
-	return true, nil
+	return true, true, nil
+}
+
+// sameNode reports whether two YAML nodes hold the same value (styles,
+// comments and key order aside).
+func sameNode(a, b *yaml.Node) bool {
+	var va, vb any
+	if a.Decode(&va) != nil || b.Decode(&vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // linkTarget follows the symbolic links of path to the file they end at,

@@ -138,14 +138,35 @@ func TestUpdateKubeconfigHook(t *testing.T) {
 					t.Errorf("the file's comment is gone:\n%s", data)
 				}
 			}
-			// A second run replaces the entries: still one of each for the cluster.
+			// A second run finds the entries as they are: the current context
+			// the user chose since stays, and the file is not written.
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			chosen := strings.Replace(string(data), "current-context: "+arn, "current-context: other", 1)
+			if err := os.WriteFile(path, []byte(chosen), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			log.Reset()
+			if err := updateKubeconfig(context.Background(), in); err != nil {
+				t.Fatal(err)
+			}
+			if data, _ := os.ReadFile(path); string(data) != chosen || !strings.Contains(log.String(), "is up to date; the current context was left as it is") {
+				t.Errorf("a second run changed the kubeconfig (log %q):\n%s", log.String(), data)
+			}
+			// A new endpoint (the cluster made again) replaces the entries,
+			// still one of each, and makes the context current again.
+			in.Outputs = eksOutputs.Copy(0)
+			in.Outputs["endpoint"] = "https://DEF.gr7.us-west-1.eks.amazonaws.com"
 			log.Reset()
 			if err := updateKubeconfig(context.Background(), in); err != nil {
 				t.Fatal(err)
 			}
 			doc = kubeconfig(t, path)
-			if len(doc["clusters"].([]any)) != tt.entries || len(doc["users"].([]any)) != tt.entries || !strings.Contains(log.String(), "Updated context") {
-				t.Errorf("after a second run: %v, log %q", doc, log.String())
+			if len(doc["clusters"].([]any)) != tt.entries || len(doc["users"].([]any)) != tt.entries || doc["current-context"] != arn ||
+				!strings.Contains(log.String(), "Updated context "+arn) || !strings.Contains(log.String(), "it is now the current context") {
+				t.Errorf("after a run with a new endpoint: %v, log %q", doc, log.String())
 			}
 		})
 	}

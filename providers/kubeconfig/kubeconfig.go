@@ -32,7 +32,7 @@ func New() *providers.Provider {
 		}),
 		Questions: questions(),
 		Validate:  validate,
-		Plugins:   []providers.PluginSpec{{Name: "kubernetes", Version: "4.34.2"}},
+		Plugins:   []providers.PluginSpec{cluster.KubernetesPlugin()},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/internal/boundedfile"
 	"github.com/runnerhq/runner/projects/pulumiproject"
 	"github.com/runnerhq/runner/projects/runtime"
 	"github.com/runnerhq/runner/providers"
@@ -41,9 +42,12 @@ func (e *Error) Error() string {
 // of the built-in providers, which an environment may not take.
 func Load(ws string, reserved []string) ([]*providers.Provider, error) {
 	file := filepath.Join(ws, FileName)
-	data, err := os.ReadFile(file)
+	data, err := boundedfile.ReadFile(file, boundedfile.Workspace)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
+	}
+	if boundedfile.IsRefused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the workspace file: %w", err)

@@ -48,6 +48,11 @@ func TestCheck(t *testing.T) {
 			[]string{"vpcConfig: must be an object, not []"}},
 		{"secret of the wrong type", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.MakeSecret(resource.NewBoolProperty(true))}),
 			[]string{"name: must be a string, not bool"}},
+		{"unknown nested passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"vpcConfig": obj(resource.PropertyMap{
+			"subnetIds": resource.NewArrayProperty([]resource.PropertyValue{unknown, resource.NewProperty(resource.Output{})}), "vpcId": unknown})}), nil},
+		{"secret nested of the wrong type", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"vpcConfig": obj(resource.PropertyMap{
+			"subnetIds": resource.MakeSecret(resource.NewArrayProperty([]resource.PropertyValue{resource.MakeSecret(resource.NewNumberProperty(1))}))})}),
+			[]string{"vpcConfig.subnetIds[0]: must be a string, not number"}},
 		{"unknown passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"roleArn": unknown, "version": unknown}), nil},
 		{"secret passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.MakeSecret(s("c"))}), nil},
 		{"output value passes", aws, "aws:eks/cluster:Cluster", cluster(resource.PropertyMap{"name": resource.NewProperty(resource.Output{Element: s("c"), Known: true})}), nil},
@@ -62,7 +67,10 @@ func TestCheck(t *testing.T) {
 			[]string{"kind: must be Service, not Deployment"}},
 		{"right const", kube, "kubernetes:core/v1:Service", resource.PropertyMap{"kind": s("Service"), "apiVersion": s("v1")}, nil},
 		{"secret wrong const", kube, "kubernetes:core/v1:Service", resource.PropertyMap{"apiVersion": resource.MakeSecret(s("v2"))},
-			[]string{"apiVersion: must be v1, not v2"}},
+			[]string{"apiVersion: must be v1, not [secret]"}},
+		{"nested secret outside the enum", aws, "aws:iam/role:Role", resource.PropertyMap{"assumeRolePolicy": resource.MakeSecret(obj(resource.PropertyMap{
+			"Version": s("s3cr3t-version"), "Statement": resource.NewArrayProperty(nil)}))},
+			[]string{"assumeRolePolicy.Version: must be one of 2012-10-17, 2008-10-17, not [secret]"}},
 		{"several, sorted", kube, "kubernetes:helm.sh/v3:Release", resource.PropertyMap{"timeout": s("600"), "valuez": obj(nil)},
 			[]string{"timeout: must be an integer, not string", `valuez: kubernetes:helm.sh/v3:Release has no input "valuez"`, `chart: missing required`}},
 	}

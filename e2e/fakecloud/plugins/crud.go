@@ -2,6 +2,8 @@ package plugins
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -98,9 +100,16 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 		return plugin.CreateResponse{}, status.Errorf(codes.AlreadyExists,
 			"%s %q already exists (created as %s)", typ, id, old.URN)
 	}
+	slow := createDelay() / 2 // half before the cloud has it, half after
+	time.Sleep(slow)
 	if err := s.put(p.contract.Package, typ, id, req.URN, req.Properties, outs); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
 	}
+	time.Sleep(slow)
+	if err := s.logCall("create", typ, id, req.URN); err != nil {
+		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
+	}
+	s.dieOnce(typ)
 	return plugin.CreateResponse{ID: resource.ID(id), Properties: outs}, nil
 }
 
@@ -136,7 +145,9 @@ func (p *provider) Update(_ context.Context, req plugin.UpdateRequest) (plugin.U
 }
 
 // Read returns the stored resource; an empty ID when it is gone. With no
-// ID (an interrupted create) it looks the resource up by URN.
+// ID (an interrupted create) the fake aws looks the resource up by URN
+// (runner's convention for plugins that can); the fake kubernetes refuses,
+// as the real one does (it reads an object by "<namespace>/<name>" only).
 func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadResponse, error) {
 	s, err := p.configured("Read")
 	if err != nil {
@@ -147,6 +158,9 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 		typ = string(req.URN.Type())
 	}
 	var rec *Record
+	if req.ID == "" && (p.contract.Package == "kubernetes" || os.Getenv(EnvNoURNLookup) == "1") {
+		return plugin.ReadResponse{}, status.Errorf(codes.InvalidArgument, "resource name may not be empty (reading %s without an ID)", req.URN)
+	}
 	if req.ID == "" {
 		rec, err = s.byURN(string(req.URN))
 		if err == nil && rec == nil {
@@ -198,7 +212,42 @@ func (p *provider) Delete(_ context.Context, req plugin.DeleteRequest) (plugin.D
 	if err := s.remove(typ, string(req.ID)); err != nil {
 		return plugin.DeleteResponse{}, status.Error(codes.Internal, err.Error())
 	}
+	if err := s.logCall("delete", typ, string(req.ID), req.URN); err != nil {
+		return plugin.DeleteResponse{}, status.Error(codes.Internal, err.Error())
+	}
 	return plugin.DeleteResponse{}, nil
+}
+
+// EnvNoURNLookup "1" makes the fake aws refuse a read without an ID, as
+// the real aws plugin cannot look a resource up by its URN.
+const EnvNoURNLookup = "FAKECLOUD_NO_URN_LOOKUP"
+
+// EnvDieAfterCreate names a type token: the first create of that type
+// stores the resource, then the plugin process exits before answering (as
+// if runner were killed then), once per fake cloud.
+const EnvDieAfterCreate = "FAKECLOUD_DIE_AFTER_CREATE"
+
+// dieOnce ends the process after the first create of typ when
+// EnvDieAfterCreate names it.
+func (s *store) dieOnce(typ string) {
+	if os.Getenv(EnvDieAfterCreate) != typ {
+		return
+	}
+	mark := filepath.Join(filepath.Dir(s.dir), ".died-"+strings.NewReplacer(":", "_", "/", "_").Replace(typ))
+	if f, err := os.OpenFile(mark, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+		f.Close()
+		os.Exit(3)
+	}
+}
+
+// EnvCreateDelay names the variable that slows every create down by a Go
+// duration (as a real cloud takes time), half before the resource is
+// stored and half after, so that kill tests land inside creates.
+const EnvCreateDelay = "FAKECLOUD_CREATE_DELAY"
+
+func createDelay() time.Duration {
+	d, _ := time.ParseDuration(os.Getenv(EnvCreateDelay))
+	return d
 }
 
 // now returns the current time in RFC 3339, as a property.

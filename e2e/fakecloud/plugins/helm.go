@@ -32,23 +32,28 @@ func (c *kubeCloud) check(typ string, news resource.PropertyMap) []plugin.CheckF
 	}
 	chart, chartKnown := plainString(news["chart"])
 	if chartKnown && !wellFormedChart(chart) {
-		fail("chart", "a chart is a name (ingress-nginx, repo/name), a path (./chart) or a URL (oci://, https://), not "+quote(chart))
+		fail("chart", "a chart is a name (ingress-nginx, repo/name), a path (./chart) or a URL (oci://, https://), not "+quote(news["chart"], chart))
 	}
 	if v, ok := plainString(news["version"]); ok && v != "" && !wellFormedVersion(v) { // "" is the latest
-		fail("version", "a chart version is a version or constraint (1.2.3, ^1.2, >=1.0 <2.0), not "+quote(v))
+		fail("version", "a chart version is a version or constraint (1.2.3, ^1.2, >=1.0 <2.0), not "+quote(news["version"], v))
 	}
-	opts := Plain(news["repositoryOpts"])
+	optsSecret := isSecret(news["repositoryOpts"])
+	opts, _ := Contents(news["repositoryOpts"])
 	if !opts.IsObject() {
 		return failures
 	}
-	repo, ok := plainString(opts.ObjectValue()["repo"])
+	rawRepo := opts.ObjectValue()["repo"]
+	repo, ok := plainString(rawRepo)
 	if !ok {
 		return failures
 	}
+	if optsSecret {
+		rawRepo = resource.MakeSecret(rawRepo)
+	}
 	if u, err := url.Parse(repo); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		fail("repositoryOpts.repo", "a chart repository is an http(s) URL (an OCI registry goes in chart as oci://…), not "+quote(repo))
+		fail("repositoryOpts.repo", "a chart repository is an http(s) URL (an OCI registry goes in chart as oci://…), not "+quote(rawRepo, repo))
 	} else if chartKnown && strings.Contains(chart, "://") {
-		fail("chart", "with repositoryOpts.repo the chart is the chart's name in that repository, not the URL "+quote(chart))
+		fail("chart", "with repositoryOpts.repo the chart is the chart's name in that repository, not the URL "+quote(news["chart"], chart))
 	}
 	return failures
 }
@@ -103,4 +108,10 @@ func wellFormedVersion(v string) bool {
 	return true
 }
 
-func quote(s string) string { return `"` + s + `"` }
+// quote returns s, the contents of v, quoted, or [secret] when v is secret.
+func quote(v resource.PropertyValue, s string) string {
+	if isSecret(v) || v.ContainsSecrets() {
+		return "[secret]"
+	}
+	return `"` + s + `"`
+}

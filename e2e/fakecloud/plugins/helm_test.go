@@ -1,6 +1,11 @@
 package plugins
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+)
 
 func TestHelmWellFormed(t *testing.T) {
 	for _, tt := range []struct {
@@ -25,6 +30,25 @@ func TestHelmWellFormed(t *testing.T) {
 	} {
 		if got := wellFormedVersion(tt.version); got != tt.ok {
 			t.Errorf("wellFormedVersion(%q) = %v", tt.version, got)
+		}
+	}
+}
+
+func TestHelmFailuresHideSecrets(t *testing.T) {
+	p, err := NewProvider("kubernetes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := check(t, p, releaseType, map[string]any{
+		"chart": resource.MakeSecret(resource.NewStringProperty("s3cr3t chart")), "version": resource.MakeSecret(resource.NewStringProperty("s3cr3t")),
+		"repositoryOpts": resource.MakeSecret(resource.NewObjectProperty(resource.PropertyMap{"repo": resource.NewStringProperty("s3cr3t-repo")})),
+	})
+	if len(got) != 3 {
+		t.Fatalf("failures %q, want 3", got)
+	}
+	for _, f := range got {
+		if strings.Contains(f, "s3cr3t") || !strings.Contains(f, "[secret]") {
+			t.Errorf("failure %q shows a secret", f)
 		}
 	}
 }

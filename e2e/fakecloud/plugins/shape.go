@@ -19,13 +19,20 @@ type shapeCheck struct {
 // check checks the value v (secrets and output values unwrapped, unknown
 // values passing) at path against in.
 func (s *shapeCheck) check(path string, v resource.PropertyValue, in *InputSpec) {
+	s.value(path, v, in, false)
+}
+
+// value checks v at path against in; secret says v is inside a secret, so
+// that no failure shows it.
+func (s *shapeCheck) value(path string, v resource.PropertyValue, in *InputSpec, secret bool) {
+	secret = secret || isSecret(v)
 	v, known := Contents(v)
 	if !known || v.IsNull() {
 		return
 	}
 	in = s.resolve(in)
 	if len(in.OneOf) > 0 {
-		s.oneOf(path, v, in.OneOf)
+		s.oneOf(path, v, in.OneOf, secret)
 		return
 	}
 	if !hasType(v, in.Type) {
@@ -34,15 +41,15 @@ func (s *shapeCheck) check(path string, v resource.PropertyValue, in *InputSpec)
 	}
 	switch {
 	case in.Const != nil && !resource.NewPropertyValue(in.Const).DeepEquals(Plain(v)):
-		s.fail(path, "must be %v, not %v", in.Const, Plain(v).V)
+		s.fail(path, "must be %v, not %v", in.Const, shown(v, secret))
 	case len(in.Enum) > 0 && !inEnum(Plain(v), in.Enum):
-		s.fail(path, "must be one of %s, not %v", enumList(in.Enum), Plain(v).V)
+		s.fail(path, "must be one of %s, not %v", enumList(in.Enum), shown(v, secret))
 	case v.IsArray() && in.Items != nil:
 		for i, e := range v.ArrayValue() {
-			s.check(fmt.Sprintf("%s[%d]", path, i), e, in.Items)
+			s.value(fmt.Sprintf("%s[%d]", path, i), e, in.Items, secret)
 		}
 	case v.IsObject() && (in.Properties != nil || in.AdditionalProperties != nil):
-		s.object(path, v.ObjectValue(), in)
+		s.object(path, v.ObjectValue(), in, secret)
 	}
 }
 
@@ -60,13 +67,13 @@ func (s *shapeCheck) resolve(in *InputSpec) *InputSpec {
 
 // object checks an object's properties: unlisted ones (unless it is a
 // map), each listed one, and the required ones.
-func (s *shapeCheck) object(path string, m resource.PropertyMap, in *InputSpec) {
+func (s *shapeCheck) object(path string, m resource.PropertyMap, in *InputSpec, secret bool) {
 	for _, k := range sortedKeys(m) {
 		p := join(path, k)
 		if prop, ok := in.Properties[k]; ok {
-			s.check(p, m[resource.PropertyKey(k)], prop)
+			s.value(p, m[resource.PropertyKey(k)], prop, secret)
 		} else if in.AdditionalProperties != nil {
-			s.check(p, m[resource.PropertyKey(k)], in.AdditionalProperties)
+			s.value(p, m[resource.PropertyKey(k)], in.AdditionalProperties, secret)
 		} else {
 			s.fail(p, "unknown property %q: %s takes %s", k, path, nameList(in.Properties))
 		}
@@ -81,13 +88,13 @@ func (s *shapeCheck) object(path string, m resource.PropertyMap, in *InputSpec) 
 // oneOf passes v when one of alts takes it. Otherwise, when exactly one
 // alternative has v's kind (an object for string | PolicyDocument), its
 // failures are v's; else v has none of the kinds.
-func (s *shapeCheck) oneOf(path string, v resource.PropertyValue, alts []*InputSpec) {
+func (s *shapeCheck) oneOf(path string, v resource.PropertyValue, alts []*InputSpec, secret bool) {
 	var kinds []string
 	var sameKind []*InputSpec
 	for _, alt := range alts {
 		failed := false
 		try := &shapeCheck{c: s.c, fail: func(string, string, ...any) { failed = true }}
-		try.check(path, v, alt)
+		try.value(path, v, alt, secret)
 		if !failed {
 			return
 		}
@@ -99,7 +106,7 @@ func (s *shapeCheck) oneOf(path string, v resource.PropertyValue, alts []*InputS
 		}
 	}
 	if len(sameKind) == 1 {
-		s.check(path, v, sameKind[0])
+		s.value(path, v, sameKind[0], secret)
 		return
 	}
 	s.fail(path, "must be %s, not %s", strings.Join(kinds, " or "), v.TypeString())
@@ -161,4 +168,29 @@ func propertyKeys(props map[string]*InputSpec) resource.PropertyMap {
 // isInteger reports whether v is a number without a fraction.
 func isInteger(v resource.PropertyValue) bool {
 	return v.IsNumber() && v.NumberValue() == math.Trunc(v.NumberValue()) && !math.IsInf(v.NumberValue(), 0)
+}
+
+// isSecret reports whether v is a secret, or a secret output value, around
+// its contents.
+func isSecret(v resource.PropertyValue) bool {
+	for {
+		switch {
+		case v.IsSecret():
+			return true
+		case v.IsOutput() && v.OutputValue().Secret:
+			return true
+		case v.IsOutput() && v.OutputValue().Known:
+			v = v.OutputValue().Element
+		default:
+			return false
+		}
+	}
+}
+
+// shown is v as a failure may show it: [secret] for a secret.
+func shown(v resource.PropertyValue, secret bool) any {
+	if secret || v.ContainsSecrets() {
+		return "[secret]"
+	}
+	return Plain(v).V
 }

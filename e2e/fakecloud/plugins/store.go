@@ -164,6 +164,39 @@ func decode(m map[string]any) (resource.PropertyMap, error) {
 	return props, nil
 }
 
+// CallsFile is the file, in $FAKECLOUD_DIR, where every create and delete
+// that changed the fake cloud is logged, one JSON object a line (Call).
+const CallsFile = "calls.jsonl"
+
+// Call is one line of CallsFile.
+type Call struct {
+	Op   string `json:"op"` // create or delete
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	URN  string `json:"urn"`
+}
+
+// logCall appends one call to the fake cloud's CallsFile (one write of a
+// short line with O_APPEND: lines of several plugin processes never mix).
+func (s *store) logCall(op, typ, id string, urn resource.URN) error {
+	line, err := json.Marshal(Call{Op: op, Type: typ, ID: id, URN: string(urn)})
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(s.dir), CallsFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("log the call: %w", err)
+	}
+	_, err = f.Write(append(line, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("log the call: %w", err)
+	}
+	return nil
+}
+
 // byURN returns the record of urn, nil when there is none.
 func (s *store) byURN(urn string) (*Record, error) {
 	all, err := s.all()

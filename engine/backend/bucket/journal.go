@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
@@ -55,8 +57,8 @@ func (s *Store) replace(ctx context.Context, project, stack string, cur seenStat
 		}
 		j.keys = append(j.keys, key)
 	}
-	if cur.data != nil && bytes.Equal(cur.data, data) {
-		return cur, s.retire(ctx, leftovers)
+	if cur.data != nil && sameButTime(cur.data, data) {
+		return cur, s.retire(ctx, leftovers) // a no-op run: nothing to write
 	}
 	s.ensureMeta(ctx)
 	cond := Cond{IfNoneMatch: true}
@@ -76,6 +78,26 @@ func (s *Store) replace(ctx context.Context, project, stack string, cur seenStat
 	st := seenState{data: data, etag: etag, hash: hash}
 	s.remember(project, stack, st)
 	return st, s.retire(ctx, leftovers)
+}
+
+// manifestTime is the manifest's time in a checkpoint (ToCheckpoint's
+// indented form), which every commit sets anew.
+var manifestTime = regexp.MustCompile(`"manifest": \{\s*"time": "[^"]*"`)
+
+// sameButTime reports whether two checkpoints differ at most by their
+// manifest's time: the state did not change.
+func sameButTime(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if d := len(a) - len(b); d > 16 || d < -16 {
+		return false
+	}
+	ia, ib := manifestTime.FindIndex(a), manifestTime.FindIndex(b)
+	if ia == nil || ib == nil || ia[0] != ib[0] {
+		return false
+	}
+	return bytes.Equal(a[:ia[0]], b[:ib[0]]) && bytes.Equal(a[ia[1]:], b[ib[1]:])
 }
 
 // retire removes the segments of sealed journals.
@@ -148,6 +170,10 @@ type writeReq struct {
 
 const maxBatch = 1024
 
+// lingerFor is how long a segment waits for more entries of concurrent
+// steps before it is written.
+const lingerFor = 2 * time.Millisecond
+
 func (j *journal) segmentKey(seq int) string {
 	return fmt.Sprintf("%s%s/%08d.jsonl", journalPrefix(j.project, j.stack), j.op, seq)
 }
@@ -156,8 +182,16 @@ func (j *journal) writer() {
 	defer close(j.exited)
 	var failed error
 	batch := make([]writeReq, 0, maxBatch)
+	last := 0 // entries in the previous segment
 	for req := range j.queue {
 		batch = append(batch[:0], req)
+		// Steps running side by side: wait a moment for more of their
+		// entries, so that a segment carries many (one PUT each). A lone
+		// step (the previous segment held one entry) does not wait.
+		var linger <-chan time.Time
+		if last > 1 {
+			linger = time.After(lingerFor)
+		}
 	drain:
 		for len(batch) < maxBatch {
 			select {
@@ -167,9 +201,21 @@ func (j *journal) writer() {
 				}
 				batch = append(batch, r)
 			default:
-				break drain
+				if linger == nil {
+					break drain
+				}
+				select {
+				case r, ok := <-j.queue:
+					if !ok {
+						break drain
+					}
+					batch = append(batch, r)
+				case <-linger:
+					break drain
+				}
 			}
 		}
+		last = len(batch)
 		err := failed
 		if err == nil {
 			var buf []byte

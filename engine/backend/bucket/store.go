@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,6 +88,9 @@ func (s *Store) Probe(ctx context.Context) error {
 }
 
 func (s *Store) probe(ctx context.Context) error {
+	if err := s.checkLayout(ctx); err != nil {
+		return err
+	}
 	key := ".runner/probe/" + newID()
 	etag, err := s.obj.Put(ctx, key, []byte("probe\n"), Cond{IfNoneMatch: true})
 	if err != nil {
@@ -152,6 +156,36 @@ func historyPrefix(project, stack string) string {
 }
 
 const metaKey = ".pulumi/meta.yaml"
+
+// checkLayout refuses a bucket whose .pulumi/meta.yaml names another
+// layout than Pulumi's project layout (version 1), which runner writes,
+// or Pulumi's legacy layout (stacks not grouped by project).
+func (s *Store) checkLayout(ctx context.Context) error {
+	o, err := s.obj.Get(ctx, metaKey)
+	if errors.Is(err, ErrNotExist) {
+		legacy, lerr := s.obj.List(ctx, ".pulumi/stacks/")
+		if lerr != nil {
+			return fmt.Errorf("checking the layout of %s: %w", s.obj.Describe(), lerr)
+		}
+		for _, l := range legacy {
+			if !strings.Contains(strings.TrimPrefix(l.Key, ".pulumi/stacks/"), "/") {
+				return &backend.UnavailableError{URL: s.obj.Describe(), Problem: errors.New("the bucket holds stacks in Pulumi's legacy layout (not grouped by project)"),
+					Hint: "upgrade it with `pulumi state upgrade`, then run again; nothing was changed"}
+			}
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checking the layout of %s: %w", s.obj.Describe(), err)
+	}
+	var version int
+	if _, err := fmt.Sscanf(strings.TrimSpace(string(o.Data)), "version: %d", &version); err != nil || version != 1 {
+		return &backend.UnavailableError{URL: s.obj.Describe(), Problem: fmt.Errorf("its .pulumi/meta.yaml names layout %q (version %d), and runner reads Pulumi's project layout, version 1", strings.TrimSpace(string(o.Data)), version),
+			Hint: "use a bucket (or prefix) of that layout; nothing was changed"}
+	}
+	s.metaOnce.Do(func() {})
+	return nil
+}
 
 // ensureMeta writes .pulumi/meta.yaml (the project layout, version 1)
 // unless it is there, once per Store.

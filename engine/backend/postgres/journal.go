@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,29 +16,18 @@ import (
 )
 
 // journal is an operation's journal: rows of runner_journal under one
-// op_id, written by one goroutine a batch (one round trip) at a time.
+// op_id, each batch of lines (backend.LineWriter) inserted in one round
+// trip.
 type journal struct {
+	*backend.LineWriter
 	s              *Store
 	stack, project string
 	lock           *heldLock
 	op             string
 	base           string // SHA-256 of the stored snapshot begun from ("" when none)
 	crypter        resource.Crypter
-
-	mu     sync.RWMutex // held for reading while queueing, for writing by Commit
-	closed bool
-	queue  chan writeReq
-	exited chan struct{}
-	rows   int64 // rows written (the writer's, then Commit's)
+	rows           int64 // rows written (the writer's, then Commit's)
 }
-
-type writeReq struct {
-	line []byte
-	done chan error
-}
-
-// maxBatch bounds the rows of one insert.
-const maxBatch = 1024
 
 // OpenJournal starts the journal of an operation that begins from base,
 // under the (project, stack) lock this process holds. Unless base is,
@@ -63,9 +51,8 @@ func (s *Store) OpenJournal(ctx context.Context, project, stack string, base *st
 			return nil, err
 		}
 	}
-	j := &journal{s: s, stack: stack, project: project, lock: lock, op: newID(), base: hash, crypter: crypter,
-		queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
-	go j.writer()
+	j := &journal{s: s, stack: stack, project: project, lock: lock, op: newID(), base: hash, crypter: crypter}
+	j.LineWriter = backend.NewLineWriter(crypter, j.insert)
 	return j, nil
 }
 
@@ -126,6 +113,13 @@ func fence(b *pgx.Batch, l *heldLock) {
 	b.Queue(`SELECT runner_fence($1, $2, $3)`, l.stack, l.project, l.id)
 }
 
+// checkBase queues the check that the stored snapshot is still the one
+// j began from (a base Load returned is trusted without a round trip, so
+// it is checked with the journal's first write and the commit).
+func checkBase(b *pgx.Batch, j *journal) {
+	b.Queue(`SELECT runner_check_base($1, $2, $3)`, j.stack, j.project, j.base)
+}
+
 // keepSnapshot queues keeping the stored snapshot in runner_kept.
 func keepSnapshot(b *pgx.Batch, l *heldLock) {
 	b.Queue(`INSERT INTO runner_kept (stack, project, kind, data)
@@ -143,48 +137,21 @@ func putSnapshot(b *pgx.Batch, l *heldLock, data []byte, hash string) {
 		l.stack, l.project, backend.HistoryKeep)
 }
 
-// writer inserts queued lines in batches: one fenced insert per batch,
-// then every waiter of the batch is released. The first batch begins with
-// the open line; after a failure every later line fails too.
-func (j *journal) writer() {
-	defer close(j.exited)
-	var failed error
-	batch := make([]writeReq, 0, maxBatch)
-	for req := range j.queue {
-		batch = append(batch[:0], req)
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case r, ok := <-j.queue:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
-		if failed == nil {
-			failed = j.insert(batch)
-		}
-		for _, r := range batch {
-			r.done <- failed
-		}
-	}
-}
-
 // insert writes one batch of lines, fenced by the lock.
-func (j *journal) insert(batch []writeReq) error {
+func (j *journal) insert(batch [][]byte) error {
 	seqs := make([]int64, 0, len(batch)+1)
 	lines := make([][]byte, 0, len(batch)+1)
 	if j.rows == 0 {
 		seqs, lines = append(seqs, 0), append(lines, backend.JournalOpenLine(j.base))
 	}
-	for _, r := range batch {
-		seqs, lines = append(seqs, j.rows+int64(len(seqs))), append(lines, r.line)
+	for _, line := range batch {
+		seqs, lines = append(seqs, j.rows+int64(len(seqs))), append(lines, line)
 	}
 	b := &pgx.Batch{}
 	fence(b, j.lock)
+	if j.rows == 0 {
+		checkBase(b, j)
+	}
 	b.Queue(`INSERT INTO runner_journal (stack, project, op_id, seq, line)
 		SELECT $1, $2, $3, s, l FROM unnest($4::bigint[], $5::bytea[]) AS t(s, l)`, j.stack, j.project, j.op, seqs, lines)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -200,57 +167,15 @@ func (j *journal) insert(batch []writeReq) error {
 	return nil
 }
 
-var errJournalClosed = errors.New("the journal is already committed")
-
-// Begin records that a step is about to call its plugin; it returns once
-// the row is committed.
-func (j *journal) Begin(ctx context.Context, e backend.Entry) error {
-	e.Kind = backend.EntryBegin
-	return j.write(ctx, e)
-}
-
-// End records a step's outcome; it returns once the row is committed.
-func (j *journal) End(ctx context.Context, e backend.Entry) error {
-	if e.Kind != backend.EntrySuccess && e.Kind != backend.EntryFailure {
-		return fmt.Errorf("recording the end of step %d: kind %q is neither %q nor %q", e.Seq, e.Kind, backend.EntrySuccess, backend.EntryFailure)
-	}
-	return j.write(ctx, e)
-}
-
-func (j *journal) write(ctx context.Context, e backend.Entry) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	line, err := backend.EncodeJournalEntry(ctx, e, j.crypter)
-	if err != nil {
-		return fmt.Errorf("journaling step %d (%s): %w", e.Seq, e.Op, err)
-	}
-	done := make(chan error, 1)
-	j.mu.RLock()
-	if j.closed {
-		j.mu.RUnlock()
-		return errJournalClosed
-	}
-	j.queue <- writeReq{line: line, done: done}
-	j.mu.RUnlock()
-	return <-done
-}
-
 // Commit stores final as the snapshot (the previous one kept), records rec
 // in the history and deletes the journal, in one transaction that first
 // checks the lock: a holder that lost its lock commits nothing, and its
 // journal stays for the next run to fold. A no-op (nothing journaled,
 // final as stored) only records the history.
 func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend.HistoryRecord) error {
-	j.mu.Lock()
-	if j.closed {
-		j.mu.Unlock()
-		return errJournalClosed
+	if err := j.Stop(); err != nil {
+		return err
 	}
-	j.closed = true
-	close(j.queue)
-	j.mu.Unlock()
-	<-j.exited
 	if err := state.Check(final, j.project, j.stack); err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, err)
 	}
@@ -265,6 +190,7 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 	hash := backend.SnapshotHash(data)
 	b := &pgx.Batch{}
 	fence(b, j.lock)
+	checkBase(b, j)
 	if j.rows > 0 || hash != j.base {
 		keepSnapshot(b, j.lock)
 		putSnapshot(b, j.lock, data, hash)

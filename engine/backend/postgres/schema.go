@@ -49,6 +49,15 @@ var migrations = []string{
 		END IF;
 		RETURN true;
 	END $$;`,
+	`CREATE FUNCTION runner_check_base(p_stack text, p_project text, p_sha256 text) RETURNS boolean
+	LANGUAGE plpgsql AS $$
+	BEGIN
+		IF coalesce((SELECT sha256 FROM runner_snapshots WHERE stack = p_stack AND project = p_project), '') <> p_sha256 THEN
+			RAISE EXCEPTION 'the stored state of project % on stack % is no longer the one this operation began from', p_project, p_stack
+				USING ERRCODE = 'RN001';
+		END IF;
+		RETURN true;
+	END $$;`,
 }
 
 // fencedCode is the SQLSTATE runner_fence raises.

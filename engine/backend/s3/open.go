@@ -35,7 +35,7 @@ func OpenURL(ctx context.Context, raw string) (backend.Store, error) {
 func OpenObjects(ctx context.Context, raw string) (*Objects, error) {
 	loc, err := ParseURL(raw)
 	if err != nil {
-		return nil, &backend.UnavailableError{URL: backend.RedactURL(raw), Problem: err, Hint: "fix --backend or RUNNER_BACKEND_URL; nothing was changed"}
+		return nil, &backend.UnavailableError{URL: Redact(raw), Problem: err, Hint: "fix --backend or RUNNER_BACKEND_URL; nothing was changed"}
 	}
 	// The SDK's own log lines (an IMDS fallback warning) are not for users:
 	// what goes wrong is in the error.

@@ -47,7 +47,7 @@ func ParseURL(raw string) (*Location, error) {
 		return nil, fmt.Errorf("%q is not an s3:// URL; write s3://<bucket>[/<prefix>]?region=<region>", Redact(raw))
 	}
 	u.User = nil
-	loc := &Location{Bucket: u.Host, Prefix: strings.Trim(u.Path, "/"), Redacted: u.String()}
+	loc := &Location{Bucket: u.Host, Prefix: strings.Trim(u.Path, "/"), Redacted: redactQuery(u)}
 	if loc.Bucket == "" {
 		return nil, fmt.Errorf("the backend URL %s names no bucket; write s3://<bucket>[/<prefix>]", loc.Redacted)
 	}
@@ -98,6 +98,26 @@ func ParseURL(raw string) (*Location, error) {
 	return loc, nil
 }
 
+// redactQuery renders u with the values of parameters runner does not
+// know replaced by "xxxxx": a key pasted into the URL stays out of
+// messages.
+func redactQuery(u *url.URL) string {
+	q := u.Query()
+	changed := false
+	for k := range q {
+		if !contains(knownParams, k) {
+			q.Set(k, "xxxxx")
+			changed = true
+		}
+	}
+	if !changed {
+		return u.String()
+	}
+	c := *u
+	c.RawQuery = q.Encode()
+	return c.String()
+}
+
 func contains(list []string, s string) bool {
 	for _, l := range list {
 		if l == s {
@@ -122,5 +142,5 @@ func Redact(raw string) string {
 	if u.User != nil {
 		u.User = url.User("REDACTED")
 	}
-	return u.String()
+	return redactQuery(u)
 }

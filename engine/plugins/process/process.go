@@ -99,7 +99,7 @@ func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resourc
 		outs["startTicks"] = resource.Computed{}
 		return resource.CreateResponse{Outputs: outs}, nil
 	}
-	pid, ticks, err := start(ctx, p.environ(), req.Inputs)
+	pid, ticks, err := start(ctx, p.environ(), req.Inputs, marker(req.URN, req.Inputs))
 	if err != nil {
 		return resource.CreateResponse{}, err
 	}
@@ -109,7 +109,8 @@ func (p Plugin) Create(ctx context.Context, req resource.CreateRequest) (resourc
 }
 
 // Read reports whether the recorded process still runs. With no ID (a
-// create interrupted by a crash) it looks for the pid file.
+// create interrupted by a crash) it looks for the pid file, then for the
+// process holding the resource's marker in its environment (markerVar).
 func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadResponse, error) {
 	outs := req.Outputs
 	if req.Type == PortType {
@@ -118,10 +119,11 @@ func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadRe
 	}
 	if req.ID == "" {
 		pidFile, _ := req.Inputs.String("pidFile", "")
-		if pidFile == "" {
-			return resource.ReadResponse{}, resource.ErrNotRecognizable
-		}
 		pid, ticks, ok := fromPidFile(pidFile)
+		if !ok {
+			// Killed after the start, before the pid file was written.
+			pid, ticks, ok = findMarked(marker(req.URN, req.Inputs))
+		}
 		if !ok {
 			return resource.ReadResponse{}, nil
 		}
@@ -172,8 +174,9 @@ func (Plugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
 	return nil
 }
 
-// start launches the process in its own session and waits for readiness.
-func start(ctx context.Context, parent []string, in resource.PropertyMap) (int, uint64, error) {
+// start launches the process in its own session, mark in its environment,
+// and waits for readiness.
+func start(ctx context.Context, parent []string, in resource.PropertyMap, mark string) (int, uint64, error) {
 	argv, _ := in.StringList("command")
 	env, _ := in.StringMap("environment")
 	dir, _ := in.String("dir", "")
@@ -192,7 +195,7 @@ func start(ctx context.Context, parent []string, in resource.PropertyMap) (int, 
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = Environment(parent, env)
+	cmd.Env = append(Environment(parent, env), markerVar+"="+mark)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	out, err := openLog(logFile)
 	if err != nil {

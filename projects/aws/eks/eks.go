@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -40,12 +41,17 @@ type settings struct {
 }
 
 // Program declares the cluster; executable is the runner binary, which the
-// kubeconfig's exec entry runs for tokens. Outputs: cluster_name,
+// kubeconfig's exec entry runs for tokens (as ExecCommand names it on the
+// PATH of runner's own environment, the user's). Outputs: cluster_name,
 // cluster_arn, endpoint, certificate_authority (base64 PEM), region,
 // kubeconfig (secret), node_group_name.
 func Program(executable string) engine.Program {
 	return func(ctx *engine.Context) error {
 		s, err := readSettings(ctx)
+		if err != nil {
+			return err
+		}
+		command, err := ExecCommand(executable, os.Getenv("PATH"))
 		if err != nil {
 			return err
 		}
@@ -94,7 +100,7 @@ func Program(executable string) engine.Program {
 		kubeconfig := engine.All(cluster.Output("name"), cluster.Output("arn"), cluster.Output("endpoint"), ca).Apply(func(v any) (any, error) {
 			vals := v.([]any)
 			a := Access{Name: str(vals[0]), ARN: str(vals[1]), Endpoint: str(vals[2]), CertificateAuthority: str(vals[3]),
-				Region: s.region, Profile: s.profile, Executable: executable}
+				Region: s.region, Profile: s.profile, Executable: command}
 			return a.Kubeconfig()
 		})
 		ctx.Export("kubeconfig", engine.Secret(kubeconfig))

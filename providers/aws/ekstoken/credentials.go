@@ -30,10 +30,12 @@ type loader struct {
 // ~/.aws/credentials) and config file ($AWS_CONFIG_FILE, else
 // ~/.aws/config); else the ECS container credentials endpoint; else the EC2
 // instance's role. A profile given explicitly (--profile, which the eks
-// hook's kubeconfig passes when aws:profile is set) comes first when it
-// holds credentials, as with `aws --profile` and the aws provider's profile
-// setting: the token must be the identity that made the cluster; found
-// nowhere, the environment's keys stand in.
+// hook's kubeconfig passes when aws:profile is set) is used as `aws
+// --profile` uses it: the token must be the identity that made the
+// cluster, so the environment's keys never stand in. A profile that
+// neither file holds is refused ("the config profile could not be
+// found"), and one that holds no credentials leaves only the container's
+// and the instance's.
 //
 // A profile's credentials are, as the AWS SDKs read them: a role
 // (role_arn) assumed with the credentials of source_profile (recursively)
@@ -54,19 +56,20 @@ func LoadCredentials(ctx context.Context, env func(string) string, profile, regi
 		}
 		profile = firstOf(env("AWS_PROFILE"), "default")
 	}
+	if _, found := files.profile(profile); explicit && !found {
+		return Credentials{}, fmt.Errorf("the config profile (%s) could not be found in %s or %s; add it (`aws configure --profile %s`) or name another one", profile, files.credFile, files.cfgFile, profile)
+	}
 	if c, ok, err := l.fromProfile(profile, nil); ok || err != nil {
 		return c, err
-	}
-	if explicit {
-		if c, ok, err := l.fromEnvironment(); ok || err != nil {
-			return c, err
-		}
 	}
 	if c, ok, err := l.fromContainer(); ok || err != nil {
 		return c, err
 	}
 	if c, ok, err := l.fromInstance(); ok || err != nil {
 		return c, err
+	}
+	if explicit {
+		return Credentials{}, fmt.Errorf("profile %s has no credentials in %s or %s (keys, a role, SSO or credential_process), and the environment's keys are not used for a profile given by name, as with `aws --profile`", profile, files.credFile, files.cfgFile)
 	}
 	return Credentials{}, fmt.Errorf("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile %s credentials in %s or %s (keys, a role, SSO or credential_process)", profile, files.credFile, files.cfgFile)
 }

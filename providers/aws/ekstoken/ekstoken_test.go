@@ -160,9 +160,11 @@ func TestLoadCredentials(t *testing.T) {
 		// the identity that made the cluster, not the environment's keys.
 		{"a given profile wins over the environment", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "ops",
 			Credentials{"OPS", "opssecret", "opstoken"}, ""},
-		{"a given profile found nowhere: the environment's keys", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "nope",
-			Credentials{"ENV", "envsecret", ""}, ""},
-		{"a given profile found nowhere, no keys", nil, "nope", Credentials{}, "give profile nope credentials"},
+		// As `aws --profile`: a missing profile is refused, never replaced
+		// by the environment's keys.
+		{"a given profile found nowhere, keys in the environment", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "nope",
+			Credentials{}, "the config profile (nope) could not be found"},
+		{"a given profile found nowhere, no keys", nil, "nope", Credentials{}, "the config profile (nope) could not be found"},
 		{"a given SSO profile", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "sso",
 			Credentials{}, "profile sso names sso_session corp, which"},
 		{"default profile", nil, "", Credentials{"DEF", "defsecret", ""}, ""},
@@ -173,10 +175,10 @@ func TestLoadCredentials(t *testing.T) {
 		{"assume role", map[string]string{"AWS_ENDPOINT_URL": "http://127.0.0.1:1"}, "assume", Credentials{},
 			"assuming role arn:aws:iam::1:role/x of profile assume at 127.0.0.1:1: dial tcp"},
 		{"sso", nil, "sso", Credentials{}, "has no [sso-session corp] section"},
-		{"missing", nil, "nope", Credentials{}, "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile nope"},
+		{"missing", map[string]string{"AWS_PROFILE": "nope"}, "", Credentials{}, "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile nope"},
 		{"half a key pair", nil, "half", Credentials{}, "profile half sets only one of aws_access_key_id and aws_secret_access_key"},
 		{"a profile without credentials", map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}, "regiononly",
-			Credentials{"ENV", "envsecret", ""}, ""},
+			Credentials{}, "profile regiononly has no credentials"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -79,7 +79,10 @@ export declare namespace iam {
 };
 export type Mode = (typeof Mode)[keyof typeof Mode];
 `)
-	write("eks/cluster.d.ts", `export interface ClusterArgs {
+	write("eks/cluster.d.ts", `import * as pulumi from "@pulumi/pulumi";
+import { Role } from "../iam";
+export interface ClusterArgs {
+    role?: pulumi.Input<string | Role | undefined>;
     roleArn: pulumi.Input<string>;
     vpcConfig: pulumi.Input<inputs.eks.ClusterVpcConfig>;
     tags?: pulumi.Input<{
@@ -99,7 +102,7 @@ export type Mode = (typeof Mode)[keyof typeof Mode];
 		t.Fatal(err)
 	}
 	got, _ := json.Marshal(map[string]any{"inputs": inputs, "types": sdk.types})
-	want := `{"inputs":{"roleArn":{"type":"string","required":true},"tags":{"type":"object","additionalProperties":{"type":"string"}},` +
+	want := `{"inputs":{"role":{"type":"string"},"roleArn":{"type":"string","required":true},"tags":{"type":"object","additionalProperties":{"type":"string"}},` +
 		`"vpcConfig":{"required":true,"ref":"eks.ClusterVpcConfig"}},"types":{"eks.ClusterVpcConfig":{"type":"object","properties":{` +
 		`"mode":{"type":"string","enum":["a","b"]},"subnetIds":{"type":"array","required":true,"items":{"type":"string"}}}}}}`
 	if string(got) != want {

@@ -100,6 +100,9 @@ func programTokens(dir string) (map[string][]string, error) {
 		}
 		return err
 	})
+	if err != nil {
+		return nil, err
+	}
 	out := map[string][]string{}
 	for pkg, set := range found {
 		for tok := range set {
@@ -110,7 +113,7 @@ func programTokens(dir string) (map[string][]string, error) {
 	if len(out["aws"]) == 0 || len(out["kubernetes"]) == 0 {
 		return nil, fmt.Errorf("no aws or kubernetes type tokens in the programs under %s (give -programs)", dir)
 	}
-	return out, err
+	return out, nil
 }
 
 // contractTokens returns every resource type of the package's flat contract.

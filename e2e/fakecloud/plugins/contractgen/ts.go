@@ -21,6 +21,9 @@ type tsSDK struct {
 	types     map[string]*plugins.InputSpec
 	queue     []string
 	leniences map[string]int
+	// classes are the resource classes the args file being read imports
+	// (Role in string | Role): a resource passed for an input is its ID.
+	classes map[string]bool
 }
 
 // tsBody is an interface's members and the namespace it is declared in.
@@ -32,6 +35,7 @@ var (
 	declaration  = regexp.MustCompile(`^(?:export\s+)?(?:declare\s+)?(namespace|interface)\s+(\w+)\s*\{`)
 	enumConst    = regexp.MustCompile(`(?s)export declare const (\w+): \{(.*?)\};`)
 	enumValue    = regexp.MustCompile(`readonly \w+: ("(?:[^"\\]|\\.)*"|-?[0-9.]+);`)
+	namedImport  = regexp.MustCompile(`import \{([\w\s,]+)\} from "\.{1,2}/[^"]*"`)
 )
 
 // readTS loads the SDK unpacked at dir.
@@ -177,7 +181,14 @@ func (s *tsSDK) resource(token string) (map[string]*plugins.InputSpec, error) {
 		return map[string]*plugins.InputSpec{}, nil // a resource without inputs
 	}
 	end := closing(src, head[1])
+	s.classes = map[string]bool{}
+	for _, m := range namedImport.FindAllStringSubmatch(src, -1) {
+		for _, name := range strings.Split(m[1], ",") {
+			s.classes[strings.TrimSpace(name)] = true
+		}
+	}
 	t, err := s.parseType("{"+src[head[1]:end]+"}", "")
+	s.classes = nil
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", token, err)
 	}

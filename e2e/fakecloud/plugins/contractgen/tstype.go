@@ -162,6 +162,9 @@ func (p *tsType) named(name string, args []*plugins.InputSpec) *plugins.InputSpe
 	case "pulumi.asset.Asset", "pulumi.asset.Archive", "pulumi.asset.AssetOrArchive":
 		return &plugins.InputSpec{Type: "asset"}
 	}
+	if p.sdk.classes[name] {
+		return &plugins.InputSpec{Type: "string"} // a resource: its ID
+	}
 	if ref, ok := strings.CutPrefix(name, "inputs."); ok {
 		p.sdk.want(ref)
 		return &plugins.InputSpec{Ref: ref}

@@ -27,6 +27,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/runnerhq/runner/internal/testenv"
 )
 
 // Server is a running PostgreSQL server.
@@ -240,21 +242,25 @@ var shared struct {
 // under CI.
 func Need(t testing.TB) *Server {
 	t.Helper()
-	shared.once.Do(func() { shared.srv, shared.err = Start() })
-	if shared.err != nil {
-		Unavailable(t, "no PostgreSQL server: "+shared.err.Error())
+	srv, err := Shared()
+	if err != nil {
+		Unavailable(t, "no PostgreSQL server: "+err.Error())
 	}
-	return shared.srv
+	return srv
+}
+
+// Shared returns the server this test process shares, started on first
+// use, or why there is none.
+func Shared() (*Server, error) {
+	shared.once.Do(func() { shared.srv, shared.err = Start() })
+	return shared.srv, shared.err
 }
 
 // Unavailable skips t saying why, or fails it under CI, where everything
-// a test needs is installed.
+// a test needs is installed (testenv.Unavailable).
 func Unavailable(t testing.TB, why string) {
 	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(why + " (CI is set: .ci/run installs what the tests need)")
-	}
-	t.Skip(why)
+	testenv.Unavailable(t, why+" (.ci/run installs Debian's postgresql)")
 }
 
 // Main runs a package's tests (m.Run) and stops the shared server.

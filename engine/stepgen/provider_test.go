@@ -1,4 +1,4 @@
-package engine
+package stepgen
 
 import (
 	"testing"
@@ -22,9 +22,9 @@ func TestDefaultProviderName(t *testing.T) {
 		{"1.2.3-", "", true},
 	}
 	for _, tt := range tests {
-		got, err := defaultProviderName(tt.version)
+		got, err := DefaultProviderName(tt.version)
 		if (err != nil) != tt.fails || got != tt.want {
-			t.Errorf("defaultProviderName(%q) = %q, %v; want %q (fails %v)", tt.version, got, err, tt.want, tt.fails)
+			t.Errorf("DefaultProviderName(%q) = %q, %v; want %q (fails %v)", tt.version, got, err, tt.want, tt.fails)
 		}
 	}
 }
@@ -41,7 +41,7 @@ func TestProviderInputs(t *testing.T) {
 		"proj:other":         "no",
 		"awsx:region":        "no",
 	}
-	got, err := providerInputs(config, "aws", "6.0.0")
+	got, err := ProviderInputs(config, "aws", "6.0.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestProviderInputs(t *testing.T) {
 			t.Errorf("%s = %#v, want %#v", k, g, w)
 		}
 	}
-	if got, _ := providerInputs(config, "gcp", ""); len(got) != 0 {
+	if got, _ := ProviderInputs(config, "gcp", ""); len(got) != 0 {
 		t.Errorf("no gcp config and no version: inputs %v", got)
 	}
 }

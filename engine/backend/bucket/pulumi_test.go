@@ -1,0 +1,56 @@
+package bucket_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/backend/bucket"
+)
+
+// TestPulumiLockFileRefusesRunner: a lock file the Pulumi CLI wrote in its
+// lock folder of a project's stack refuses runner's lock of that project,
+// naming the Pulumi user and host; runner's own lock is not left behind.
+func TestPulumiLockFileRefusesRunner(t *testing.T) {
+	mem := bucket.NewMemory()
+	s := bucket.New(mem)
+	ctx := context.Background()
+	body := `{"pid": 4242, "username": "alice", "hostname": "laptop", "timestamp": "2026-11-28T10:00:00Z"}`
+	if _, err := mem.Put(ctx, ".pulumi/locks/organization/network/dev/0a1b2c.json", []byte(body), bucket.Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Lock(ctx, "network", "dev", backend.CurrentLockInfo("runner up"))
+	var le *backend.LockedError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "the Pulumi CLI (alice)") || !strings.Contains(err.Error(), "host laptop") {
+		t.Fatalf("Lock beside a Pulumi lock file = %v, want a *LockedError naming alice@laptop", err)
+	}
+	if h, _ := s.LockHolder(ctx, "network", "dev"); h != nil {
+		t.Fatalf("runner's refused lock was left behind: %+v", h)
+	}
+	if l, err := s.Lock(ctx, "app", "dev", backend.CurrentLockInfo("runner up")); err != nil {
+		t.Fatalf("another project is held up by Pulumi's lock of network: %v", err)
+	} else {
+		l.Unlock()
+	}
+}
+
+// TestNewerLayoutRefused: a bucket whose .pulumi/meta.yaml names a layout
+// newer than Pulumi's project layout (version 1) is refused before
+// anything is written.
+func TestNewerLayoutRefused(t *testing.T) {
+	mem := bucket.NewMemory()
+	ctx := context.Background()
+	if _, err := mem.Put(ctx, ".pulumi/meta.yaml", []byte("version: 2\n"), bucket.Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	s := bucket.New(mem)
+	_, err := s.Lock(ctx, "network", "dev", backend.CurrentLockInfo("runner up"))
+	if err == nil || !strings.Contains(err.Error(), "version 2") {
+		t.Fatalf("Lock in a bucket of layout version 2 = %v, want a refusal naming the version", err)
+	}
+	if list, _ := mem.List(ctx, ""); len(list) != 1 {
+		t.Fatalf("the refused bucket was written: %v", list)
+	}
+}
