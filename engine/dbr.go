@@ -23,7 +23,9 @@ func (d *deployment) replaceDependents(dr *declared) []*state.Resource {
 	set := map[resource.URN]bool{dr.r.URN: true}
 	var found []*state.Resource
 	d.mu.Lock()
-	registered := func(urn resource.URN) bool { _, ok := d.registered.Load(urn); return ok }
+	d.regMu.Lock()
+	defer d.regMu.Unlock()
+	registered := func(urn resource.URN) bool { return d.registered[urn] != nil }
 	defer d.mu.Unlock()
 	for grew := true; grew; {
 		grew = false

@@ -54,16 +54,12 @@ type deployment struct {
 	pendingMu sync.Mutex
 	pending   []state.PendingOperation // steps whose outcome is unknown (resource.ErrOutcomeUnknown)
 
-	// registered holds the registrations by URN (resource.URN to
-	// *declared), nregistered counts them; stopped says a step failed:
-	// later registrations are not attempted.
-	registered  sync.Map
-	nregistered atomic.Int64
-	stopped     atomic.Bool
+	stopped atomic.Bool // a step failed: later registrations are not attempted
 
-	// claimed holds the old records registrations took (*state.Resource to
-	// *declared), under their URN or an alias.
-	claimed sync.Map
+	regMu      sync.Mutex // under regMu:
+	registered map[resource.URN]*declared
+	claimed    map[*state.Resource]bool // old records taken, when aliases are in play
+	anyAliased bool                     // a registration took an old record by an alias
 
 	mu       sync.Mutex           // under mu:
 	stepErrs []error              // the steps that failed
@@ -85,6 +81,9 @@ func newDeployment(opts *Options, kind string) *deployment {
 		fate:    make(map[*state.Resource]*state.Resource),
 		changes: make(map[Op]int),
 		along:   make(map[resource.URN]bool),
+
+		registered: make(map[resource.URN]*declared),
+		claimed:    make(map[*state.Resource]bool),
 
 		defaults: make(map[resource.URN]*providerRes),
 		explicit: make(map[resource.URN]*providerRes),

@@ -124,7 +124,9 @@ func (d *deployment) untouched() bool {
 	if d.kind != kindPreview && d.kind != kindUpdate {
 		return false
 	}
-	return d.nregistered.Load() == 0
+	d.regMu.Lock()
+	defer d.regMu.Unlock()
+	return len(d.registered) == 0
 }
 
 // openJournal opens the journal the first time a step writes to it.
@@ -205,14 +207,14 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	if err != nil {
 		return d.rootOutputs(), err
 	}
-	n := d.nregistered.Load()
-	declared := make(map[resource.URN]bool, n)
-	urns := make([]resource.URN, 0, n)
-	d.registered.Range(func(k, _ any) bool {
-		declared[k.(resource.URN)] = true
-		urns = append(urns, k.(resource.URN))
-		return true
-	})
+	d.regMu.Lock()
+	declared := make(map[resource.URN]bool, len(d.registered))
+	urns := make([]resource.URN, 0, len(d.registered))
+	for urn := range d.registered {
+		declared[urn] = true
+		urns = append(urns, urn)
+	}
+	d.regMu.Unlock()
 	if !d.covered {
 		if err := d.checkPlanCoverage(urns); err != nil {
 			return d.rootOutputs(), err

@@ -30,7 +30,9 @@ type declared struct {
 	propDeps         map[string][]resource.URN
 	step             Step // the decided step (Op "": none)
 
-	// The answer to the registration, set by the commit of its step.
+	// commit records the step (Record); it sets the answer.
+	d      *deployment
+	commit func()
 	answer source.Answer
 	err    error
 }

@@ -61,11 +61,11 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 // Register decides and runs the step of one registered resource and
 // answers with its outputs.
 func (d *deployment) Register(ctx context.Context, r *source.Registration) (source.Answer, error) {
-	record, err := d.Step(ctx, r)
-	if record == nil {
+	rec, err := d.Step(ctx, r)
+	if rec == nil {
 		return source.Answer{}, err
 	}
-	ans := record()
+	ans := rec.Record()
 	if err != nil {
 		return source.Answer{}, err
 	}
@@ -74,11 +74,11 @@ func (d *deployment) Register(ctx context.Context, r *source.Registration) (sour
 
 var _ source.SerialSink = (*deployment)(nil)
 
-// Step decides and runs the step of one registered resource, and returns
-// the function that records it (and then gives the answer), with the
-// step's error. Steps run concurrently; a source that records them itself
-// does it one at a time, so that the records do not contend.
-func (d *deployment) Step(ctx context.Context, r *source.Registration) (func() source.Answer, error) {
+// Step decides and runs the step of one registered resource and returns
+// what records it (and then gives the answer), with the step's error.
+// Steps run concurrently; a source that records them itself does it one at
+// a time, so that the records do not contend.
+func (d *deployment) Step(ctx context.Context, r *source.Registration) (source.Recorder, error) {
 	dr, err := d.admit(ctx, r)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (d *deployment) Step(ctx context.Context, r *source.Registration) (func() s
 			return nil, source.ErrNotAttempted
 		}
 	}
-	commit, err := d.runStep(d.workCtx, dr)
+	dr.commit, err = d.runStep(d.workCtx, dr)
 	if d.sem != nil {
 		<-d.sem
 	}
@@ -100,14 +100,17 @@ func (d *deployment) Step(ctx context.Context, r *source.Registration) (func() s
 		d.stepErrs = append(d.stepErrs, err)
 		d.mu.Unlock()
 	}
-	return func() source.Answer {
-		if commit != nil {
-			d.mu.Lock()
-			commit()
-			d.mu.Unlock()
-		}
-		return dr.answer
-	}, err
+	return dr, err
+}
+
+// Record records the step of the registration and returns its answer.
+func (dr *declared) Record() source.Answer {
+	if dr.commit != nil {
+		dr.d.mu.Lock()
+		dr.commit()
+		dr.d.mu.Unlock()
+	}
+	return dr.answer
 }
 
 // admit records a registration and finds its recorded state (under its
@@ -117,29 +120,31 @@ func (d *deployment) admit(ctx context.Context, r *source.Registration) (*declar
 	if ctx.Err() != nil || d.stopped.Load() {
 		return nil, source.ErrNotAttempted
 	}
-	dr := &declared{r: r, deps: r.Dependencies, propDeps: r.PropertyDependencies, old: d.oldLive[r.URN]}
-	if _, dup := d.registered.LoadOrStore(r.URN, dr); dup {
+	dr := &declared{r: r, d: d, deps: r.Dependencies, propDeps: r.PropertyDependencies}
+	d.regMu.Lock()
+	defer d.regMu.Unlock()
+	if d.registered[r.URN] != nil {
 		err := fmt.Errorf("%s is registered twice; give one of the two resources another name", r.URN)
+		d.stopped.Store(true)
 		d.mu.Lock()
 		d.stepErrs = append(d.stepErrs, err)
 		d.mu.Unlock()
-		d.stopped.Store(true)
 		return nil, err
 	}
-	d.nregistered.Add(1)
-	// An old record is taken once: under its URN, else under an alias that
-	// no other registration took.
-	if dr.old != nil {
-		if _, taken := d.claimed.LoadOrStore(dr.old, dr); taken {
-			dr.old = nil
-		}
+	d.registered[r.URN] = dr
+	// An old record is taken once: under its URN, else under an alias
+	// that no other registration took.
+	if old := d.oldLive[r.URN]; old != nil && !d.claimed[old] {
+		dr.old = old
 	}
 	for _, a := range r.Aliases {
-		if old := d.oldLive[a]; dr.old == nil && old != nil {
-			if _, taken := d.claimed.LoadOrStore(old, dr); !taken {
-				dr.old = old
-			}
+		if old := d.oldLive[a]; dr.old == nil && old != nil && !d.claimed[old] && d.registered[a] == nil {
+			dr.old = old
 		}
+	}
+	if dr.old != nil && (len(r.Aliases) > 0 || d.anyAliased) {
+		d.claimed[dr.old] = true
+		d.anyAliased = d.anyAliased || dr.old.URN != r.URN
 	}
 	return dr, nil
 }
@@ -214,8 +219,9 @@ func (d *deployment) RegisterOutputs(_ context.Context, urn resource.URN, output
 	if outputs == nil {
 		outputs = resource.PropertyMap{}
 	}
-	v, _ := d.registered.Load(urn)
-	dr, _ := v.(*declared)
+	d.regMu.Lock()
+	dr := d.registered[urn]
+	d.regMu.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch {
@@ -247,6 +253,11 @@ func neededFor(err error, pkg source.Package) error {
 
 // reserve makes room for n registrations.
 func (d *deployment) reserve(n int) {
+	d.regMu.Lock()
+	if len(d.registered) == 0 {
+		d.registered = make(map[resource.URN]*declared, n)
+	}
+	d.regMu.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if len(d.news) > 0 {

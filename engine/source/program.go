@@ -105,10 +105,10 @@ func (p *Program) registration(ds *program.Declarations, i int, reg *Registratio
 func (p *Program) walk(ctx context.Context, sink Sink, ds *program.Declarations, regs []Registration, deps [][]int) error {
 	list := ds.List()
 	ids := make([]string, len(list))
-	records := make([]func() Answer, len(list))
-	step := func(ctx context.Context, r *Registration) (func() Answer, error) {
+	records := make([]Recorder, len(list))
+	step := func(ctx context.Context, r *Registration) (Recorder, error) {
 		ans, err := sink.Register(ctx, r)
-		return func() Answer { return ans }, err
+		return answered(ans), err
 	}
 	if s, ok := sink.(SerialSink); ok {
 		step = s.Step
@@ -121,7 +121,7 @@ func (p *Program) walk(ctx context.Context, sink Sink, ds *program.Declarations,
 			failed = failed || err != nil
 			var ans Answer
 			if records[i] != nil {
-				ans = records[i]()
+				ans = records[i].Record()
 			}
 			if err != nil {
 				ds.Finish(i, "", false, nil, err)
@@ -207,3 +207,9 @@ func checkProviderOptions(list []program.Declaration) error {
 	}
 	return errors.Join(errs...)
 }
+
+// answered is an answer already recorded (a Sink that is not a SerialSink).
+type answered Answer
+
+// Record returns the answer.
+func (a answered) Record() Answer { return Answer(a) }

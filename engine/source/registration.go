@@ -103,12 +103,17 @@ type Sink interface {
 }
 
 // SerialSink is a Sink that lets a source record each step itself: Step
-// runs the step and returns the function that records it and gives the
-// answer. A source that calls the record functions one at a time (a walk's
-// owner goroutine) spares the steps from contending for the record.
+// runs the step and returns what records it and gives the answer (nil when
+// the step did not run). A source that records one at a time (on a walk's
+// goroutine) spares the steps from contending for the record.
 type SerialSink interface {
 	Sink
-	Step(ctx context.Context, r *Registration) (record func() Answer, err error)
+	Step(ctx context.Context, r *Registration) (Recorder, error)
+}
+
+// Recorder records a step that has run and gives its answer.
+type Recorder interface {
+	Record() Answer
 }
 
 // Source feeds one run of a program to the engine.
