@@ -73,8 +73,8 @@ func TestHeldLockExits4(t *testing.T) {
 
 	want := fmt.Sprintf("pid %d", holder.Process.Pid)
 	for _, args := range [][]string{
-		{"up", "--yes"}, {"refresh"}, {"destroy", "--yes"},
-		{"up", "--yes", "--json"}, {"refresh", "--json"}, {"destroy", "--yes", "--json"},
+		{"up", "--yes"}, {"refresh", "--yes"}, {"destroy", "--yes"},
+		{"up", "--yes", "--json"}, {"refresh", "--yes", "--json"}, {"destroy", "--yes", "--json"},
 	} {
 		r := run(t, dir, "", nil, append([]string{"--non-interactive"}, args...)...)
 		out := r.Stdout + r.Stderr

@@ -298,8 +298,12 @@ func TestPostgresTwoMachines(t *testing.T) {
 	prefix := machineB(t)
 	a, aOut := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
 	waitLocked(t, srv, db)
+	// Paused while it holds the locks (as a slow step would hold it), so
+	// that machine-b's run comes while it runs.
+	_ = a.Process.Signal(syscall.SIGSTOP)
 	b, bOut := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
 	bErr := b.Wait()
+	_ = a.Process.Signal(syscall.SIGCONT)
 	aErr := a.Wait()
 	if aErr != nil {
 		t.Fatalf("the first run failed (%v):\n%s", aErr, aOut)
@@ -344,14 +348,17 @@ func TestPostgresForcedUnlockFencesTheHolder(t *testing.T) {
 	prefix := machineB(t)
 	a, aOut := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
 	waitLocked(t, srv, db)
+	_ = a.Process.Signal(syscall.SIGSTOP) // holding the locks while the unlock comes
 	u, uOut := startRunner(t, dir, env, prefix, "--non-interactive", "stack", "unlock", "--force")
-	if err := u.Wait(); err != nil {
-		t.Fatalf("stack unlock --force: %v\n%s", err, uOut)
+	uErr := u.Wait()
+	_ = a.Process.Signal(syscall.SIGCONT)
+	if uErr != nil {
+		t.Fatalf("stack unlock --force: %v\n%s", uErr, uOut)
 	}
 	err := a.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
-		t.Skipf("the up finished before the unlock reached it:\n%s", aOut)
+		t.Fatalf("the up whose locks were cleared succeeded:\n%s", aOut)
 	}
 	noPassword(t, srv, "the fenced run's output", aOut.String())
 	pgOK(t, dir, env, srv, "--non-interactive", "up", "--yes")

@@ -8,7 +8,7 @@ import (
 func TestTargets(t *testing.T) {
 	dir := deployable(t)
 	r := run(t, dir, "", nil, "--non-interactive", "up", "--yes", "--target", "ingress")
-	if r.Code != 1 || !strings.Contains(r.Stderr, "ca (needed by ingress)") || !strings.Contains(r.Stderr, "network (needed by ingress)") {
+	if r.Code != 3 || !strings.Contains(r.Stderr, "ca (needed by ingress)") || !strings.Contains(r.Stderr, "network (needed by ingress)") {
 		t.Fatalf("up --target of a project whose upstream was never deployed: exit %d\n%s", r.Code, r.Stderr)
 	}
 	r = run(t, dir, "", nil, "--non-interactive", "up", "--yes", "--target", "nope")

@@ -36,15 +36,15 @@ func TestTargetedRunCountsItsTargets(t *testing.T) {
 }
 
 // TestTargetedPreviewOfUndeployedUpstreams: up --target app on a fresh
-// stack refuses, naming the upstream projects never deployed; preview
-// --target app must say the same (before, it listed four creates that up
+// stack refuses, naming the upstream projects never deployed, exit 3 as
+// nothing ran (it was 1); preview --target app must say the same (before, it listed four creates that up
 // then never took, and --out wrote a plan up refused).
 func TestTargetedPreviewOfUndeployedUpstreams(t *testing.T) {
 	dir := deployable(t)
 	for _, op := range [][]string{{"preview"}, {"up", "--yes"}} {
 		r := run(t, dir, "", nil, append([]string{"-s", "dev", "--non-interactive", "--target", "app"}, op...)...)
-		if r.Code != 1 || !strings.Contains(r.Stderr, "never deployed on stack dev: ingress (needed by app), network (needed by app), secrets (needed by app)") {
-			t.Errorf("%s --target app on a fresh stack: exit %d, want 1 naming the upstream projects\n%s", op, r.Code, r.Stderr)
+		if r.Code != 3 || !strings.Contains(r.Stderr, "never deployed on stack dev: ingress (needed by app), network (needed by app), secrets (needed by app)") {
+			t.Errorf("%s --target app on a fresh stack: exit %d, want 3 (nothing ran) naming the upstream projects\n%s", op, r.Code, r.Stderr)
 		}
 	}
 }

@@ -23,6 +23,8 @@ func (d *deployment) replaceDependents(dr *declared) []*state.Resource {
 	set := map[resource.URN]bool{dr.r.URN: true}
 	var found []*state.Resource
 	d.mu.Lock()
+	d.regMu.Lock()
+	defer d.regMu.Unlock()
 	registered := func(urn resource.URN) bool { return d.registered[urn] != nil }
 	defer d.mu.Unlock()
 	for grew := true; grew; {
@@ -46,6 +48,7 @@ func (d *deployment) replaceDependents(dr *declared) []*state.Resource {
 	defer d.alongMu.Unlock()
 	for _, r := range found {
 		d.along[r.URN] = true
+		d.anyAlong.Store(true)
 	}
 	return found
 }
@@ -53,6 +56,9 @@ func (d *deployment) replaceDependents(dr *declared) []*state.Resource {
 // replacedAlong reports whether the resource is replaced along with a
 // delete-before-replace replacement of a resource it depends on.
 func (d *deployment) replacedAlong(urn resource.URN) bool {
+	if !d.anyAlong.Load() {
+		return false
+	}
 	d.alongMu.Lock()
 	defer d.alongMu.Unlock()
 	return d.along[urn]

@@ -29,7 +29,7 @@ type deployment struct {
 	journalErr  error
 	seq         atomic.Int64
 	provs       providerCache // the providers configured so far
-	sem         chan struct{} // bounds the steps in flight
+	sem         chan struct{} // bounds the steps in flight (nil: the source does)
 	// workCtx is the context of the steps: the operation's without its
 	// cancellation, so that steps in flight finish.
 	workCtx context.Context
@@ -42,27 +42,33 @@ type deployment struct {
 
 	provMu   sync.Mutex
 	defaults map[resource.URN]*providerRes // default providers
-	// defaultByKey finds them as registrations name them.
-	defaultByKey map[pluginKey]*providerRes
+	// defaultByKey finds them as registrations name them (pluginKey to
+	// *providerRes; read on every registration without a lock).
+	defaultByKey sync.Map
 	explicit     map[resource.URN]*providerRes // explicit providers registered
 
-	alongMu sync.Mutex
-	along   map[resource.URN]bool // replaced along with a delete-before-replace replacement
+	anyAlong atomic.Bool // along is not empty
+	alongMu  sync.Mutex
+	along    map[resource.URN]bool // replaced along with a delete-before-replace replacement
 
 	pendingMu sync.Mutex
 	pending   []state.PendingOperation // steps whose outcome is unknown (resource.ErrOutcomeUnknown)
 
-	mu         sync.Mutex // under mu:
+	stopped atomic.Bool // a step failed: later registrations are not attempted
+
+	regMu      sync.Mutex // under regMu:
 	registered map[resource.URN]*declared
-	claimed    map[*state.Resource]bool // old records a registration took (by URN or alias)
-	stepErrs   []error                  // the steps that failed
-	stopped    bool                     // a step failed: later registrations are not attempted
-	outputs    resource.PropertyMap     // the stack outputs registered (nil: none)
-	news       []*state.Resource
-	fate       map[*state.Resource]*state.Resource // old record -> what replaces it in the leftovers (nil: dropped)
-	changes    map[Op]int
-	steps      []StepSummary
-	plan       []Step // preview: the steps decided, in the order they finished
+	claimed    map[*state.Resource]bool // old records taken, when aliases are in play
+	anyAliased bool                     // a registration took an old record by an alias
+
+	mu       sync.Mutex           // under mu:
+	stepErrs []error              // the steps that failed
+	outputs  resource.PropertyMap // the stack outputs registered (nil: none)
+	news     []*state.Resource
+	fate     map[*state.Resource]*state.Resource // old record -> what replaces it in the leftovers (nil: dropped)
+	changes  map[Op]int
+	steps    []StepSummary
+	plan     []Step // preview: the steps decided, in the order they finished
 }
 
 func newDeployment(opts *Options, kind string) *deployment {
@@ -76,12 +82,12 @@ func newDeployment(opts *Options, kind string) *deployment {
 		changes: make(map[Op]int),
 		along:   make(map[resource.URN]bool),
 
-		defaults:     make(map[resource.URN]*providerRes),
-		defaultByKey: make(map[pluginKey]*providerRes),
-		explicit:     make(map[resource.URN]*providerRes),
-		registered:   make(map[resource.URN]*declared),
-		claimed:      make(map[*state.Resource]bool),
-		sem:          make(chan struct{}, opts.parallel()),
+		registered: make(map[resource.URN]*declared),
+		claimed:    make(map[*state.Resource]bool),
+
+		defaults: make(map[resource.URN]*providerRes),
+		explicit: make(map[resource.URN]*providerRes),
+		sem:      make(chan struct{}, opts.parallel()),
 	}
 	d.loader.load = opts.LoadPlugin
 	if kind == kindUpdate {

@@ -34,7 +34,8 @@ func (d *deployment) explicitProvider(ctx context.Context, dr *declared) (*provi
 		return nil, fmt.Errorf("%s: the %s plugin is built into runner and takes no configuration, so it has no explicit providers; declare its resources without the Provider option", r.URN, pkg)
 	}
 	p := &providerRes{pkg: pkg, urn: r.URN, old: dr.old, base: base, configurable: cp,
-		decl: dr, fromRefs: map[string]bool{}, ready: make(chan struct{}), started: true}
+		decl: dr, fromRefs: map[string]bool{}, ready: make(chan struct{})}
+	p.started.Store(true)
 	p.id = d.providerID(p)
 	return p, nil
 }

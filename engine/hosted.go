@@ -26,6 +26,7 @@ type hostedSource struct {
 // had (before anything changes), and runs the program.
 func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	d := h.d
+	d.sem = make(chan struct{}, d.opts.parallel()) // the program does not bound its registrations
 	srv, err := monitor.Start(d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun})
 	if err != nil {
 		return err

@@ -124,8 +124,8 @@ func (d *deployment) untouched() bool {
 	if d.kind != kindPreview && d.kind != kindUpdate {
 		return false
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.regMu.Lock()
+	defer d.regMu.Unlock()
 	return len(d.registered) == 0
 }
 
@@ -207,14 +207,14 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	if err != nil {
 		return d.rootOutputs(), err
 	}
-	d.mu.Lock()
+	d.regMu.Lock()
 	declared := make(map[resource.URN]bool, len(d.registered))
 	urns := make([]resource.URN, 0, len(d.registered))
 	for urn := range d.registered {
 		declared[urn] = true
 		urns = append(urns, urn)
 	}
-	d.mu.Unlock()
+	d.regMu.Unlock()
 	if !d.covered {
 		if err := d.checkPlanCoverage(urns); err != nil {
 			return d.rootOutputs(), err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
@@ -29,7 +30,9 @@ type declared struct {
 	propDeps         map[string][]resource.URN
 	step             Step // the decided step (Op "": none)
 
-	// The answer to the registration, set by the commit of its step.
+	// commit records the step (Record); it sets the answer.
+	d      *deployment
+	commit func()
 	answer source.Answer
 	err    error
 }
@@ -61,9 +64,9 @@ type providerRes struct {
 	plugin        resource.Plugin // base, configured
 	replacing     map[string]bool // recorded provider references whose resources are replaced
 
-	// started says a registration runs the provider's step (guarded by
-	// provMu); ready is closed once it is done, err is its error.
-	started bool
+	// started says a registration runs the provider's step; ready is
+	// closed once it is done, err is its error.
+	started atomic.Bool
 	ready   chan struct{}
 	err     error
 }
@@ -77,7 +80,7 @@ func (d *deployment) useProvider(dr *declared, p *providerRes) {
 	if p.configurable == nil {
 		dr.plugin = p.base
 	}
-	if dr.old != nil && dr.old.Provider != "" {
+	if dr.old != nil && dr.old.Provider != "" && p.configurable != nil && !p.prepared { // else decided already
 		d.provMu.Lock()
 		p.fromRefs[dr.old.Provider] = true
 		d.provMu.Unlock()
@@ -132,11 +135,7 @@ func (d *deployment) defaultProvider(ctx context.Context, r *source.Registration
 	if err != nil {
 		return nil, err
 	}
-	d.provMu.Lock()
-	first := !p.started
-	p.started = true
-	d.provMu.Unlock()
-	if first {
+	if p.started.CompareAndSwap(false, true) {
 		commit, err := d.runProvider(ctx, p)
 		if commit != nil {
 			d.mu.Lock()
@@ -160,17 +159,14 @@ func (d *deployment) defaultProvider(ctx context.Context, r *source.Registration
 // created (not run) when new.
 func (d *deployment) defaultProviderFor(ctx context.Context, pkg, version, url string) (*providerRes, error) {
 	key := pluginKey{pkg, version, url}
-	d.provMu.Lock()
-	p := d.defaultByKey[key]
-	d.provMu.Unlock()
-	if p != nil {
-		return p, nil
+	if p, ok := d.defaultByKey.Load(key); ok {
+		return p.(*providerRes), nil
 	}
 	base, err := d.plugin(ctx, pkg, version, url)
 	if err != nil {
 		return nil, err
 	}
-	p, err = d.newDefaultProvider(pkg, base)
+	p, err := d.newDefaultProvider(pkg, base)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +176,6 @@ func (d *deployment) defaultProviderFor(ctx context.Context, pkg, version, url s
 		p = had
 	}
 	d.defaults[p.urn] = p
-	d.defaultByKey[key] = p
+	d.defaultByKey.Store(key, p)
 	return p, nil
 }

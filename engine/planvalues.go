@@ -20,7 +20,9 @@ type (
 	PlanMismatchError = plan.MismatchError
 )
 
-// The step operations (plan.OpSame and the others).
+// The step operations (plan.OpSame and the others). Like the aliases of
+// programs.go, these are names, not copies: they keep engine/plan's values
+// where the engine's callers find them.
 const (
 	OpSame              = plan.OpSame
 	OpCreate            = plan.OpCreate

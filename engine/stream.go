@@ -61,63 +61,91 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 // Register decides and runs the step of one registered resource and
 // answers with its outputs.
 func (d *deployment) Register(ctx context.Context, r *source.Registration) (source.Answer, error) {
+	rec, err := d.Step(ctx, r)
+	if rec == nil {
+		return source.Answer{}, err
+	}
+	ans := rec.Record()
+	if err != nil {
+		return source.Answer{}, err
+	}
+	return ans, nil
+}
+
+var _ source.SerialSink = (*deployment)(nil)
+
+// Step decides and runs the step of one registered resource and returns
+// what records it (and then gives the answer), with the step's error.
+// Steps run concurrently; a source that records them itself does it one at
+// a time, so that the records do not contend.
+func (d *deployment) Step(ctx context.Context, r *source.Registration) (source.Recorder, error) {
 	dr, err := d.admit(ctx, r)
 	if err != nil {
-		return source.Answer{}, err
+		return nil, err
 	}
-	select {
-	case d.sem <- struct{}{}:
-	case <-ctx.Done():
-		return source.Answer{}, source.ErrNotAttempted
+	if d.sem != nil {
+		select {
+		case d.sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, source.ErrNotAttempted
+		}
 	}
-	commit, err := d.runStep(d.workCtx, dr)
-	<-d.sem
-	d.mu.Lock()
-	if commit != nil {
-		commit()
-	}
-	if err == nil {
-		err = dr.err
+	dr.commit, err = d.runStep(d.workCtx, dr)
+	if d.sem != nil {
+		<-d.sem
 	}
 	if err != nil && !errors.Is(err, source.ErrNotAttempted) {
+		d.stopped.Store(true)
+		d.mu.Lock()
 		d.stepErrs = append(d.stepErrs, err)
-		d.stopped = true
+		d.mu.Unlock()
 	}
-	d.mu.Unlock()
-	if err != nil {
-		return source.Answer{}, err
+	return dr, err
+}
+
+// Record records the step of the registration and returns its answer.
+func (dr *declared) Record() source.Answer {
+	if dr.commit != nil {
+		dr.d.mu.Lock()
+		dr.commit()
+		dr.d.mu.Unlock()
 	}
-	return dr.answer, nil
+	return dr.answer
 }
 
 // admit records a registration and finds its recorded state (under its
 // URN, else under one of its aliases). After a failed step, or once the
 // operation is canceled, registrations are not attempted.
 func (d *deployment) admit(ctx context.Context, r *source.Registration) (*declared, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if ctx.Err() != nil || d.stopped {
+	if ctx.Err() != nil || d.stopped.Load() {
 		return nil, source.ErrNotAttempted
 	}
+	dr := &declared{r: r, d: d, deps: r.Dependencies, propDeps: r.PropertyDependencies}
+	d.regMu.Lock()
+	defer d.regMu.Unlock()
 	if d.registered[r.URN] != nil {
 		err := fmt.Errorf("%s is registered twice; give one of the two resources another name", r.URN)
+		d.stopped.Store(true)
+		d.mu.Lock()
 		d.stepErrs = append(d.stepErrs, err)
-		d.stopped = true
+		d.mu.Unlock()
 		return nil, err
 	}
-	dr := &declared{r: r, deps: r.Dependencies, propDeps: r.PropertyDependencies}
+	d.registered[r.URN] = dr
+	// An old record is taken once: under its URN, else under an alias
+	// that no other registration took.
 	if old := d.oldLive[r.URN]; old != nil && !d.claimed[old] {
 		dr.old = old
 	}
 	for _, a := range r.Aliases {
-		if old := d.oldLive[a]; dr.old == nil && old != nil && !d.claimed[old] {
+		if old := d.oldLive[a]; dr.old == nil && old != nil && !d.claimed[old] && d.registered[a] == nil {
 			dr.old = old
 		}
 	}
-	if dr.old != nil {
+	if dr.old != nil && (len(r.Aliases) > 0 || d.anyAliased) {
 		d.claimed[dr.old] = true
+		d.anyAliased = d.anyAliased || dr.old.URN != r.URN
 	}
-	d.registered[r.URN] = dr
 	return dr, nil
 }
 
@@ -191,9 +219,11 @@ func (d *deployment) RegisterOutputs(_ context.Context, urn resource.URN, output
 	if outputs == nil {
 		outputs = resource.PropertyMap{}
 	}
+	d.regMu.Lock()
+	dr := d.registered[urn]
+	d.regMu.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	dr := d.registered[urn]
 	switch {
 	case dr == nil:
 		return fmt.Errorf("registering the outputs of %s: the program has not registered it", urn)
@@ -223,13 +253,16 @@ func neededFor(err error, pkg source.Package) error {
 
 // reserve makes room for n registrations.
 func (d *deployment) reserve(n int) {
+	d.regMu.Lock()
+	if len(d.registered) == 0 {
+		d.registered = make(map[resource.URN]*declared, n)
+	}
+	d.regMu.Unlock()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if len(d.registered) > 0 {
+	if len(d.news) > 0 {
 		return
 	}
-	d.registered = make(map[resource.URN]*declared, n)
-	d.claimed = make(map[*state.Resource]bool, min(n, len(d.old.Resources)))
 	d.news = make([]*state.Resource, 0, n+len(d.old.Resources)/8+1)
 	if d.dryRun {
 		d.plan = make([]Step, 0, n)

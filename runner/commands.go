@@ -133,7 +133,12 @@ func RunOperation(ctx context.Context, opts Options, o OpOptions) error {
 		return err
 	}
 	_, err = s.Operate(ctx, o)
-	if errors.Is(err, orchestrate.ErrFailed) {
+	var upstream *orchestrate.UndeployedUpstreamError
+	var downstream *orchestrate.DeployedDownstreamError
+	switch {
+	case errors.As(err, &upstream), errors.As(err, &downstream):
+		return Invalid(err) // refused before any project ran
+	case errors.Is(err, orchestrate.ErrFailed):
 		return &ReportedError{Err: err}
 	}
 	return err

@@ -332,7 +332,7 @@ func TestOperatePlainOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := f.out.String()
-	for _, want := range []string{"Set to their defaults in " + s.ConfigPath + ": fake:size", "── d · up", "Summary", "URL: https://d.test/\n"} {
+	for _, want := range []string{"Defaults taken for the keys " + s.ConfigPath + " does not set (up saves them there): fake:size", "── d · up", "Summary", "URL: https://d.test/\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the output lacks %q:\n%s", want, out)
 		}

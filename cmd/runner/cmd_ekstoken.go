@@ -9,7 +9,9 @@ import (
 
 // eksTokenCommand prints an EKS token as an ExecCredential: the exec entry
 // of the kubeconfigs that the aws provider writes runs it (kubectl, the
-// kubernetes plugin), so that they need no aws CLI.
+// kubernetes plugin), so that they need no aws CLI. Its likeness to
+// serveCommand (cmd_serve.go) is the shape of a hidden urfave/cli command
+// with its own flags, one file per command: there is no logic to share.
 func eksTokenCommand(io *term.IO) *cli.Command {
 	return &cli.Command{
 		Name:   "eks-token",

@@ -111,15 +111,19 @@ func (e *env) secondUpChangesNothing(provider string) {
 
 // TestDestroyTargetEKSUnderDeployedKubernetesProjects: destroy --target
 // eks deleted the EKS cluster under every Kubernetes project, still
-// deployed on it (exit 0). Now it is refused, naming them, and the
-// cluster stays; with them targeted too it runs (hostile tester's
-// regression).
+// deployed on it (exit 0). Now it is refused, naming them, as a
+// validation error (exit 3: nothing ran), and the cluster stays; with them
+// targeted too it runs (hostile tester's regression).
 func TestDestroyTargetEKSUnderDeployedKubernetesProjects(t *testing.T) {
 	e := maraWorkspace(t)
+	if r := e.fails(3, "-p", "aws", "up", "--yes", "--target", "sirius"); !strings.Contains(r.Stderr, "never deployed on stack dev") {
+		t.Errorf("up --target sirius on a fresh stack does not name its upstream projects: %s", r)
+	}
+	e.cloudEmpty("after up --target sirius was refused")
 	e.ok("-p", "aws", "up", "--yes")
 	before := len(e.resources())
 	r := e.run("-p", "aws", "destroy", "--yes", "--target", "eks")
-	if r.Code == 0 || !strings.Contains(r.Stderr, "destroy --target eks would leave these projects") ||
+	if r.Code != 3 || !strings.Contains(r.Stderr, "destroy --target eks would leave these projects") ||
 		!strings.Contains(r.Stderr, "kubeconfig") || !strings.Contains(r.Stderr, "sirius") {
 		t.Fatalf("destroy --target eks: want a refusal naming kubeconfig and sirius; %s", r)
 	}

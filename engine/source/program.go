@@ -105,12 +105,30 @@ func (p *Program) registration(ds *program.Declarations, i int, reg *Registratio
 func (p *Program) walk(ctx context.Context, sink Sink, ds *program.Declarations, regs []Registration, deps [][]int) error {
 	list := ds.List()
 	ids := make([]string, len(list))
+	records := make([]Recorder, len(list))
+	step := func(ctx context.Context, r *Registration) (Recorder, error) {
+		ans, err := sink.Register(ctx, r)
+		return answered(ans), err
+	}
+	if s, ok := sink.(SerialSink); ok {
+		step = s.Step
+	}
 	failed := false
 	w, err := walk.Walk(ctx, deps, walk.Options{
 		Parallel: p.Parallel,
 		FailFast: true,
-		Done: func(_ int, err error) {
+		Done: func(i int, err error) { // on the walk's goroutine, one at a time
 			failed = failed || err != nil
+			var ans Answer
+			if records[i] != nil {
+				ans = records[i].Record()
+			}
+			if err != nil {
+				ds.Finish(i, "", false, nil, err)
+				return
+			}
+			ids[i] = ans.ID
+			ds.FinishOutputs(i, ans.ID, ans.IDKnown, ans.Outputs, ans.Absent)
 		},
 	}, func(ctx context.Context, i int) error {
 		reg := &regs[i]
@@ -120,14 +138,9 @@ func (p *Program) walk(ctx context.Context, sink Sink, ds *program.Declarations,
 		if j := list[i].Provider; j >= 0 {
 			reg.Provider = string(list[j].URN) + "::" + ids[j]
 		}
-		ans, err := sink.Register(ctx, reg)
-		if err != nil {
-			ds.Finish(i, "", false, nil, err)
-			return err
-		}
-		ids[i] = ans.ID
-		ds.FinishOutputs(i, ans.ID, ans.IDKnown, ans.Outputs, ans.Absent)
-		return nil
+		var err error
+		records[i], err = step(ctx, reg)
+		return err
 	})
 	if err != nil { // the declarations are acyclic: a bug
 		return err
@@ -194,3 +207,9 @@ func checkProviderOptions(list []program.Declaration) error {
 	}
 	return errors.Join(errs...)
 }
+
+// answered is an answer already recorded (a Sink that is not a SerialSink).
+type answered Answer
+
+// Record returns the answer.
+func (a answered) Record() Answer { return Answer(a) }

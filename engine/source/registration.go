@@ -102,6 +102,20 @@ type Sink interface {
 	RegisterOutputs(ctx context.Context, urn resource.URN, outputs resource.PropertyMap) error
 }
 
+// SerialSink is a Sink that lets a source record each step itself: Step
+// runs the step and returns what records it and gives the answer (nil when
+// the step did not run). A source that records one at a time (on a walk's
+// goroutine) spares the steps from contending for the record.
+type SerialSink interface {
+	Sink
+	Step(ctx context.Context, r *Registration) (Recorder, error)
+}
+
+// Recorder records a step that has run and gives its answer.
+type Recorder interface {
+	Record() Answer
+}
+
 // Source feeds one run of a program to the engine.
 type Source interface {
 	// Run runs the program, feeding sink, and returns when it has ended:

@@ -19,16 +19,8 @@ const (
 // EncodeAsset returns Pulumi's JSON form of an asset: the signature, its
 // hash and one of text, path or uri (only the hash when elided).
 func EncodeAsset(a resource.Asset) map[string]any {
-	m := map[string]any{SigKey: AssetSig}
-	if a.Hash != "" {
-		m["hash"] = a.Hash
-	}
-	switch {
-	case a.Path != "":
-		m["path"] = a.Path
-	case a.URI != "":
-		m["uri"] = a.URI
-	case !a.IsElided():
+	m, located := encodeLocated(AssetSig, a.Hash, a.Path, a.URI)
+	if !located && !a.IsElided() {
 		m["text"] = a.Text
 	}
 	return m
@@ -37,28 +29,40 @@ func EncodeAsset(a resource.Asset) map[string]any {
 // EncodeArchive returns Pulumi's JSON form of an archive: the signature,
 // its hash and one of assets, path or uri (only the hash when elided).
 func EncodeArchive(a resource.Archive) map[string]any {
-	m := map[string]any{SigKey: ArchiveSig}
-	if a.Hash != "" {
-		m["hash"] = a.Hash
+	m, located := encodeLocated(ArchiveSig, a.Hash, a.Path, a.URI)
+	if located || a.IsElided() {
+		return m
+	}
+	members := make(map[string]any, len(a.Assets))
+	for k, v := range a.Assets {
+		switch x := v.(type) {
+		case resource.Asset:
+			members[k] = EncodeAsset(x)
+		case resource.Archive:
+			members[k] = EncodeArchive(x)
+		}
+	}
+	m["assets"] = members
+	return m
+}
+
+// encodeLocated starts the JSON form of an asset or archive, which the two
+// share: the signature sig, the hash when known, and the path or else the
+// uri. located says one of those was set (then nothing else is written).
+func encodeLocated(sig, hash, path, uri string) (m map[string]any, located bool) {
+	m = map[string]any{SigKey: sig}
+	if hash != "" {
+		m["hash"] = hash
 	}
 	switch {
-	case a.Path != "":
-		m["path"] = a.Path
-	case a.URI != "":
-		m["uri"] = a.URI
-	case !a.IsElided():
-		members := make(map[string]any, len(a.Assets))
-		for k, v := range a.Assets {
-			switch x := v.(type) {
-			case resource.Asset:
-				members[k] = EncodeAsset(x)
-			case resource.Archive:
-				members[k] = EncodeArchive(x)
-			}
-		}
-		m["assets"] = members
+	case path != "":
+		m["path"] = path
+	case uri != "":
+		m["uri"] = uri
+	default:
+		return m, false
 	}
-	return m
+	return m, true
 }
 
 // EncodeResourceReference returns Pulumi's JSON form of a resource

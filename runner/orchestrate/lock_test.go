@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/plugintest"
@@ -70,5 +71,35 @@ func TestInterruptedBeforeTheStackLock(t *testing.T) {
 	}
 	if plug.Count("Create") != 0 {
 		t.Fatal("a cancelled up created resources")
+	}
+}
+
+// TestLostStackLockCancelsTheRun clears the stack's lock while an up runs
+// (as `runner stack unlock --force` from another machine would): no
+// project starts after that, and the run's error says the lock was lost
+// (exit 4).
+func TestLostStackLockCancelsTheRun(t *testing.T) {
+	ctx := context.Background()
+	full := &plugintest.Plugin{}
+	req, _ := request(Up, plugintest.NewBackend(), full, chain(diamond, diamondOrder, nil))
+	if _, err := Run(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	b := plugintest.NewBackend()
+	plug := &plugintest.Plugin{Latency: 20 * time.Millisecond}
+	req, _ = request(Up, b, plug, chain(diamond, diamondOrder, nil))
+	req.Parallel = 1
+	go func() {
+		for plug.Count("Create") < 1 {
+			time.Sleep(2 * time.Millisecond)
+		}
+		_ = b.ForceUnlockStack(ctx, "dev")
+	}()
+	_, err := Run(ctx, req)
+	if !errors.Is(err, backend.ErrLockLost) {
+		t.Fatalf("up whose stack lock was cleared = %v, want it to wrap backend.ErrLockLost", err)
+	}
+	if n, all := plug.Count("Create"), full.Count("Create"); n >= all {
+		t.Fatalf("%d of %d creates ran: the run went on after its stack lock was lost", n, all)
 	}
 }

@@ -52,7 +52,7 @@ func (p *Plain) Err() error {
 func (p *Plain) render(e event.Event) string {
 	switch e.Type {
 	case event.ConfigDefaulted:
-		return fmt.Sprintf("Set to their defaults in %s: %s\n", e.File, strings.Join(e.Keys, ", "))
+		return fmt.Sprintf("Defaults taken for the keys %s does not set (up saves them there): %s\n", e.File, strings.Join(e.Keys, ", "))
 	case event.Warning:
 		if e.Project == "" { // of the run, not of a project's block
 			return p.paint(yellow, "warning: "+e.Message) + "\n"

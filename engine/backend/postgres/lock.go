@@ -41,6 +41,7 @@ type heldLock struct {
 	key            int64
 	previous       *backend.LockInfo // the holder whose run this taking interrupted
 	appName        string            // the session's application_name while it holds the lock
+	under          string            // the id of this process's lock of the whole stack, when it holds one
 	beat           *backend.Heartbeat
 
 	mu   sync.Mutex
@@ -77,10 +78,13 @@ func (s *Store) LockStack(ctx context.Context, stack string, holder backend.Lock
 	return s.take(ctx, stack, "", holder)
 }
 
-// takeSQL tries the advisory lock and, when won, writes the holder's row;
+// takeSQL tries the advisory lock and, when won, writes the holder's row
+// (a project's lock is not tried when the stack lock of the same run, $7,
+// is no longer the run's);
 // it returns the row it replaced, left by a holder whose session ended
 // without letting go (its run was interrupted), or null.
-const takeSQL = `WITH got AS (SELECT pg_try_advisory_lock($3) AS ok),
+const takeSQL = `WITH got AS (SELECT CASE WHEN $7 = '' OR EXISTS (SELECT 1 FROM runner_locks
+		WHERE stack = $1 AND project = '' AND lock_id = $7) THEN pg_try_advisory_lock($3) ELSE false END AS ok),
 	prev AS (SELECT holder FROM runner_locks WHERE stack = $1 AND project = $2)
 	INSERT INTO runner_locks AS l (stack, project, lock_id, lock_key, backend_pid, holder, since)
 	SELECT $1, $2, $4, $3, pg_backend_pid(), $5::jsonb, now() FROM got
@@ -97,6 +101,9 @@ const takeSQL = `WITH got AS (SELECT pg_try_advisory_lock($3) AS ok),
 func (s *Store) take(ctx context.Context, stack, project string, holder backend.LockInfo) (backend.Lock, error) {
 	holder = backend.FillHolder(holder)
 	l := &heldLock{s: s, stack: stack, project: project, id: newID(), key: s.lockKey(stack, project)}
+	if sl := s.stackLock(stack, project); sl != nil {
+		l.under = sl.id
+	}
 	holder.LockID = l.id
 	// pg_stat_activity names the holder of the session that holds a lock.
 	l.appName = fmt.Sprintf("%s pid %d on host %s", holder.Command, holder.PID, holder.Host)
@@ -114,6 +121,9 @@ func (s *Store) take(ctx context.Context, stack, project string, holder backend.
 		}
 		if won {
 			break
+		}
+		if err := s.checkUnder(ctx, l); err != nil {
+			return nil, s.lockErr(stack, project, err)
 		}
 		h, live, err := s.readHolder(ctx, stack, project)
 		if err != nil {
@@ -147,7 +157,7 @@ func (l *heldLock) try(ctx context.Context, holder []byte) (bool, error) {
 		return false, err
 	}
 	var prev []byte
-	err = conn.QueryRow(ctx, takeSQL, l.stack, l.project, l.key, l.id, string(holder), l.appName).Scan(&prev)
+	err = conn.QueryRow(ctx, takeSQL, l.stack, l.project, l.key, l.id, string(holder), l.appName, l.under).Scan(&prev)
 	if errors.Is(err, pgx.ErrNoRows) {
 		conn.Release()
 		return false, nil
@@ -311,49 +321,22 @@ func (l *heldLock) what() string {
 	return fmt.Sprintf("stack %s of project %s", l.stack, l.project)
 }
 
-// remember records a lock this process took, for the journals that its
-// operation opens (fencing).
-func (s *Store) remember(l *heldLock) {
-	s.heldMu.Lock()
-	defer s.heldMu.Unlock()
-	if s.held == nil {
-		s.held, s.all = map[[2]string]*heldLock{}, map[*heldLock]bool{}
+// checkUnder fails when l was refused because the stack lock it is taken
+// under is no longer this run's (cleared by force): the run learns at
+// once that it lost it (Lost), rather than at the next heartbeat, and
+// takes no project's lock.
+func (s *Store) checkUnder(ctx context.Context, l *heldLock) error {
+	if l.under == "" {
+		return nil
 	}
-	s.held[[2]string{l.stack, l.project}] = l
-	s.all[l] = true
-}
-
-func (s *Store) forget(l *heldLock) {
-	s.heldMu.Lock()
-	defer s.heldMu.Unlock()
-	if s.held[[2]string{l.stack, l.project}] == l {
-		delete(s.held, [2]string{l.stack, l.project})
+	var ours bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM runner_locks WHERE stack = $1 AND project = '' AND lock_id = $2)`,
+		l.stack, l.under).Scan(&ours)
+	if err != nil || ours {
+		return err
 	}
-	delete(s.all, l)
-}
-
-// dropLocks ends the sessions of the locks still held (Close).
-func (s *Store) dropLocks() {
-	s.heldMu.Lock()
-	all := s.all
-	s.all = nil
-	s.heldMu.Unlock()
-	for l := range all {
-		l.mu.Lock()
-		if l.conn != nil {
-			discard(l.conn)
-			l.conn = nil
-		}
-		l.mu.Unlock()
+	if sl := s.stackLock(l.stack, l.project); sl != nil && sl.id == l.under && sl.beat != nil {
+		sl.beat.MarkLost()
 	}
-}
-
-// holding returns the lock this process holds on (stack, project).
-func (s *Store) holding(stack, project string) (*heldLock, error) {
-	s.heldMu.Lock()
-	defer s.heldMu.Unlock()
-	if l := s.held[[2]string{stack, project}]; l != nil {
-		return l, nil
-	}
-	return nil, fmt.Errorf("this process does not hold the lock of stack %s of project %s; take it first", stack, project)
+	return fmt.Errorf("the lock of stack %s that this run holds was cleared: %w", l.stack, backend.ErrFenced)
 }

@@ -100,19 +100,29 @@ func (s *Store) Summary(ctx context.Context, project, stack string) (backend.Sta
 }
 
 // StackSecrets returns, for every project with state on stack, what its
-// state records of its secrets, without decrypting anything.
+// state records of its secrets, without decrypting anything (one query
+// for the whole stack).
 func (s *Store) StackSecrets(ctx context.Context, stack string) ([]backend.StateSecrets, error) {
-	projects, err := s.Projects(ctx, stack)
-	if err != nil {
+	if err := checkNames(stack, ""); err != nil {
 		return nil, err
 	}
-	out := make([]backend.StateSecrets, 0, len(projects))
-	for _, project := range projects {
-		st, err := s.read(ctx, stack, project)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, backend.DescribeSecrets(project, s.where(stack, project), st.data, st.journal))
+	rows, err := s.pool.Query(ctx, `SELECT p.project, s.data,
+		coalesce((SELECT string_agg(j.line, ''::bytea ORDER BY j.op_id, j.seq) FROM runner_journal j
+			WHERE j.stack = $1 AND j.project = p.project), ''::bytea)
+		FROM (SELECT project FROM (`+projectsSQL+`) AS x WHERE stack = $1) AS p
+		LEFT JOIN runner_snapshots s ON s.stack = $1 AND s.project = p.project ORDER BY 1`, stack)
+	if err != nil {
+		return nil, fmt.Errorf("reading the states of stack %s in %s: %w", stack, s.url, err)
+	}
+	out := []backend.StateSecrets{}
+	var project string
+	var data, journal []byte
+	_, err = pgx.ForEachRow(rows, []any{&project, &data, &journal}, func() error {
+		out = append(out, backend.DescribeSecrets(project, s.where(stack, project), data, journal))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the states of stack %s in %s: %w", stack, s.url, err)
 	}
 	return out, nil
 }

@@ -27,7 +27,7 @@ const (
 
 // Plugin creates random values. It holds no state and is safe for
 // concurrent use.
-type Plugin struct{}
+type Plugin struct{ resource.ReplaceOnly }
 
 var _ resource.Plugin = Plugin{}
 
@@ -55,12 +55,6 @@ func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.Prop
 		return nil, fmt.Errorf("checking %s: %w", req.Type, err)
 	}
 	return news, nil
-}
-
-// Diff reports every changed input as a replacement.
-func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
-	changed := resource.DiffKeys(req.OldInputs, req.NewInputs, req.IgnoreChanges)
-	return resource.DiffResponse{Changed: changed, Replaces: changed}, nil
 }
 
 // Create draws the random value with crypto/rand (or, for a RandomInteger
@@ -102,17 +96,6 @@ func (Plugin) Read(_ context.Context, req resource.ReadRequest) (resource.ReadRe
 	}
 	return resource.ReadResponse{ID: req.ID, Inputs: req.Inputs, Outputs: req.Outputs}, nil
 }
-
-// errNoUpdate is returned by Update: every change replaces a random value.
-var errNoUpdate = errors.New("random values cannot be updated in place; every input change replaces them")
-
-// Update is never needed: Diff makes every change a replacement.
-func (Plugin) Update(_ context.Context, req resource.UpdateRequest) (resource.UpdateResponse, error) {
-	return resource.UpdateResponse{}, fmt.Errorf("updating %s %s: %w", req.Type, req.URN, errNoUpdate)
-}
-
-// Delete forgets the value; there is nothing outside the state to remove.
-func (Plugin) Delete(context.Context, resource.DeleteRequest) error { return nil }
 
 func errUnknownType(t string) error {
 	return fmt.Errorf("the random plugin has no resource type %q; it has %s, %s, %s and %s",

@@ -11,7 +11,6 @@ package tls
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -28,7 +27,7 @@ const (
 
 // Plugin creates keys and certificates. It holds no state and is safe for
 // concurrent use.
-type Plugin struct{}
+type Plugin struct{ resource.ReplaceOnly }
 
 var _ resource.Plugin = Plugin{}
 
@@ -76,12 +75,6 @@ func (Plugin) Check(_ context.Context, req resource.CheckRequest) (resource.Prop
 		return nil, fmt.Errorf("checking %s: %w", req.Type, err)
 	}
 	return news, nil
-}
-
-// Diff reports every changed input as a replacement.
-func (Plugin) Diff(_ context.Context, req resource.DiffRequest) (resource.DiffResponse, error) {
-	changed := resource.DiffKeys(req.OldInputs, req.NewInputs, req.IgnoreChanges)
-	return resource.DiffResponse{Changed: changed, Replaces: changed}, nil
 }
 
 // Create generates the key, request or certificate. With Preview set the
@@ -138,16 +131,6 @@ func readyForRenewal(end string, in resource.PropertyMap, now time.Time) bool {
 	early, _ := in.Int("earlyRenewalHours", 0)
 	return !now.Before(t.Add(-time.Duration(early) * time.Hour))
 }
-
-var errNoUpdate = errors.New("keys and certificates cannot be updated in place; every input change replaces them")
-
-// Update is never needed: Diff makes every change a replacement.
-func (Plugin) Update(_ context.Context, req resource.UpdateRequest) (resource.UpdateResponse, error) {
-	return resource.UpdateResponse{}, fmt.Errorf("updating %s %s: %w", req.Type, req.URN, errNoUpdate)
-}
-
-// Delete forgets the resource; nothing outside the state holds it.
-func (Plugin) Delete(context.Context, resource.DeleteRequest) error { return nil }
 
 func required(m resource.PropertyMap, keys ...string) error {
 	for _, k := range keys {
