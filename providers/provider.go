@@ -124,6 +124,11 @@ type Question struct {
 	// given (the region from the zones, say) and comes before Default, so
 	// that no default contradicts them. "" means it has none.
 	DefaultFrom func(get func(key string) (string, bool)) string
+	// SetBy are environment variables (of the process or the environment
+	// file) that answer the question in its place: when one is set, the
+	// key is neither required nor asked (DIGITALOCEAN_TOKEN for
+	// digitalocean:token, say).
+	SetBy []string
 }
 
 // Provider is an infrastructure provider.
@@ -171,6 +176,10 @@ type PluginSpec struct {
 	// answered (runner killed) is read back by that ID and adopted, or made
 	// again when absent, with no person's help.
 	Identity resource.IdentityFunc
+	// OwnEnv are environment variables (the plugin's API token) that only
+	// this plugin receives: every other plugin of the run starts without
+	// them, and their values are masked in what plugins print.
+	OwnEnv []string
 }
 
 // Project returns the project named name.

@@ -49,7 +49,8 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 		},
 		// The plugins inherit the passphrase in their environment; the pool
 		// itself masks the secret config it gives them.
-		Secrets:       []string{getenv("PULUMI_CONFIG_PASSPHRASE")},
+		Secrets:       append(ownEnvValues(s.Provider.Plugins, getenv), getenv("PULUMI_CONFIG_PASSPHRASE")),
+		OwnEnv:        ownEnv(s.Provider.Plugins),
 		ConfigureHelp: configureHelp(s.Provider.Plugins),
 		Identity:      identities(s.Provider.Plugins),
 	})
@@ -137,4 +138,30 @@ func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
 		ev.Type, ev.Message = event.Warning, "error: "+e.Message
 	}
 	return ev, true
+}
+
+// ownEnv maps each environment variable a plugin owns (PluginSpec.OwnEnv)
+// to its package.
+func ownEnv(specs []providers.PluginSpec) map[string]string {
+	out := make(map[string]string)
+	for _, s := range specs {
+		for _, name := range s.OwnEnv {
+			out[name] = s.Name
+		}
+	}
+	return out
+}
+
+// ownEnvValues are the values of the variables plugins own (tokens), to
+// be masked in what plugins print.
+func ownEnvValues(specs []providers.PluginSpec, getenv func(string) string) []string {
+	var out []string
+	for _, s := range specs {
+		for _, name := range s.OwnEnv {
+			if v := getenv(name); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
 }

@@ -99,7 +99,7 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 			}
 			continue
 		}
-		if q.Optional {
+		if q.Optional || s.setByEnv(q) {
 			continue
 		}
 		if err := s.unanswered(ctx, q, rep, &f); err != nil {
@@ -339,4 +339,15 @@ func (s *Session) getter(ctx context.Context) func(string) (string, bool) {
 		}
 		return config.Flatten(v), true
 	}
+}
+
+// setByEnv reports whether one of the environment variables that answer q
+// in its place (Question.SetBy) is set in the run's environment.
+func (s *Session) setByEnv(q providers.Question) bool {
+	for _, name := range q.SetBy {
+		if strings.TrimSpace(s.getenv(name)) != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/runnerhq/runner/engine/pluginhost"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -19,6 +20,12 @@ var (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == pluginhost.KeeperArg {
+		os.Exit(pluginhost.RunKeeper(os.Args[2:]))
+	}
+	if exe, err := os.Executable(); err == nil {
+		pluginhost.UseKeeper(exe)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	io := term.System()

@@ -28,6 +28,10 @@ const (
 	AWSVersion        = "7.48.0"
 	KubernetesBinary  = "pulumi-resource-kubernetes"
 	KubernetesVersion = "4.34.2"
+	// DigitalOceanBinary is the fake digitalocean plugin (4.80.1).
+	DigitalOceanBinary = "pulumi-resource-digitalocean"
+	// LinodeBinary is the fake linode plugin (5.1.1).
+	LinodeBinary = "pulumi-resource-linode"
 )
 
 // The environment variables the plugins read, and the fake AWS account.
@@ -74,15 +78,16 @@ func ModuleDir() (string, error) {
 	return dir, nil
 }
 
-// build builds both plugins into the cache.
+// build builds the plugins into the cache.
 func build() (string, error) {
 	mod, err := ModuleDir()
 	if err != nil {
 		return "", err
 	}
 	return buildcache.Build(buildcache.Spec{Name: "runner-fakecloud", Module: mod, Commands: map[string]string{
-		AWSBinary:        "./cmd/" + AWSBinary,
-		KubernetesBinary: "./cmd/" + KubernetesBinary,
+		AWSBinary:          "./cmd/" + AWSBinary,
+		KubernetesBinary:   "./cmd/" + KubernetesBinary,
+		DigitalOceanBinary: "./cmd/" + DigitalOceanBinary,
 	}})
 }
 

@@ -48,6 +48,10 @@ type PoolOptions struct {
 	// interrupted create (no ID) reads by that ID instead of asking the
 	// plugin to look the resource up by URN, which most plugins cannot.
 	Identity map[string]resource.IdentityFunc
+	// OwnEnv maps environment variables of Environ (API tokens) to the one
+	// package whose plugin receives them: every other plugin starts
+	// without them.
+	OwnEnv map[string]string
 }
 
 // Pool runs the plugin processes of a run: one per package, version and
@@ -144,7 +148,7 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	p.launchID = launchID
 	pool.plugins = append(pool.plugins, p)
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: addr,
-		env: pool.environ(project, config), debug: pool.debugFunc(), mask: pool.redact.apply})
+		env: pool.environ(pkg, project, config), debug: pool.debugFunc(), mask: pool.redact.apply})
 	return p, nil
 }
 
@@ -249,16 +253,21 @@ func (pool *Pool) getenv(key string) string {
 	return v
 }
 
-// environ is a plugin's environment: the pool's, with PULUMI_CONFIG and
+// environ is the environment of pkg's plugin: the pool's without the
+// variables another package owns (OwnEnv), with PULUMI_CONFIG and
 // PULUMI_PROJECT set.
-func (pool *Pool) environ(project, config string) []string {
+func (pool *Pool) environ(pkg, project, config string) []string {
 	base := pool.opts.Environ
 	if base == nil {
 		base = os.Environ()
 	}
 	env := make([]string, 0, len(base)+2)
 	for _, kv := range base {
-		if !strings.HasPrefix(kv, "PULUMI_CONFIG=") && !strings.HasPrefix(kv, "PULUMI_PROJECT=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if owner, owned := pool.opts.OwnEnv[name]; owned && owner != pkg {
+			continue
+		}
+		if name != "PULUMI_CONFIG" && name != "PULUMI_PROJECT" {
 			env = append(env, kv)
 		}
 	}

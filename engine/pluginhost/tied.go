@@ -22,9 +22,15 @@ type Tied struct {
 }
 
 // StartTied starts cmd in its own process group with Pdeathsig set (its
-// SysProcAttr is replaced). Wait returns its exit; Stop ends its group.
+// SysProcAttr is replaced), through the group keeper when UseKeeper named
+// one, so that the whole group dies with runner. Wait returns its exit;
+// Stop ends its group.
 func StartTied(cmd *exec.Cmd) (*Tied, error) {
+	keep(cmd)
 	cmd.SysProcAttr = sysProcAttr()
+	if keeper != "" {
+		keeperDeathSignal(cmd.SysProcAttr) // the keeper then kills the group
+	}
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = drainWait // a child holding its output open
 	}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/runnerhq/runner/engine/pluginhost"
@@ -54,7 +55,9 @@ func newGo(p *pulumiproject.Project, prog pulumiproject.Program, o Options) (*go
 	return g, nil
 }
 
-// build compiles the program into the cache and returns the binary.
+// build compiles the program into the cache and returns the binary. A
+// binary built from the same sources (every file of the program's module,
+// by path, size and time, and the go command) is used again.
 func (g *golang) build(ctx context.Context, req source.RunRequest) (string, error) {
 	sum := sha256.Sum256([]byte(g.prog.Pwd))
 	dir := filepath.Join(g.o.CacheDir, "go", g.p.Name+"-"+hex.EncodeToString(sum[:8]))
@@ -62,6 +65,12 @@ func (g *golang) build(ctx context.Context, req source.RunRequest) (string, erro
 		return "", fmt.Errorf("making the build cache %s: %w", dir, err)
 	}
 	out := filepath.Join(dir, g.p.Name)
+	stamp, stampErr := g.fingerprint()
+	if stampErr == nil && isExecutable(out) {
+		if old, err := os.ReadFile(out + ".sources"); err == nil && string(old) == stamp {
+			return out, nil
+		}
+	}
 	tmp := out + ".tmp" + strconv.Itoa(os.Getpid())
 	cmd := exec.Command(g.goBin, "build", "-o", tmp, ".")
 	cmd.Dir, cmd.Env = g.prog.Pwd, g.o.environ()
@@ -75,7 +84,50 @@ func (g *golang) build(ctx context.Context, req source.RunRequest) (string, erro
 	if err := os.Rename(tmp, out); err != nil {
 		return "", err
 	}
+	if stampErr == nil {
+		_ = os.WriteFile(out+".sources", []byte(stamp), 0o644) // without it, the next run builds again
+	}
 	return out, nil
+}
+
+// fingerprint sums what the build depends on: the go command, and the
+// path, size and modification time of every file of the program's module
+// (from the folder of its go.mod; folders starting with "." and
+// node_modules skipped).
+func (g *golang) fingerprint() (string, error) {
+	root := g.prog.Pwd
+	for d := root; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			root = d
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	h := sha256.New()
+	fmt.Fprintln(h, g.goBin, g.prog.Pwd)
+	if st, err := os.Stat(g.goBin); err == nil {
+		fmt.Fprintln(h, st.Size(), st.ModTime().UnixNano())
+	}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			return nil
+		}
+		st, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(h, p, st.Size(), st.ModTime().UnixNano())
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
 }
 
 // Run builds (unless a binary is named) and runs the program once.

@@ -1,10 +1,11 @@
 // Package builtin builds the registry of the providers compiled into
-// runner: local (the default), aws and kubeconfig.
+// runner: local (the default), aws, do and kubeconfig.
 package builtin
 
 import (
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/providers/aws"
+	"github.com/runnerhq/runner/providers/do"
 	"github.com/runnerhq/runner/providers/kubeconfig"
 	"github.com/runnerhq/runner/providers/local"
 )
@@ -14,7 +15,7 @@ const Default = local.Name
 
 // Providers returns new copies of the built-in providers.
 func Providers() []*providers.Provider {
-	return append([]*providers.Provider{local.New(), aws.New(), kubeconfig.New()}, testProviders()...)
+	return append([]*providers.Provider{local.New(), aws.New(), do.New(), kubeconfig.New()}, testProviders()...)
 }
 
 // Registry returns a new registry of the built-in providers.

@@ -99,6 +99,9 @@ func answers(p *providers.Provider) map[string]any {
 	cfg := map[string]any{}
 	for _, q := range p.Questions {
 		var v any = "edges-test-value"
+		if q.Key == "kic-helm:fqdn" { // a host name in a domain
+			v = "mara.example.com"
+		}
 		if q.Default != nil {
 			if d := q.Default(func(string) string { return "" }); d != "" {
 				v = d
@@ -144,17 +147,28 @@ func providerAnswers(t *testing.T, p *providers.Provider) map[string]any {
 	return cfg
 }
 
+// cloudContracts are the contracts of the plugins whose explicit providers
+// the programs configure, by package (the fake plugins' copies).
+var cloudContracts = map[string]string{
+	"digitalocean": "../../e2e/fakecloud/plugins/testdata/digitalocean.json",
+	"linode":       "../../e2e/fakecloud/plugins/testdata/linode.json",
+}
+
 // providerPlugins serves the packages of p's plugins with in-memory
 // fakes: aws by the contract plugin, the others as configurable plugins
 // (their explicit providers need one).
-func providerPlugins(p *providers.Provider, aws resource.Plugin) []resource.Plugin {
+func providerPlugins(t *testing.T, p *providers.Provider, aws resource.Plugin) []resource.Plugin {
 	list := plugins.Builtin(nil)
 	for _, spec := range p.Plugins {
 		if spec.Name == "aws" {
 			list = append(list, aws)
 			continue
 		}
-		list = append(list, &plugintest.Provider{Plugin: &plugintest.Plugin{Pkg: spec.Name}, Ver: spec.Version})
+		pl := &plugintest.Plugin{Pkg: spec.Name}
+		if path, ok := cloudContracts[spec.Name]; ok { // predict the contract's outputs, as contractPlugin does
+			pl.OnCreate = loadContract(t, spec.Name, path).Create
+		}
+		list = append(list, &plugintest.Provider{Plugin: pl, Ver: spec.Version})
 	}
 	return list
 }
@@ -182,7 +196,7 @@ func TestProviderEdgesMatchStackReferences(t *testing.T) {
 				dir := t.TempDir()
 				rt := providers.Runtime{Workspace: dir, DataDir: dir, Executable: "/bin/true", Stack: "edges"}
 				_, err := engine.Preview(context.Background(), engine.Options{
-					Project: proj.Name, Stack: "edges", Backend: rec, Plugins: providerPlugins(p, aws),
+					Project: proj.Name, Stack: "edges", Backend: rec, Plugins: providerPlugins(t, p, aws),
 					Crypter: statetest.NewCrypter(1), Config: providerAnswers(t, p),
 				}, proj.Program(rt))
 				if err != nil {

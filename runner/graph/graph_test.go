@@ -8,6 +8,7 @@ import (
 	"github.com/runnerhq/runner/internal/golden"
 	"github.com/runnerhq/runner/providers"
 	"github.com/runnerhq/runner/providers/aws"
+	"github.com/runnerhq/runner/providers/do"
 	"github.com/runnerhq/runner/providers/kubeconfig"
 	"github.com/runnerhq/runner/providers/local"
 )
@@ -87,7 +88,7 @@ func TestUpstream(t *testing.T) {
 }
 
 func TestShowGolden(t *testing.T) {
-	for _, p := range []*providers.Provider{local.New(), aws.New(), kubeconfig.New()} {
+	for _, p := range []*providers.Provider{local.New(), aws.New(), do.New(), kubeconfig.New()} {
 		g, err := Build(p)
 		if err != nil {
 			t.Fatal(err)

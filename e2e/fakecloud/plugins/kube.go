@@ -175,5 +175,13 @@ func (c *kubeCloud) region() string {
 	return "us-east-1"
 }
 
+// onEKS reports whether the cluster is EKS's, or a server of no known
+// cloud (the tests' kubeconfig provider): neither DOKS nor LKE.
+func (c *kubeCloud) onEKS() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !strings.Contains(c.target.server, ".k8s.ondigitalocean.com") && !strings.Contains(c.target.server, ".linodelke.net")
+}
+
 // newUID returns a Kubernetes UID.
 func newUID() resource.PropertyValue { return resource.NewStringProperty(uuid.NewString()) }

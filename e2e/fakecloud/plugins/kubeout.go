@@ -6,7 +6,7 @@ import (
 
 // outputs computes the kubernetes outputs: metadata with its namespace,
 // uid, resourceVersion and creationTimestamp; the status of a Namespace,
-// a Service (a LoadBalancer gets an ELB host name) and a Helm release.
+// a Service (a LoadBalancer gets an ELB host name on EKS, else an IP address) and a Helm release.
 func (c *kubeCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap) {
 	s := resource.NewStringProperty
 	obj := func(m resource.PropertyMap) resource.PropertyValue { return resource.NewObjectProperty(m) }
@@ -46,6 +46,9 @@ func (c *kubeCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMa
 		outs["status"] = obj(resource.PropertyMap{"loadBalancer": obj(resource.PropertyMap{})})
 		if spec := Plain(inputs["spec"]); spec.IsObject() && Plain(spec.ObjectValue()["type"]).DeepEquals(s("LoadBalancer")) {
 			host := g.keep("status.loadBalancer.ingress", func() resource.PropertyValue {
+				if !c.onEKS() { // DigitalOcean's and Linode's load balancers have an IP address
+					return resource.NewArrayProperty([]resource.PropertyValue{obj(resource.PropertyMap{"ip": s(randomIP("143"))})})
+				}
 				h := randHex(32) + "-" + randHex(10) + ".elb." + c.region() + ".amazonaws.com"
 				return resource.NewArrayProperty([]resource.PropertyValue{obj(resource.PropertyMap{"hostname": s(h)})})
 			})

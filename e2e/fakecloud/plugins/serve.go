@@ -32,9 +32,12 @@ func NewProvider(pkg string) (plugin.Provider, error) {
 		return nil, err
 	}
 	p := &provider{contract: c}
-	if pkg == "aws" {
+	switch pkg {
+	case "aws":
 		p.cloud = &awsCloud{contract: c}
-	} else {
+	case "digitalocean":
+		p.cloud = &doCloud{tokenCloud{contract: c, env: "DIGITALOCEAN_TOKEN"}}
+	default:
 		p.cloud = &kubeCloud{contract: c}
 	}
 	return p, nil

@@ -132,6 +132,10 @@ func (s *Store) newPool(conn string, max int32, params map[string]string) (*pgxp
 		cfg.ConnConfig.RuntimeParams[k] = v
 	}
 	cfg.ConnConfig.Tracer = tripCounter{&s.trips}
+	// One round trip per query, no statement prepared first: runner is a
+	// short-lived process that runs each statement a few times per
+	// connection, so preparing would double the round trips.
+	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
 	return pgxpool.NewWithConfig(context.Background(), cfg)
 }
 

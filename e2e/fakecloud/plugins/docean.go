@@ -1,0 +1,173 @@
+package plugins
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
+	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
+)
+
+// doForceNew are inputs whose change replaces a digitalocean resource.
+var doForceNew = map[string]map[resource.PropertyKey]bool{
+	"digitalocean:index/kubernetesCluster:KubernetesCluster":                                   {"name": true, "region": true, "vpcUuid": true},
+	"digitalocean:index/containerRegistry:ContainerRegistry":                                   {"name": true, "region": true},
+	"digitalocean:index/dnsRecord:DnsRecord":                                                   {"domain": true, "type": true},
+	"digitalocean:index/containerRegistryDockerCredentials:ContainerRegistryDockerCredentials": {"registryName": true},
+}
+
+// tokenCloud is what the digitalocean and linode fakes share: an API token
+// from the provider's configuration or its environment variable.
+type tokenCloud struct {
+	contract *Contract
+	env      string // the token's environment variable
+}
+
+func (c *tokenCloud) configKeys() []string {
+	keys := make([]string, 0, len(c.contract.Config))
+	for k := range c.contract.Config {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// token returns the configured token, else the environment's.
+func (c *tokenCloud) token(cfg config) (string, error) {
+	tok := firstOf(cfg["token"], os.Getenv(c.env))
+	if tok == "" {
+		return "", fmt.Errorf("the %s provider has no API token: set %s or %s:token", c.contract.Package, c.env, c.contract.Package)
+	}
+	if strings.ContainsAny(tok, " \t\r\n") {
+		return "", errors.New("the API token holds white space, which no HTTP header can carry")
+	}
+	return tok, nil
+}
+
+func (c *tokenCloud) checkConfig(cfg config) []plugin.CheckFailure {
+	_, err := c.token(cfg)
+	return failure(err)
+}
+
+func (c *tokenCloud) configure(cfg config) error {
+	_, err := c.token(cfg)
+	return err
+}
+
+func (c *tokenCloud) fill(string, plugin.CheckRequest, resource.PropertyMap) {}
+
+func (c *tokenCloud) beforeDelete(*store, *Record, resource.PropertyMap) error { return nil }
+
+// doCloud is the fake digitalocean provider.
+type doCloud struct{ tokenCloud }
+
+func (c *doCloud) newID(typ string, inputs resource.PropertyMap) string {
+	str := func(k resource.PropertyKey) string {
+		if v := Plain(inputs[k]); v.IsString() {
+			return v.StringValue()
+		}
+		return ""
+	}
+	switch typ {
+	case "digitalocean:index/containerRegistry:ContainerRegistry":
+		return str("name")
+	case "digitalocean:index/containerRegistryDockerCredentials:ContainerRegistryDockerCredentials":
+		return str("registryName")
+	case "digitalocean:index/dnsRecord:DnsRecord":
+		return fmt.Sprint(100000000 + time.Now().UnixNano()%900000000)
+	}
+	return uuid.NewString()
+}
+
+func (c *doCloud) replaces(typ string, key resource.PropertyKey, _, _ resource.PropertyMap) bool {
+	return doForceNew[typ][key]
+}
+
+// outputs computes what DigitalOcean's API returns: the DOKS cluster's
+// endpoint and kubeConfigs (rawConfig, as doctl saves it), the registry's
+// endpoint, Docker credentials and a DNS record's fqdn.
+func (c *doCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap) {
+	s := resource.NewStringProperty
+	str := func(k resource.PropertyKey) string {
+		if v := Plain(inputs[k]); v.IsString() {
+			return v.StringValue()
+		}
+		return ""
+	}
+	switch typ {
+	case "digitalocean:index/kubernetesCluster:KubernetesCluster":
+		id := g.keep("clusterUrn", func() resource.PropertyValue { return s("do:kubernetes:" + uuid.NewString()) })
+		outs["clusterUrn"] = id
+		outs["status"] = s("running")
+		outs["createdAt"] = g.keep("createdAt", now)
+		outs["updatedAt"] = g.keep("updatedAt", now)
+		outs["endpoint"] = g.keep("endpoint", func() resource.PropertyValue {
+			return s("https://" + uuid.NewString() + ".k8s.ondigitalocean.com")
+		})
+		outs["ipv4Address"] = g.keep("ipv4Address", func() resource.PropertyValue { return s(randomIP("164")) })
+		outs["kubeConfigs"] = g.keep("kubeConfigs", func() resource.PropertyValue {
+			return doKubeConfigs(str("name"), str("region"), outs["endpoint"])
+		})
+	case "digitalocean:index/containerRegistry:ContainerRegistry":
+		outs["endpoint"] = s("registry.digitalocean.com/" + str("name"))
+		outs["serverUrl"] = s("registry.digitalocean.com")
+		outs["createdAt"] = g.keep("createdAt", now)
+		outs["storageUsageBytes"] = resource.NewNumberProperty(0)
+		if outs["region"].IsNull() {
+			outs["region"] = s("sfo3")
+		}
+	case "digitalocean:index/containerRegistryDockerCredentials:ContainerRegistryDockerCredentials":
+		outs["dockerCredentials"] = g.keep("dockerCredentials", func() resource.PropertyValue {
+			auth := base64.StdEncoding.EncodeToString([]byte(randHex(32) + ":" + randHex(32)))
+			data, _ := json.Marshal(map[string]any{"auths": map[string]any{"registry.digitalocean.com": map[string]any{"auth": auth}}})
+			return s(string(data))
+		})
+		outs["credentialExpirationTime"] = g.keep("credentialExpirationTime", now)
+	case "digitalocean:index/dnsRecord:DnsRecord":
+		outs["fqdn"] = s(str("name") + "." + str("domain"))
+		if outs["ttl"].IsNull() {
+			outs["ttl"] = resource.NewNumberProperty(1800)
+		}
+	}
+}
+
+// doKubeConfigs is a DOKS cluster's kubeConfigs: one entry with the
+// cluster's kubeconfig (contexts named do-<region>-<name>, a static
+// token) and its parts.
+func doKubeConfigs(name, region string, endpoint resource.PropertyValue) resource.PropertyValue {
+	s := resource.NewStringProperty
+	server := ""
+	if v, _ := Contents(endpoint); v.IsString() {
+		server = v.StringValue()
+	}
+	entry := "do-" + region + "-" + name
+	ca := base64.StdEncoding.EncodeToString([]byte("-----BEGIN CERTIFICATE-----\nfake DOKS CA\n-----END CERTIFICATE-----\n"))
+	token := "dop_v1_" + randHex(64)
+	raw := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    certificate-authority-data: %s
+    server: %s
+  name: %s
+contexts:
+- context:
+    cluster: %s
+    user: %s-admin
+  name: %s
+current-context: %s
+users:
+- name: %s-admin
+  user:
+    token: %s
+`, ca, server, entry, entry, entry, entry, entry, entry, token)
+	expires := resource.NewStringProperty(time.Now().Add(7 * 24 * time.Hour).UTC().Format(time.RFC3339))
+	return resource.NewArrayProperty([]resource.PropertyValue{resource.NewObjectProperty(resource.PropertyMap{
+		"rawConfig": s(raw), "host": s(server), "clusterCaCertificate": s(ca), "token": s(token), "expiresAt": expires,
+	})})
+}

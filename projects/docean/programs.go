@@ -1,0 +1,144 @@
+package docean
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/projects/cluster"
+)
+
+// Defaults of the do provider's config: MARA's, but for the Kubernetes
+// version (MARA's 1.22 is long out of DOKS support).
+const (
+	DefaultVersion   = "1.34.1-do.0"
+	DefaultRegion    = "sfo3"
+	DefaultSize      = "s-4vcpu-8gb"
+	DefaultNodeCount = "3"
+	DefaultTier      = "starter"
+)
+
+// Registry is the container-registry project: MARA's registry for the
+// ingress controller's images. Outputs: registry_name, endpoint,
+// server_url.
+func Registry(envToken bool) engine.Program {
+	return func(ctx *engine.Context) error {
+		region, err := setting(ctx, RegionKey, DefaultRegion)
+		if err != nil {
+			return err
+		}
+		tier, err := setting(ctx, TierKey, DefaultTier)
+		if err != nil {
+			return err
+		}
+		p := Provider(ctx, envToken)
+		reg := ctx.Resource(registryType, "registry", engine.Inputs{
+			"name": Name("mara", ctx.Stack(), 63), "subscriptionTierSlug": tier, "region": region,
+		}, engine.Provider(p))
+		ctx.Export("registry_name", reg.Output("name"))
+		ctx.Export("endpoint", reg.Output("endpoint"))
+		ctx.Export("server_url", reg.Output("serverUrl"))
+		return nil
+	}
+}
+
+// Cluster is the domk8s project: the DOKS cluster with one node pool.
+// Outputs: cluster_name, cluster_id, endpoint, kubeconfig (secret: the
+// first kubeConfigs entry's rawConfig).
+func Cluster(envToken bool) engine.Program {
+	return func(ctx *engine.Context) error {
+		var s [4]string
+		for i, k := range []struct{ key, def string }{{VersionKey, DefaultVersion}, {RegionKey, DefaultRegion},
+			{SizeKey, DefaultSize}, {NodeCountKey, DefaultNodeCount}} {
+			v, err := setting(ctx, k.key, k.def)
+			if err != nil {
+				return err
+			}
+			s[i] = v
+		}
+		nodes, err := strconv.Atoi(s[3])
+		if err != nil || nodes < 1 {
+			return fmt.Errorf("%s is %q: it must be a whole number of nodes, 1 or more", NodeCountKey, s[3])
+		}
+		name := Name("mara", ctx.Stack(), 63)
+		p := Provider(ctx, envToken)
+		c := ctx.Resource(clusterType, "cluster", engine.Inputs{
+			"name": name, "region": s[1], "version": s[0],
+			"nodePool": map[string]any{"name": "default", "size": s[2], "nodeCount": nodes},
+		}, engine.Provider(p))
+		ctx.Export(cluster.ClusterNameOutput, c.Output("name"))
+		ctx.Export("cluster_id", c.ID())
+		ctx.Export("endpoint", c.Output("endpoint"))
+		ctx.Export(cluster.KubeconfigOutput, engine.Secret(c.Output("kubeConfigs").Apply(rawConfig)))
+		return nil
+	}
+}
+
+// rawConfig is the rawConfig of the first entry of DOKS's kubeConfigs.
+func rawConfig(v any) (any, error) {
+	list, _ := v.([]any)
+	if len(list) == 0 {
+		return nil, fmt.Errorf("the DOKS cluster returned no kubeConfigs")
+	}
+	m, _ := list[0].(map[string]any)
+	raw, _ := m["rawConfig"].(string)
+	if raw == "" {
+		return nil, fmt.Errorf("the DOKS cluster's kubeConfigs[0] has no rawConfig")
+	}
+	return raw, nil
+}
+
+// Credentials is the container-registry-credentials project: read-only
+// Docker credentials of the registry, as a Secret of type
+// kubernetes.io/dockerconfigjson in the ingress controller's namespace.
+// Outputs: secret, namespace.
+func Credentials(envToken bool) engine.Program {
+	return func(ctx *engine.Context) error {
+		reg := ctx.StackReference("container-registry")
+		ns := ctx.StackReference(cluster.IngressNamespaceProject).Output(cluster.NamespaceOutput)
+		p := Provider(ctx, envToken)
+		creds := ctx.Resource(credentialsType, "registry", engine.Inputs{
+			"registryName": reg.Output("registry_name"), "write": false,
+		}, engine.Provider(p))
+		k8s := cluster.Provider(ctx)
+		sec := ctx.Resource("kubernetes:core/v1:Secret", "registry-credentials", engine.Inputs{
+			"metadata":   map[string]any{"name": "registry-credentials", "namespace": ns},
+			"type":       "kubernetes.io/dockerconfigjson",
+			"stringData": map[string]any{".dockerconfigjson": engine.Secret(creds.Output("dockerCredentials"))},
+		}, engine.Provider(k8s))
+		ctx.Export("secret", sec.Output("metadata").Apply(func(v any) (any, error) {
+			m, _ := v.(map[string]any)
+			return m["name"], nil
+		}))
+		ctx.Export(cluster.NamespaceOutput, ns)
+		return nil
+	}
+}
+
+// DNSRecord is the dns-record project: an A record of kic-helm:fqdn to
+// the ingress controller's load balancer address. Outputs: fqdn, address.
+func DNSRecord(envToken bool) engine.Program {
+	return func(ctx *engine.Context) error {
+		fqdn, err := setting(ctx, "kic-helm:fqdn", "")
+		if err != nil {
+			return err
+		}
+		name, domain, err := SplitFQDN(fqdn)
+		if err != nil {
+			return err
+		}
+		ip := ctx.StackReference(cluster.IngressProject).Output(cluster.LBIPOutput).Apply(func(v any) (any, error) {
+			if s, _ := v.(string); s != "" {
+				return s, nil
+			}
+			return nil, fmt.Errorf("the ingress controller's load balancer has no IP address yet; run up again once it has one")
+		})
+		p := Provider(ctx, envToken)
+		rec := ctx.Resource(dnsRecordType, "ingress", engine.Inputs{
+			"domain": domain, "name": name, "type": "A", "value": ip, "ttl": 1800,
+		}, engine.Provider(p))
+		ctx.Export("fqdn", rec.Output("fqdn"))
+		ctx.Export("address", ip)
+		return nil
+	}
+}

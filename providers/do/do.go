@@ -1,0 +1,94 @@
+// Package do is the definition of MARA's DigitalOcean environment: its
+// projects (the container registry and the DOKS cluster, then the
+// Kubernetes layers every provider with a cluster shares, with the
+// registry's credentials and the DNS record of the ingress controller's
+// host name inserted as MARA did), MARA's config questions and their
+// validation, and the domk8s project's hook that adds the cluster to the
+// user's kubeconfig. Its resources are those of Pulumi's digitalocean and
+// kubernetes plugins.
+package do
+
+import (
+	"context"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/projects/cluster"
+	"github.com/runnerhq/runner/projects/docean"
+	"github.com/runnerhq/runner/providers"
+	k8s "github.com/runnerhq/runner/providers/cluster"
+)
+
+// Name is the provider's name.
+const Name = "do"
+
+// New returns the do provider.
+func New() *providers.Provider {
+	return &providers.Provider{
+		Name:        Name,
+		Description: "MARA's DigitalOcean environment: container registry, DOKS, NGINX ingress with a DNS record, logging, monitoring and Bank of Sirius (needs a DigitalOcean token and the digitalocean and kubernetes plugins)",
+		Projects:    projects(),
+		Questions:   append(questions(), k8s.Questions()...),
+		Validate:    validate,
+		Plugins: []providers.PluginSpec{
+			{Name: "digitalocean", Version: "4.80.1", OwnEnv: []string{docean.TokenEnv},
+				Help: "the digitalocean plugin needs an API token: set DIGITALOCEAN_TOKEN in the environment or the workspace's environment file, or `runner config set --secret digitalocean:token TOKEN`"},
+			k8s.KubernetesPlugin(),
+		},
+	}
+}
+
+// program adapts a do program, which needs to know whether the token comes
+// from the environment, to Project.Program.
+func program(p func(envToken bool) engine.Program) func(providers.Runtime) engine.Program {
+	return func(rt providers.Runtime) engine.Program { return p(envHas(rt.Environ, docean.TokenEnv)) }
+}
+
+// envHas reports whether environ sets name to a non-empty value.
+func envHas(environ []string, name string) bool {
+	for _, kv := range environ {
+		if len(kv) > len(name)+1 && kv[:len(name)+1] == name+"=" {
+			return true
+		}
+	}
+	return false
+}
+
+// projects are MARA's DigitalOcean projects: container-registry and
+// domk8s, the shared Kubernetes projects after kubeconfig (domk8s's
+// kubeconfig), container-registry-credentials after the ingress
+// namespace and dns-record after the ingress controller.
+func projects() []providers.Project {
+	inf := providers.Infrastructure
+	own := []providers.Project{
+		{Name: "container-registry", Category: inf, Description: "DigitalOcean container registry (digitalocean:container_registry_subscription_tier)",
+			Program: program(docean.Registry)},
+		{Name: "domk8s", Category: inf, Description: "DOKS cluster (docean:k8s_version, docean:region, docean:instance_size, docean:node_count)",
+			Program: program(docean.Cluster), OnSuccess: updateKubeconfig},
+	}
+	kubeconfig := providers.Project{Description: "kubeconfig of the DOKS cluster (from domk8s)", DependsOn: []string{"domk8s"},
+		Program: providers.StaticProgram(cluster.FromProject("domk8s"))}
+	var out []providers.Project
+	for _, p := range append(own, k8s.Projects(kubeconfig)...) {
+		out = append(out, p)
+		switch p.Name {
+		case cluster.IngressNamespaceProject:
+			out = append(out, providers.Project{Name: "container-registry-credentials", Category: providers.Kubernetes,
+				Description: "read-only Docker credentials of the registry as a Secret in the ingress controller's namespace",
+				DependsOn:   []string{cluster.KubeconfigProject, "container-registry", cluster.IngressNamespaceProject},
+				Program:     program(docean.Credentials)})
+		case cluster.IngressProject:
+			out = append(out, providers.Project{Name: "dns-record", Category: providers.Kubernetes,
+				Description: "DNS A record of kic-helm:fqdn to the ingress controller's load balancer",
+				DependsOn:   []string{cluster.IngressProject}, Program: program(docean.DNSRecord)})
+		}
+	}
+	return out
+}
+
+// updateKubeconfig is the domk8s project's on_success hook: it merges the
+// cluster's kubeconfig (DOKS's kubeConfigs[0].rawConfig) into the user's
+// (the first file of $KUBECONFIG, else ~/.kube/config) as `doctl
+// kubernetes cluster kubeconfig save` does, without doctl.
+func updateKubeconfig(_ context.Context, in providers.HookInput) error {
+	return k8s.MergeOutput(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil })
+}
