@@ -63,6 +63,9 @@ func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadReq
 			name, project, d.opts.Project, project, d.opts.Project)
 	}
 	opts := *d.opts
+	if stack != d.opts.Stack {
+		opts.References = nil // this operation's outputs are of its own stack
+	}
 	opts.Stack = stack
 	outs, _, err := stackOutputs(ctx, &opts)(project)
 	switch {

@@ -275,9 +275,11 @@ func StackRemove(ctx context.Context, opts Options, o StackRemoveOptions) (strin
 	if err != nil {
 		return "", err
 	}
-	rel := trash
-	if r, err := filepath.Rel(s.Workspace, trash); err == nil && filepath.IsLocal(r) {
-		rel = r
+	rel := trash // as the user runs it: from the current folder, which --root may not be
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, trash); err == nil && filepath.IsLocal(r) {
+			rel = r
+		}
 	}
 	return fmt.Sprintf("Removed stack %s. Its config and state are kept in %s; to put it back, run `sh %s`.",
 		o.Name, rel, shellQuote(filepath.Join(rel, "RESTORE.txt"))), nil

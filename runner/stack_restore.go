@@ -24,7 +24,7 @@ func (r *removal) restoreText(s *Stacks, trash string) string {
 	}
 	if url := s.Opts.Backend; url != "" {
 		if !strings.Contains(url, "://") || strings.HasPrefix(url, "file://") {
-			runner += " --backend " + shellQuote(url)
+			runner += " --backend " + shellQuote(absFileURL(url))
 		} else {
 			b.WriteString("# The state goes back to the backend it came from: set --backend or RUNNER_BACKEND_URL as when it was removed.\n")
 		}
@@ -59,4 +59,19 @@ func (r *removal) restoreText(s *Stacks, trash string) string {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// absFileURL returns the folder backend url with its folder made absolute
+// (a relative one is relative to the folder runner ran in, which
+// RESTORE.txt may be run from another).
+func absFileURL(url string) string {
+	dir := strings.TrimPrefix(url, "file://")
+	abs, err := filepath.Abs(dir)
+	if err != nil || dir == abs {
+		return url
+	}
+	if dir == url {
+		return abs
+	}
+	return "file://" + abs
 }

@@ -80,6 +80,9 @@ func Open(ctx context.Context, raw string) (*Store, error) {
 	if err != nil {
 		return nil, fail(err, "write it as postgres://user@host:port/database?sslmode=require")
 	}
+	if _, err := pgconn.ParseConfig(conn); err != nil {
+		return nil, fail(err, "fix the URL's parameters (sslmode is disable, allow, prefer, require, verify-ca or verify-full)")
+	}
 	if err := checkPassfile(conn); err != nil {
 		return nil, fail(err, "make it readable by its owner only: chmod 0600 it")
 	}

@@ -79,6 +79,9 @@ func ParseURL(raw string) (*Location, error) {
 	loc.PathStyle = pathStyle || legacyPath
 	loc.Region, loc.Profile = q.Get("region"), q.Get("profile")
 	if ep := q.Get("endpoint"); ep != "" {
+		if endpointUser(ep) {
+			return nil, fmt.Errorf("the backend URL %s has user information in its endpoint, which S3 does not use; remove it and give keys through AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or AWS_PROFILE", loc.Redacted)
+		}
 		if !strings.Contains(ep, "://") {
 			scheme := "https://"
 			if noHTTPS || legacyNoSSL {
@@ -110,12 +113,26 @@ func redactQuery(u *url.URL) string {
 			changed = true
 		}
 	}
+	if ep := q.Get("endpoint"); endpointUser(ep) {
+		q.Set("endpoint", "xxxxx")
+		changed = true
+	}
 	if !changed {
 		return u.String()
 	}
 	c := *u
 	c.RawQuery = q.Encode()
 	return c.String()
+}
+
+// endpointUser reports whether an endpoint parameter carries user
+// information (user:password@), which must stay out of messages.
+func endpointUser(ep string) bool {
+	if !strings.Contains(ep, "://") {
+		ep = "https://" + ep
+	}
+	u, err := url.Parse(ep)
+	return (err == nil && u.User != nil) || (err != nil && strings.Contains(ep, "@"))
 }
 
 func contains(list []string, s string) bool {

@@ -38,6 +38,8 @@ func TestParseURLRefusesAndRedacts(t *testing.T) {
 		{"s3://AKIA:topsecret@b?region=x&aws_secret_access_key=topsecret", "unknown parameters aws_secret_access_key", "topsecret"},
 		{"s3://b?use_path_style=maybe", "not true or false", ""},
 		{"gs://b", "not an s3:// URL", ""},
+		{"s3://b?endpoint=http://u:endpointsecret@127.0.0.1:9000&region=x", "user information in its endpoint", "endpointsecret"},
+		{"s3://b?endpoint=u:endpointsecret@minio.local&region=x", "user information in its endpoint", "endpointsecret"},
 	} {
 		_, err := ParseURL(tt.url)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

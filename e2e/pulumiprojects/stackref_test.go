@@ -1,0 +1,28 @@
+package pulumiprojects
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStackReferenceOtherStack: a stack reference to another stack of an
+// upstream project reads that stack, not the one being deployed: one
+// that does not exist fails the reader, naming it, and is never answered
+// with this stack's outputs.
+func TestStackReferenceOtherStack(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{
+		"a/Pulumi.yaml": "name: a\nruntime: yaml\noutputs:\n  v: from-dev\n",
+		"b/Pulumi.yaml": "name: b\nruntime: yaml\nresources:\n  ref:\n    type: pulumi:pulumi:StackReference\n    properties:\n      name: organization/a/prod\noutputs:\n  got: ${ref.outputs[\"v\"]}\n",
+		"runner.yaml":   "providers:\n  e:\n    projects:\n      a: {path: a}\n      b: {path: b, dependsOn: [a]}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	r := w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	if want := `stack reference "organization/a/prod": project a has no stack prod`; !strings.Contains(r.Stdout+r.Stderr, want) {
+		t.Errorf("the up does not say %q:\nstdout:\n%s\nstderr:\n%s", want, r.Stdout, r.Stderr)
+	}
+	if strings.Contains(r.Stdout, "got: from-dev") {
+		t.Errorf("the reference to stack prod read stack dev's outputs:\n%s", r.Stdout)
+	}
+}
