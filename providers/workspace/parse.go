@@ -50,8 +50,9 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // parser reads the file's nodes, collecting every problem with its line.
 type parser struct {
-	file string
-	errs []error
+	file    string
+	errs    []error
+	folders map[string]folderUse // project name -> its first folder
 }
 
 func (p *parser) fail(line int, format string, args ...any) {

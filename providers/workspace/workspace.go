@@ -52,7 +52,7 @@ func Load(ws string, reserved []string) ([]*providers.Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the workspace file: %w", err)
 	}
-	p := &parser{file: file}
+	p := &parser{file: file, folders: map[string]folderUse{}}
 	f := p.parse(data)
 	var out []*providers.Provider
 	if f != nil {
@@ -113,12 +113,34 @@ func (p *parser) provider(ws string, e *envDecl) *providers.Provider {
 			}
 			proj.DependsOn = append(proj.DependsOn, dep.name)
 		}
+		p.sameFolder(e.name, d, filepath.Clean(proj.User.Project.Dir))
 		prov.Projects = append(prov.Projects, *proj)
 		prov.Questions = append(prov.Questions, requiredQuestions(proj.User.Project)...)
 	}
 	p.cycles(e, byKey)
 	prov.Questions = append(envQuestions(e.questions), prov.Questions...)
 	return prov
+}
+
+// folderUse is where a project name was first given a folder.
+type folderUse struct {
+	env, dir string
+	line     int
+}
+
+// sameFolder refuses a project name that another environment gives to
+// another folder: the two would share the project's state on a stack.
+func (p *parser) sameFolder(env string, d *projDecl, dir string) {
+	first, ok := p.folders[d.key]
+	if !ok {
+		p.folders[d.key] = folderUse{env: env, dir: dir, line: d.line}
+		return
+	}
+	if first.dir != dir {
+		p.fail(d.line, "project %s: its folder %s is not the folder %s of project %s in environment %s (line %d); "+
+			"two projects of one name share their state on a stack, so rename one in its Pulumi.yaml",
+			d.key, dir, first.dir, d.key, first.env, first.line)
+	}
 }
 
 // project1 reads one project's folder and Pulumi.yaml.
