@@ -77,7 +77,7 @@ func TestCommands(t *testing.T) {
 		{args: []string{"version"}, out: "runner dev (commit unknown, go"},
 		{args: []string{"--json", "version"}, out: `"go":"go`, jsonOutput: true},
 		{args: []string{"show", "--format", "svg"}, code: exitUsage, err: `unknown format "svg"`},
-		{args: []string{"-p", "gcp", "show"}, code: exitUsage, err: `there is no provider "gcp"; the providers are: aws, do, kubeconfig, local`},
+		{args: []string{"-p", "gcp", "show"}, code: exitUsage, err: `there is no provider "gcp"; the providers are: aws, do, kubeconfig, linode, local`},
 		{args: []string{"--json", "show", "--format", "svg"}, code: exitUsage, out: `"type":"error"`, jsonOutput: true},
 		{args: []string{"nope"}, code: exitUsage, err: `unknown command "nope"`},
 		{args: []string{"show", "extra"}, code: exitUsage, err: "too many arguments"},

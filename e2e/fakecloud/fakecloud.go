@@ -88,6 +88,7 @@ func build() (string, error) {
 		AWSBinary:          "./cmd/" + AWSBinary,
 		KubernetesBinary:   "./cmd/" + KubernetesBinary,
 		DigitalOceanBinary: "./cmd/" + DigitalOceanBinary,
+		LinodeBinary:       "./cmd/" + LinodeBinary,
 	}})
 }
 

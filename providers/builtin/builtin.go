@@ -1,5 +1,5 @@
 // Package builtin builds the registry of the providers compiled into
-// runner: local (the default), aws, do and kubeconfig.
+// runner: local (the default), aws, do, kubeconfig and linode.
 package builtin
 
 import (
@@ -7,6 +7,7 @@ import (
 	"github.com/runnerhq/runner/providers/aws"
 	"github.com/runnerhq/runner/providers/do"
 	"github.com/runnerhq/runner/providers/kubeconfig"
+	"github.com/runnerhq/runner/providers/linode"
 	"github.com/runnerhq/runner/providers/local"
 )
 
@@ -15,7 +16,7 @@ const Default = local.Name
 
 // Providers returns new copies of the built-in providers.
 func Providers() []*providers.Provider {
-	return append([]*providers.Provider{local.New(), aws.New(), do.New(), kubeconfig.New()}, testProviders()...)
+	return append([]*providers.Provider{local.New(), aws.New(), do.New(), kubeconfig.New(), linode.New()}, testProviders()...)
 }
 
 // Registry returns a new registry of the built-in providers.

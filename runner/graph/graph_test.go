@@ -10,6 +10,7 @@ import (
 	"github.com/runnerhq/runner/providers/aws"
 	"github.com/runnerhq/runner/providers/do"
 	"github.com/runnerhq/runner/providers/kubeconfig"
+	"github.com/runnerhq/runner/providers/linode"
 	"github.com/runnerhq/runner/providers/local"
 )
 
@@ -88,7 +89,7 @@ func TestUpstream(t *testing.T) {
 }
 
 func TestShowGolden(t *testing.T) {
-	for _, p := range []*providers.Provider{local.New(), aws.New(), do.New(), kubeconfig.New()} {
+	for _, p := range []*providers.Provider{local.New(), aws.New(), do.New(), kubeconfig.New(), linode.New()} {
 		g, err := Build(p)
 		if err != nil {
 			t.Fatal(err)

@@ -183,5 +183,12 @@ func (c *kubeCloud) onEKS() bool {
 	return !strings.Contains(c.target.server, ".k8s.ondigitalocean.com") && !strings.Contains(c.target.server, ".linodelke.net")
 }
 
+// onLKE reports whether the cluster is an LKE cluster.
+func (c *kubeCloud) onLKE() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Contains(c.target.server, ".linodelke.net")
+}
+
 // newUID returns a Kubernetes UID.
 func newUID() resource.PropertyValue { return resource.NewStringProperty(uuid.NewString()) }

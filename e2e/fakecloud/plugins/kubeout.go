@@ -1,6 +1,8 @@
 package plugins
 
 import (
+	"strings"
+
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource"
 )
 
@@ -46,8 +48,13 @@ func (c *kubeCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMa
 		outs["status"] = obj(resource.PropertyMap{"loadBalancer": obj(resource.PropertyMap{})})
 		if spec := Plain(inputs["spec"]); spec.IsObject() && Plain(spec.ObjectValue()["type"]).DeepEquals(s("LoadBalancer")) {
 			host := g.keep("status.loadBalancer.ingress", func() resource.PropertyValue {
-				if !c.onEKS() { // DigitalOcean's and Linode's load balancers have an IP address
-					return resource.NewArrayProperty([]resource.PropertyValue{obj(resource.PropertyMap{"ip": s(randomIP("143"))})})
+				if !c.onEKS() { // DigitalOcean's load balancers have an IP address; Linode's a host name too
+					ip := randomIP("143")
+					lb := resource.PropertyMap{"ip": s(ip)}
+					if c.onLKE() {
+						lb["hostname"] = s(strings.ReplaceAll(ip, ".", "-") + ".ip.linodeusercontent.com")
+					}
+					return resource.NewArrayProperty([]resource.PropertyValue{obj(lb)})
 				}
 				h := randHex(32) + "-" + randHex(10) + ".elb." + c.region() + ".amazonaws.com"
 				return resource.NewArrayProperty([]resource.PropertyValue{obj(resource.PropertyMap{"hostname": s(h)})})

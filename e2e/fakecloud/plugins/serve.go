@@ -37,6 +37,8 @@ func NewProvider(pkg string) (plugin.Provider, error) {
 		p.cloud = &awsCloud{contract: c}
 	case "digitalocean":
 		p.cloud = &doCloud{tokenCloud{contract: c, env: "DIGITALOCEAN_TOKEN"}}
+	case "linode":
+		p.cloud = &linodeCloud{tokenCloud{contract: c, env: "LINODE_TOKEN"}}
 	default:
 		p.cloud = &kubeCloud{contract: c}
 	}

@@ -1,0 +1,114 @@
+package clouds
+
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/runnerhq/runner/e2e/fakecloud"
+)
+
+// linodeToken is the Linode API token the tests give.
+const linodeToken = "linode0123456789abcdef0123456789abcdef0123456789abcdef0123456789ab"
+
+// harborPasswords are the three Harbor secrets.
+var harborPasswords = map[string]string{
+	"linode:harbor_password":           "harbor-Admin-Pw-3e1a",
+	"linode:harbor_db_password":        "harbor-Db-Pw-77c2",
+	"linode:harbor_sudo_user_password": "harbor-Sudo-Pw-9d04",
+}
+
+// linodeWorkspace is MARA's example config for -p linode: up refuses
+// MARA's LKE version 1.23 naming the line; then the tests answer it, the
+// passwords and the token (a secret, or LINODE_TOKEN when envToken).
+func linodeWorkspace(t testing.TB, envToken bool) *env {
+	t.Helper()
+	e := mara(t)
+	if envToken {
+		e.extra = append(e.extra, "LINODE_TOKEN="+linodeToken)
+	}
+	r := e.fails(3, "-p", "linode", "up", "--yes")
+	if !regexp.MustCompile(`Pulumi\.dev\.yaml line \d+: linode:k8s_version is "1\.23"`).MatchString(r.Stderr) {
+		t.Errorf("up with MARA's linode:k8s_version does not name the line and the key:\n%s", r.Stderr)
+	}
+	if len(e.stateFiles()) != 0 || len(e.resources()) != 0 {
+		t.Error("up refused by validation wrote state or made resources")
+	}
+	e.ok("config", "set", "linode:k8s_version", "1.34")
+	for k, v := range siriusPasswords {
+		e.setSecret(k, v)
+	}
+	for k, v := range harborPasswords {
+		e.setSecret(k, v)
+	}
+	if !envToken {
+		e.setSecret("linode:token", linodeToken)
+	}
+	return e
+}
+
+// TestLinodeUpNoChangeDestroy: up -p linode deploys every project in
+// order, Harbor gets its passwords, the registry credentials reach the
+// ingress namespace, the lke hook merges LKE's decoded kubeconfig; a
+// second up plans nothing; destroy empties the fake cloud.
+func TestLinodeUpNoChangeDestroy(t *testing.T) {
+	e := linodeWorkspace(t, true)
+	g := e.show("linode")
+	evs := events(t, e.ok("-p", "linode", "--json", "up", "--yes"))
+	checkOrder(t, "up", g, evs, false)
+	if n := len(e.ofType("linode:index/lkeCluster:LkeCluster")); n != 1 {
+		t.Fatalf("%d LKE clusters in the fake cloud, want 1", n)
+	}
+	if sec := e.kubeObject("kubernetes:core/v1:Secret", "nginx-ingress", "registry-credentials"); sec.Inputs["type"] != "kubernetes.io/dockerconfigjson" {
+		t.Errorf("the registry credentials Secret has type %v", sec.Inputs["type"])
+	}
+	if !slices.ContainsFunc(e.ofType("kubernetes:helm.sh/v3:Release"), func(r fakecloud.Resource) bool {
+		return r.Inputs["name"] == "harbor" && r.Inputs["namespace"] == "harbor"
+	}) {
+		t.Error("no Helm release harbor/harbor in the fake cloud")
+	}
+	var ctx string
+	for _, ev := range evs {
+		if m := hookLog.FindStringSubmatch(strings.TrimSpace(ev.Message)); ev.Type == "log" && ev.Project == "lke" && m != nil {
+			ctx = m[1]
+		}
+	}
+	if !regexp.MustCompile(`^lke\d+-ctx$`).MatchString(ctx) {
+		t.Errorf("the lke hook reported context %q, want lke<id>-ctx", ctx)
+	}
+	e.checkMergedKubeconfig(evs, "lke", ctx)
+
+	e.secondUpChangesNothing("linode")
+	destroy := events(t, e.ok("-p", "linode", "--json", "destroy", "--yes"))
+	checkOrder(t, "destroy", g, destroy, true)
+	e.cloudEmpty("after destroy")
+}
+
+// TestLinodeValidateListsEveryMissingKey: validate -p linode without a
+// terminal and without a token lists every missing key, exit 3.
+func TestLinodeValidateListsEveryMissingKey(t *testing.T) {
+	e := newEnv(t, "us-west-1")
+	r := e.fails(3, "-p", "linode", "validate")
+	for _, want := range []string{"config set --secret linode:token <value>", "config set --secret linode:harbor_password <value>",
+		"config set --secret linode:harbor_db_password <value>", "config set --secret linode:harbor_sudo_user_password <value>"} {
+		if !strings.Contains(r.Stdout+r.Stderr, want) {
+			t.Errorf("validate does not name %q:\n%s", want, r)
+		}
+	}
+}
+
+// TestSecretsDoNotLeakLinode: the token and the passwords are in plain
+// text nowhere runner writes, the merged kubeconfig included.
+func TestSecretsDoNotLeakLinode(t *testing.T) {
+	e := linodeWorkspace(t, false)
+	e.ok("-p", "linode", "--json", "up", "--yes")
+	e.ok("stack", "output")
+	secrets := append(slices.Collect(maps.Values(siriusPasswords)), linodeToken)
+	secrets = append(secrets, slices.Collect(maps.Values(harborPasswords))...)
+	e.cloudHolds(slices.Collect(maps.Values(harborPasswords)))
+	e.checkNoLeak("after up", "linode", secrets)
+	e.ok("-p", "linode", "--json", "destroy", "--yes")
+	e.checkNoLeak("after destroy", "linode", secrets)
+}

@@ -1,0 +1,146 @@
+// Package linode is the definition of MARA's Linode environment: the LKE
+// cluster, then the Kubernetes layers every provider with a cluster
+// shares, with MARA's Harbor registry after secrets and the registry's
+// credentials after the ingress namespace; MARA's config questions and
+// their validation; and the lke project's hook that adds the cluster to
+// the user's kubeconfig. MARA's harbor-configuration project (Harbor's
+// own API, through the harbor plugin) is not done yet.
+package linode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/projects/cluster"
+	"github.com/runnerhq/runner/projects/lke"
+	"github.com/runnerhq/runner/providers"
+	k8s "github.com/runnerhq/runner/providers/cluster"
+)
+
+// Name is the provider's name.
+const Name = "linode"
+
+// New returns the linode provider.
+func New() *providers.Provider {
+	return &providers.Provider{
+		Name:        Name,
+		Description: "MARA's Linode environment: LKE, Harbor, NGINX ingress, logging, monitoring and Bank of Sirius (needs a Linode token and the linode and kubernetes plugins)",
+		Projects:    projects(),
+		Questions:   append(questions(), k8s.Questions()...),
+		Validate:    func(get func(string) (string, bool)) error { return cluster.CheckSettings(get) },
+		Plugins: []providers.PluginSpec{
+			{Name: "linode", Version: "5.1.1", OwnEnv: []string{lke.TokenEnv},
+				Help: "the linode plugin needs an API token: set LINODE_TOKEN in the environment or the workspace's environment file, or `runner config set --secret linode:token TOKEN`"},
+			k8s.KubernetesPlugin(),
+		},
+	}
+}
+
+func projects() []providers.Project {
+	envToken := func(rt providers.Runtime) bool {
+		for _, kv := range rt.Environ {
+			if v, ok := strings.CutPrefix(kv, lke.TokenEnv+"="); ok && v != "" {
+				return true
+			}
+		}
+		return false
+	}
+	own := providers.Project{Name: "lke", Category: providers.Infrastructure,
+		Description: "LKE cluster (linode:k8s_version, linode:region, linode:instance_type, linode:node_count)",
+		Program:     func(rt providers.Runtime) engine.Program { return lke.Cluster(envToken(rt)) }, OnSuccess: updateKubeconfig}
+	kubeconfig := providers.Project{Description: "kubeconfig of the LKE cluster (from lke)", DependsOn: []string{"lke"},
+		Program: providers.StaticProgram(cluster.FromProject("lke"))}
+	out := []providers.Project{own}
+	for _, p := range k8s.Projects(kubeconfig) {
+		out = append(out, p)
+		switch p.Name {
+		case "secrets":
+			out = append(out, providers.Project{Name: "harbor", Category: providers.Kubernetes,
+				Description: "Harbor container registry (Helm), its three passwords from the stack config's linode:harbor_* secrets",
+				DependsOn:   []string{cluster.KubeconfigProject}, Program: providers.StaticProgram(cluster.Harbor)})
+		case cluster.IngressNamespaceProject:
+			out = append(out, providers.Project{Name: "container-registry-credentials", Category: providers.Kubernetes,
+				Description: "Harbor's Docker credentials as a Secret in the ingress controller's namespace",
+				DependsOn:   []string{cluster.KubeconfigProject, "harbor", cluster.IngressNamespaceProject},
+				Program:     providers.StaticProgram(lke.Credentials)})
+		}
+	}
+	return out
+}
+
+// updateKubeconfig is the lke project's on_success hook: as MARA's
+// update_kubeconfig.py, it merges the cluster's kubeconfig (LKE gives it
+// base64; the lke project exports it decoded) into the user's: cluster,
+// user and context, the context current, mode 0600.
+func updateKubeconfig(_ context.Context, in providers.HookInput) error {
+	return k8s.MergeOutput(in, "LKE cluster", func(v string) ([]byte, error) { return []byte(v), nil })
+}
+
+func questions() []providers.Question {
+	secret := func(key, msg string) providers.Question {
+		return providers.Question{Key: key, Message: msg, Secret: true, Validate: providers.NonEmpty}
+	}
+	return []providers.Question{
+		{Key: lke.TokenKey, Message: "Linode API token", Secret: true, SetBy: []string{lke.TokenEnv}, Validate: token,
+			Help: "a personal access token with read/write on Kubernetes; LINODE_TOKEN in the environment or the environment file is used instead when set"},
+		{Key: lke.VersionKey, Message: "Kubernetes version of LKE", Help: "a minor version LKE supports, " + oldestMinor + " or later",
+			Default: providers.Constant(lke.DefaultVersion), Validate: version},
+		{Key: lke.RegionKey, Message: "Linode region", Default: providers.Constant(lke.DefaultRegion),
+			Validate: matches(`^[a-z]{2}-[a-z]+(-[0-9])?$`, "a Linode region such as us-central")},
+		{Key: lke.TypeKey, Message: "Linode type of the nodes", Default: providers.Constant(lke.DefaultType),
+			Validate: matches(`^g[0-9]+-[a-z]+(-[a-z]+)?-[0-9]+$`, "a Linode type such as g6-standard-8")},
+		{Key: lke.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(lke.DefaultNodeCount), Validate: count},
+		{Key: lke.HAKey, Message: "Highly available control plane (true or false)", Optional: true, Choices: []string{"true", "false"}},
+		secret(cluster.HarborAdminKey, "Password of Harbor's admin user"),
+		secret(cluster.HarborDBKey, "Password of Harbor's database"),
+		secret(cluster.HarborSudoKey, "Password of Harbor's sudo user"),
+	}
+}
+
+const oldestMinor = "1.32"
+
+var versionRE = regexp.MustCompile(`^1\.(\d+)$`)
+
+func version(v string) error {
+	m := versionRE.FindStringSubmatch(v)
+	if m == nil {
+		return fmt.Errorf("must be a Kubernetes minor version such as %s, not %q", lke.DefaultVersion, v)
+	}
+	minor, _ := strconv.Atoi(m[1])
+	if minor < 32 {
+		return fmt.Errorf("must be a version LKE still supports (%s or later, such as %s): %s is past LKE support", oldestMinor, lke.DefaultVersion, v)
+	}
+	return nil
+}
+
+var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{20,200}$`)
+
+func token(v string) error {
+	if !tokenRE.MatchString(v) {
+		return errors.New("must be a Linode API token: 20 to 200 letters, digits, _ or -")
+	}
+	return nil
+}
+
+func matches(pattern, what string) func(string) error {
+	re := regexp.MustCompile(pattern)
+	return func(v string) error {
+		if !re.MatchString(v) {
+			return fmt.Errorf("must be %s, not %q", what, v)
+		}
+		return nil
+	}
+}
+
+func count(v string) error {
+	i, err := strconv.Atoi(v)
+	if err != nil || i < 1 || i > 100 {
+		return fmt.Errorf("must be a whole number of nodes from 1 to 100, not %q", v)
+	}
+	return nil
+}
