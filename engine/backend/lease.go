@@ -53,6 +53,10 @@ type Heartbeat struct {
 	lostOnce sync.Once
 	stopOnce sync.Once
 	pause    chan struct{}
+
+	lease   time.Duration
+	mu      sync.Mutex
+	renewed time.Time // when the last renewal that succeeded was sent
 }
 
 // ErrLockLost is what a renewal returns when the lock is no longer the
@@ -61,7 +65,8 @@ var ErrLockLost = errors.New("the lock is no longer held by this holder")
 
 // StartHeartbeat starts renewing a lease of length lease with renew.
 func StartHeartbeat(lease time.Duration, renew func() error) *Heartbeat {
-	h := &Heartbeat{lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), pause: make(chan struct{})}
+	h := &Heartbeat{lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), pause: make(chan struct{}),
+		lease: lease, renewed: time.Now()}
 	go func() {
 		defer close(h.done)
 		t := time.NewTicker(lease / 3)
@@ -74,9 +79,16 @@ func StartHeartbeat(lease time.Duration, renew func() error) *Heartbeat {
 				<-h.stop
 				return
 			case <-t.C:
-				if err := renew(); errors.Is(err, ErrLockLost) {
+				sent := time.Now()
+				err := renew()
+				if errors.Is(err, ErrLockLost) {
 					h.MarkLost()
 					return
+				}
+				if err == nil {
+					h.mu.Lock()
+					h.renewed = sent
+					h.mu.Unlock()
 				}
 			}
 		}
@@ -86,6 +98,20 @@ func StartHeartbeat(lease time.Duration, renew func() error) *Heartbeat {
 
 // Lost is closed once the lock is found lost.
 func (h *Heartbeat) Lost() <-chan struct{} { return h.lost }
+
+// Expired reports whether a whole lease has passed since the last renewal
+// that succeeded (the process was stopped, or could not reach the store):
+// others may then judge the lock stale and take it, so the holder must
+// start no new step. It marks the lock lost when so.
+func (h *Heartbeat) Expired() bool {
+	h.mu.Lock()
+	expired := time.Since(h.renewed) > h.lease
+	h.mu.Unlock()
+	if expired {
+		h.MarkLost()
+	}
+	return expired
+}
 
 // MarkLost closes Lost.
 func (h *Heartbeat) MarkLost() { h.lostOnce.Do(func() { close(h.lost) }) }
