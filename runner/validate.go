@@ -99,7 +99,14 @@ func (s *Session) validate(ctx context.Context, rep *Report) error {
 			}
 			continue
 		}
-		if q.Optional || s.setByEnv(q) {
+		if name := s.setByEnv(q); name != "" {
+			// The value stays out of the message: it is a token.
+			if err := check(q, nil, strings.TrimSpace(s.getenv(name))); err != nil {
+				f.conflicts = append(f.conflicts, fmt.Errorf("the environment variable %s, which stands for %s, %w; fix it in the environment or the environment file", name, q.Key, err))
+			}
+			continue
+		}
+		if q.Optional {
 			continue
 		}
 		if err := s.unanswered(ctx, q, rep, &f); err != nil {
@@ -341,13 +348,13 @@ func (s *Session) getter(ctx context.Context) func(string) (string, bool) {
 	}
 }
 
-// setByEnv reports whether one of the environment variables that answer q
-// in its place (Question.SetBy) is set in the run's environment.
-func (s *Session) setByEnv(q providers.Question) bool {
+// setByEnv returns the first of the environment variables that answer q
+// in its place (Question.SetBy) set in the run's environment ("": none).
+func (s *Session) setByEnv(q providers.Question) string {
 	for _, name := range q.SetBy {
 		if strings.TrimSpace(s.getenv(name)) != "" {
-			return true
+			return name
 		}
 	}
-	return false
+	return ""
 }

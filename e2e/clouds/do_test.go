@@ -148,8 +148,15 @@ func TestDOValidateListsEveryMissingKey(t *testing.T) {
 		}
 	}
 	e.extra = append(e.extra, "DIGITALOCEAN_TOKEN="+doToken)
-	if r := e.fails(3, "-p", "do", "validate"); strings.Contains(r.Stdout+r.Stderr, "digitalocean:token") {
+	if r := e.fails(3, "-p", "do", "validate"); strings.Contains(r.Stdout+r.Stderr, "config set --secret digitalocean:token") {
 		t.Errorf("validate asks for digitalocean:token although DIGITALOCEAN_TOKEN is set:\n%s", r)
+	}
+	// A token no HTTP header can carry is refused, naming the variable but
+	// not showing the value.
+	e.extra = []string{"DIGITALOCEAN_TOKEN=bad token with spaces 0123456789"}
+	if r := e.fails(3, "-p", "do", "validate"); !strings.Contains(r.Stderr, "the environment variable DIGITALOCEAN_TOKEN, which stands for digitalocean:token, is not accepted: it must be") ||
+		strings.Contains(r.Stdout+r.Stderr, "bad token") {
+		t.Errorf("validate does not refuse a malformed DIGITALOCEAN_TOKEN without showing it:\n%s", r)
 	}
 }
 
