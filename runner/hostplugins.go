@@ -24,7 +24,7 @@ const pluginCloseTimeout = 15 * time.Second
 // any other plugin a program's registration names (pluginLoader), and the
 // function that stops them all, to be called once the run is over. On
 // Ctrl-C (ctx done) every plugin is sent Cancel at once.
-func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink) ([]resource.Plugin, loadPlugin, func()) {
+func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink, secrets []string) ([]resource.Plugin, loadPlugin, func()) {
 	getenv := s.getenv
 	origins := &originNotes{env: s.Env, sink: sink}
 	pool := pluginhost.NewPool(pluginhost.PoolOptions{
@@ -48,8 +48,9 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 			}
 		},
 		// The plugins inherit the passphrase in their environment; the pool
-		// itself masks the secret config it gives them.
-		Secrets:       append(ownEnvValues(s.Provider.Plugins, getenv), getenv("PULUMI_CONFIG_PASSPHRASE")),
+		// itself masks the secret config it gives them; secrets are the
+		// stack's secret config, which a program may pass on in plain.
+		Secrets:       append(append(ownEnvValues(s.Provider.Plugins, getenv), secrets...), getenv("PULUMI_CONFIG_PASSPHRASE")),
 		OwnEnv:        ownEnv(s.Provider.Plugins),
 		ConfigureHelp: configureHelp(s.Provider.Plugins),
 		Identity:      identities(s.Provider.Plugins),
@@ -161,6 +162,28 @@ func ownEnvValues(specs []providers.PluginSpec, getenv func(string) string) []st
 			if v := getenv(name); v != "" {
 				out = append(out, v)
 			}
+		}
+	}
+	return out
+}
+
+// configSecrets are the plaintext strings of the stack's secret config
+// values (shared, and each user project's own), which a plugin may print
+// when a program passes one on in a plain input.
+func configSecrets(shared map[string]any, user *userRun) []string {
+	var out []string
+	add := func(m map[string]any) {
+		resource.Walk(resource.PropertyMap(m), func(v any, secret bool) bool {
+			if s, ok := v.(string); ok && secret {
+				out = append(out, s)
+			}
+			return true
+		})
+	}
+	add(shared)
+	if user != nil {
+		for _, m := range user.config {
+			add(m)
 		}
 	}
 	return out

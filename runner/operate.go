@@ -204,7 +204,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, run
 	if err != nil {
 		return orchestrate.Request{}, nil, err
 	}
-	hosted, load, stop := s.hostedPlugins(ctx, environ, sink)
+	hosted, load, stop := s.hostedPlugins(ctx, environ, sink, configSecrets(cfg, user))
 	if o.Operation != orchestrate.Destroy {
 		if err := s.preflight(ctx, hosted, cfg); err != nil {
 			stop()

@@ -26,3 +26,25 @@ func TestStackReferenceOtherStack(t *testing.T) {
 		t.Errorf("the reference to stack prod read stack dev's outputs:\n%s", r.Stdout)
 	}
 }
+
+// TestPluginLogMasksSecretConfig: a provider plugin that logs a secret
+// config value (here the program put it in a plain input the plugin
+// prints as a warning) shows it masked, as the program's own output is.
+func TestPluginLogMasksSecretConfig(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.jsProject("p", "p", `
+const token = new pulumi.Config().require("token");
+new pulumi.CustomResource("testprov:index:Thing", "t", {warn: "the plugin saw " + token});
+`)
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      p: {path: p}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "p:token", secretToken)
+	r := w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if !strings.Contains(r.Stdout, "the plugin saw [secret]") {
+		t.Errorf("the plugin's warning is not shown masked:\n%s", r.Stdout)
+	}
+	if strings.Contains(r.Stdout+r.Stderr, secretToken) {
+		t.Errorf("the secret shows in the output:\n%s\n%s", r.Stdout, r.Stderr)
+	}
+}
