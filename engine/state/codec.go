@@ -144,8 +144,11 @@ func unmarshal(ctx context.Context, data []byte, codec valueCodec) (*Snapshot, e
 		}
 		return nil, fmt.Errorf("the deployment is not a version 3 deployment: %w", err)
 	}
-	if u.Version != DeploymentVersion || u.Deployment == nil {
+	if u.Version != DeploymentVersion {
 		return nil, fmt.Errorf("the deployment has version %d; only version %d is supported", u.Version, DeploymentVersion)
+	}
+	if u.Deployment == nil {
+		return nil, fmt.Errorf(`the deployment has no "deployment" object (want {"version": %d, "deployment": {...}}, as pulumi stack export writes it)`, DeploymentVersion)
 	}
 	d := u.Deployment
 	snap := &Snapshot{Manifest: Manifest{Time: d.Manifest.Time, Magic: d.Manifest.Magic, Version: d.Manifest.Version}}
