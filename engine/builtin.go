@@ -58,6 +58,10 @@ func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadReq
 	if err != nil {
 		return source.Answer{}, err
 	}
+	if _, ours := d.opts.Upstream[project]; d.opts.Upstream != nil && project != d.opts.Project && !ours {
+		return source.Answer{}, fmt.Errorf("stack reference %q: there is no project %s in the environment of %s; a stack reference reads a project of its environment that %s depends on",
+			name, project, d.opts.Project, d.opts.Project)
+	}
 	if d.opts.Upstream != nil && project != d.opts.Project && !d.opts.Upstream[project] {
 		return source.Answer{}, fmt.Errorf("stack reference %q: project %s is not upstream of %s in its environment; add %s to the dependsOn of %s, so that it runs first",
 			name, project, d.opts.Project, project, d.opts.Project)

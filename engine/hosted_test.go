@@ -224,7 +224,7 @@ func TestHostedStackReferenceNotUpstream(t *testing.T) {
 		}
 	}
 	e := newHostedEnv(t)
-	e.opts.Upstream = map[string]bool{"other": true}
+	e.opts.Upstream = map[string]bool{"other": true, "up": false}
 	if _, err := e.hosted(engine.Preview, read("organization/up/dev")); err == nil || !strings.Contains(err.Error(), "add up to the dependsOn of proj") {
 		t.Errorf("not upstream: %v", err)
 	}

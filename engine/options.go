@@ -60,8 +60,9 @@ type Options struct {
 	// ("organization/<project>/<stack>"; "": "organization").
 	Organization string
 	// Upstream, when set, are the projects this project depends on in its
-	// environment (transitively): a hosted program's stack reference to
-	// any other project fails, naming the dependsOn to add. nil: any
+	// environment (transitively), and false the environment's others: a
+	// hosted program's stack reference to any other project fails, naming
+	// the dependsOn to add (or that there is no such project). nil: any
 	// project may be referenced.
 	Upstream map[string]bool
 	// Plan, for Up, is the plan to execute (as Preview returned it in

@@ -48,3 +48,19 @@ new pulumi.CustomResource("testprov:index:Thing", "t", {warn: "the plugin saw " 
 		t.Errorf("the secret shows in the output:\n%s\n%s", r.Stdout, r.Stderr)
 	}
 }
+
+// TestStackReferenceUnknownProject: a stack reference to a project that
+// is not in the environment says so, instead of asking for a dependsOn
+// on a project that does not exist.
+func TestStackReferenceUnknownProject(t *testing.T) {
+	w := newWS(t)
+	w.withHosts(t, true)
+	w.write(map[string]string{
+		"b/Pulumi.yaml": "name: b\nruntime: yaml\nresources:\n  ref:\n    type: pulumi:pulumi:StackReference\n    properties:\n      name: organization/nosuch/dev\n",
+		"runner.yaml":   "providers:\n  e:\n    projects:\n      b: {path: b}\n",
+	})
+	r := w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	if want := `stack reference "organization/nosuch/dev": there is no project nosuch in the environment of b`; !strings.Contains(r.Stdout+r.Stderr, want) {
+		t.Errorf("the up does not say %q:\nstdout:\n%s\nstderr:\n%s", want, r.Stdout, r.Stderr)
+	}
+}

@@ -353,5 +353,10 @@ func (o *run) upstream(name string) map[string]bool {
 		}
 	}
 	visit(name)
+	for n := range o.byName {
+		if _, ok := out[n]; !ok && n != name {
+			out[n] = false // of the environment, not upstream
+		}
+	}
 	return out
 }
