@@ -17,9 +17,10 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/runner
 
 # The admin password reaches the recipe through the environment, never
-# spliced into a shell line (a ' in it works; a $ is written $$, as make
-# wants). A value given to make (command line or environment) is applied
-# whenever the stack holds another; the default only fills a missing one.
+# spliced into a shell line, and is taken literally ($(value ...)): a ' or a
+# $ in it works as typed. A value given to make (command line or environment)
+# is applied whenever the stack holds another; the default only fills a
+# missing one.
 run: export RUNNER_DEMO_ADMIN_PASSWORD := $(value DEMO_ADMIN_PASSWORD)
 run: export RUNNER_DEMO_ADMIN_PASSWORD_GIVEN := $(if $(filter file,$(origin DEMO_ADMIN_PASSWORD)),,yes)
 run: build
