@@ -27,6 +27,11 @@ func TestMissingAWSCredentials(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e := maraWorkspace(t)
+			// maraWorkspace writes MARA's profile (eks-token signs with
+			// it): without credentials means without that file too.
+			if err := os.Remove(filepath.Join(e.home, ".aws", "credentials")); err != nil {
+				t.Fatal(err)
+			}
 			if !c.profile {
 				e.ok("config", "rm", "aws:profile")
 			}

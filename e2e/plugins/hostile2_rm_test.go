@@ -48,8 +48,9 @@ func TestHostile2DestroyTargetThenUp(t *testing.T) {
 	got, r = e.counts("up")
 	want(t, "up after destroy --target two", got, r, map[string]int{"create": 1, "update": 0, "create-replacement": 0})
 	// two is deployed and builds on one: destroying one alone is refused
-	// before anything changes, as Pulumi refuses a target with dependents.
-	r = e.fails(1, "destroy", "--target", "one", "--yes")
+	// before anything changes (exit 3), as Pulumi refuses a target with
+	// dependents.
+	r = e.fails(3, "destroy", "--target", "one", "--yes") // nothing ran: exit 3
 	must(t, "destroy --target one", r.Stdout+r.Stderr, "without what they build on: two")
 	if got := e.byURNName(); len(got) != 2 {
 		t.Fatalf("the refused destroy --target one changed the cloud: %v", got)
