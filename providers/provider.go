@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 
 	"github.com/runnerhq/runner/engine"
@@ -219,4 +220,16 @@ func NonEmpty(v string) error {
 		return fmt.Errorf("must not be empty")
 	}
 	return nil
+}
+
+// Matches is a Question.Validate that accepts an answer matching pattern
+// (a regular expression) and otherwise says what it must be.
+func Matches(pattern, what string) func(string) error {
+	re := regexp.MustCompile(pattern)
+	return func(v string) error {
+		if !re.MatchString(v) {
+			return fmt.Errorf("must be %s, not %q", what, v)
+		}
+		return nil
+	}
 }

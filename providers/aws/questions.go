@@ -22,7 +22,7 @@ func questions() []providers.Question {
 					return r
 				}
 				return "us-east-1"
-			}, Validate: matches(`^[a-z]{2}(-gov)?-[a-z]+-\d$`, "an AWS region such as us-east-1")},
+			}, Validate: providers.Matches(`^[a-z]{2}(-gov)?-[a-z]+-\d$`, "an AWS region such as us-east-1")},
 		{Key: "aws:profile", Message: "AWS profile", Help: "the profile of ~/.aws/credentials or ~/.aws/config to use (empty: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, else the default profile)",
 			Default: func(env func(string) string) string { return env("AWS_PROFILE") }, Optional: true, Validate: profile},
 		{Key: "vpc:azs", Message: "Availability zones (comma-separated)", Help: "the zones of the VPC's subnets, in the region aws:region, e.g. us-east-1a,us-east-1b",
@@ -30,7 +30,7 @@ func questions() []providers.Question {
 		{Key: "eks:k8s_version", Message: "Kubernetes version of EKS", Help: "a minor version EKS supports, " + oldestVersion + " or later",
 			Default: providers.Constant(eks.DefaultVersion), Validate: k8sVersion},
 		{Key: "eks:instance_type", Message: "EC2 instance type of the nodes", Default: providers.Constant("t2.large"),
-			Validate: matches(`^[a-z][a-z0-9-]*\.[a-z0-9]+$`, "an EC2 instance type such as t2.large")},
+			Validate: providers.Matches(`^[a-z][a-z0-9-]*\.[a-z0-9]+$`, "an EC2 instance type such as t2.large")},
 		{Key: "eks:min_size", Message: "Minimum number of nodes", Default: providers.Constant("3"), Validate: count},
 		{Key: "eks:max_size", Message: "Maximum number of nodes", Default: providers.Constant("12"), Validate: count},
 		{Key: "eks:desired_capacity", Message: "Desired number of nodes", Default: providers.Constant("3"), Validate: count},
@@ -105,16 +105,6 @@ func k8sVersion(v string) error {
 			oldestVersion, eks.DefaultVersion, v)
 	}
 	return nil
-}
-
-func matches(pattern, what string) func(string) error {
-	re := regexp.MustCompile(pattern)
-	return func(v string) error {
-		if !re.MatchString(v) {
-			return fmt.Errorf("must be %s, not %q", what, v)
-		}
-		return nil
-	}
 }
 
 func count(v string) error {

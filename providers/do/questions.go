@@ -23,9 +23,9 @@ func questions() []providers.Question {
 		{Key: docean.VersionKey, Message: "Kubernetes version of DOKS", Help: "a DOKS version slug, " + oldestMinor + " or later, such as " + docean.DefaultVersion,
 			Default: providers.Constant(docean.DefaultVersion), Validate: version},
 		{Key: docean.RegionKey, Message: "DigitalOcean region", Help: "the region slug of the cluster and registry, such as sfo3 or nyc1",
-			Default: providers.Constant(docean.DefaultRegion), Validate: matches(`^[a-z]{3}[0-9]$`, "a DigitalOcean region slug such as sfo3 or nyc1")},
+			Default: providers.Constant(docean.DefaultRegion), Validate: providers.Matches(`^[a-z]{3}[0-9]$`, "a DigitalOcean region slug such as sfo3 or nyc1")},
 		{Key: docean.SizeKey, Message: "Droplet size of the nodes", Default: providers.Constant(docean.DefaultSize),
-			Validate: matches(`^[a-z0-9]+(-[a-z0-9]+)+$`, "a Droplet size slug such as s-4vcpu-8gb")},
+			Validate: providers.Matches(`^[a-z0-9]+(-[a-z0-9]+)+$`, "a Droplet size slug such as s-4vcpu-8gb")},
 		{Key: docean.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(docean.DefaultNodeCount), Validate: count},
 		{Key: docean.TierKey, Message: "Subscription tier of the container registry", Default: providers.Constant(docean.DefaultTier),
 			Choices: []string{"starter", "basic", "professional"}},
@@ -74,16 +74,6 @@ func token(v string) error {
 		return fmt.Errorf("must be a DigitalOcean API token (such as dop_v1_ and 64 hex digits): 20 to 200 letters, digits, _ or -")
 	}
 	return nil
-}
-
-func matches(pattern, what string) func(string) error {
-	re := regexp.MustCompile(pattern)
-	return func(v string) error {
-		if !re.MatchString(v) {
-			return fmt.Errorf("must be %s, not %q", what, v)
-		}
-		return nil
-	}
 }
 
 func count(v string) error {

@@ -91,9 +91,9 @@ func questions() []providers.Question {
 		{Key: lke.VersionKey, Message: "Kubernetes version of LKE", Help: "a minor version LKE supports, " + oldestMinor + " or later",
 			Default: providers.Constant(lke.DefaultVersion), Validate: version},
 		{Key: lke.RegionKey, Message: "Linode region", Default: providers.Constant(lke.DefaultRegion),
-			Validate: matches(`^[a-z]{2}-[a-z]+(-[0-9])?$`, "a Linode region such as us-central")},
+			Validate: providers.Matches(`^[a-z]{2}-[a-z]+(-[0-9])?$`, "a Linode region such as us-central")},
 		{Key: lke.TypeKey, Message: "Linode type of the nodes", Default: providers.Constant(lke.DefaultType),
-			Validate: matches(`^g[0-9]+-[a-z]+(-[a-z]+)?-[0-9]+$`, "a Linode type such as g6-standard-8")},
+			Validate: providers.Matches(`^g[0-9]+-[a-z]+(-[a-z]+)?-[0-9]+$`, "a Linode type such as g6-standard-8")},
 		{Key: lke.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(lke.DefaultNodeCount), Validate: count},
 		{Key: lke.HAKey, Message: "Highly available control plane (true or false)", Optional: true, Choices: []string{"true", "false"}},
 		secret(cluster.HarborAdminKey, "Password of Harbor's admin user"),
@@ -125,16 +125,6 @@ func token(v string) error {
 		return errors.New("must be a Linode API token: 20 to 200 letters, digits, _ or -")
 	}
 	return nil
-}
-
-func matches(pattern, what string) func(string) error {
-	re := regexp.MustCompile(pattern)
-	return func(v string) error {
-		if !re.MatchString(v) {
-			return fmt.Errorf("must be %s, not %q", what, v)
-		}
-		return nil
-	}
 }
 
 func count(v string) error {
