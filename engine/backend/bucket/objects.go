@@ -39,7 +39,8 @@ type Objects interface {
 	// there is none.
 	Get(ctx context.Context, key string) (*Object, error)
 	// Put writes data at key, under cond; it returns the new ETag. An unmet
-	// condition is an error wrapping ErrPrecondition.
+	// condition (IfMatch on a key that has no object included) is an
+	// error wrapping ErrPrecondition.
 	Put(ctx context.Context, key string, data []byte, cond Cond) (string, error)
 	// Delete removes key; with ifMatch set, only while its ETag is ifMatch
 	// (else ErrPrecondition, where the store honours it). A missing key is

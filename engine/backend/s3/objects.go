@@ -104,8 +104,15 @@ func (o *Objects) Put(ctx context.Context, key string, data []byte, cond bucket.
 		in.IfMatch = aws.String(cond.IfMatch)
 	}
 	out, err := o.client.PutObject(ctx, in)
+	err = classify(err)
+	if cond.IfMatch != "" && errors.Is(err, bucket.ErrNotExist) {
+		// S3 answers a write conditional on the ETag of an object that is
+		// gone with 404 NoSuchKey: the condition is unmet all the same (a
+		// renewal of a lock cleared meanwhile must learn it is lost).
+		err = fmt.Errorf("%w (the object is gone: %w)", bucket.ErrPrecondition, err)
+	}
 	if err != nil {
-		return "", fmt.Errorf("writing %s: %w", key, classify(err))
+		return "", fmt.Errorf("writing %s: %w", key, err)
 	}
 	return aws.ToString(out.ETag), nil
 }
