@@ -28,8 +28,11 @@ type deployment struct {
 	journalOnce sync.Once
 	journalErr  error
 	seq         atomic.Int64
-	provs       providerCache // the providers configured so far
-	sem         chan struct{} // bounds the steps in flight (nil: the source does)
+	// leases are the locks confirmed before every step's plugin call: the
+	// caller's (Options.Held) and the operation's own.
+	leases []backend.Lock
+	provs  providerCache // the providers configured so far
+	sem    chan struct{} // bounds the steps in flight (nil: the source does)
 	// workCtx is the context of the steps: the operation's without its
 	// cancellation, so that steps in flight finish.
 	workCtx context.Context
@@ -189,10 +192,17 @@ func (d *deployment) count(op Op, rec *state.Resource, keys []string) {
 	}
 }
 
-// begin journals the start of a mutating step (not during preview).
+// begin journals the start of a mutating step (not during preview), its
+// plugin call to follow at once. The locks the step runs under are
+// confirmed before and after the journal write (which may be slow, and
+// the process stopped within it): a step whose locks are not proven its
+// own does not start, and its begun entry is ended as failed.
 func (d *deployment) begin(ctx context.Context, op Op, old, new *state.Resource) (int64, error) {
 	if d.dryRun {
 		return 0, nil
+	}
+	if err := d.confirmLeases(); err != nil {
+		return 0, err
 	}
 	if err := d.openJournal(ctx); err != nil {
 		return 0, err
@@ -202,7 +212,21 @@ func (d *deployment) begin(ctx context.Context, op Op, old, new *state.Resource)
 	if err != nil {
 		return 0, fmt.Errorf("recording the start of the step in the journal: %w", err)
 	}
+	if err := d.confirmLeases(); err != nil {
+		return 0, errors.Join(err, d.end(context.WithoutCancel(ctx), seq, false, op, old, nil))
+	}
 	return seq, nil
+}
+
+// confirmLeases proves that every lock the operation runs under is still
+// its own (backend.Lock.Confirm).
+func (d *deployment) confirmLeases() error {
+	for _, l := range d.leases {
+		if err := l.Confirm(); err != nil {
+			return fmt.Errorf("the step was not started: %w", err)
+		}
+	}
+	return nil
 }
 
 // end journals the outcome of a mutating step.

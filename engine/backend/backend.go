@@ -96,6 +96,14 @@ type Lock interface {
 	// own (its heartbeat found it cleared or taken); an operation then
 	// starts nothing new. It is never closed by Unlock.
 	Lost() <-chan struct{}
+	// Confirm proves that the lock is still the holder's, before a step
+	// calls its plugin: nil when its lease was renewed recently enough
+	// (within half of it) or a renewal made now succeeds; else an error,
+	// wrapping ErrLockLost when the lock was found lost (it is then marked
+	// lost, see Lost), and the step must not start. A holder stopped past
+	// its lease (SIGSTOP, a sleeping laptop) thus starts no step once
+	// another run may have taken its lock.
+	Confirm() error
 }
 
 // ErrFenced is returned (wrapped) by Journal.Commit when the (project,

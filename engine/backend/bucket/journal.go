@@ -252,10 +252,6 @@ var errClosed = errors.New("the journal is already committed")
 // the segment holding it is stored.
 func (j *journal) Begin(ctx context.Context, e backend.Entry) error {
 	e.Kind = backend.EntryBegin
-	if j.lock != nil && j.lock.beat.Expired() {
-		return fmt.Errorf("starting step %d (%s) of project %s on stack %s: its lease ran out without a renewal (the run was stopped or could not reach the store), so another run may hold the lock: %w",
-			e.Seq, e.Op, j.project, j.stack, backend.ErrLockLost)
-	}
 	return j.write(ctx, e)
 }
 

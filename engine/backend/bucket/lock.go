@@ -173,6 +173,11 @@ func (l *objLock) Lost() <-chan struct{} { return l.beat.Lost() }
 // PauseHeartbeat stops renewing the lease (tests of expiry).
 func (l *objLock) PauseHeartbeat() { l.beat.Pause() }
 
+// Confirm proves that the lock is still this holder's (Heartbeat.Confirm):
+// a renewal, when one is needed, is a write conditional on the ETag this
+// holder last wrote.
+func (l *objLock) Confirm() error { return l.beat.Confirm(l.what) }
+
 // Unlock releases the lock: it reads it back and deletes it only while it
 // is this holder's (If-Match, where the store honours it on DELETE).
 func (l *objLock) Unlock() error {
