@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -118,8 +119,9 @@ func (d *deployment) setOld(snap *state.Snapshot) {
 }
 
 // snapshot builds the current state: the records written by this operation
-// in the order their steps finished (a dependency order), then the old
-// records not yet superseded or deleted, in their old order.
+// and the old records not yet superseded or deleted, in the old order
+// where they have an old record and after them, in the order their steps
+// finished, where not (see canonicalOrder).
 func (d *deployment) snapshot() *state.Snapshot {
 	res := make([]*state.Resource, 0, len(d.news)+len(d.old.Resources))
 	res = append(res, d.news...)
@@ -132,6 +134,7 @@ func (d *deployment) snapshot() *state.Snapshot {
 		}
 		res = append(res, r)
 	}
+	res = canonicalOrder(res, d.old.Resources)
 	dropDanglingDependencies(res)
 	sp := d.opts.SecretsProvider
 	if sp == nil {
@@ -340,4 +343,31 @@ func dropDanglingDependencies(list []*state.Resource) {
 		}
 		list[i] = &c
 	}
+}
+
+// canonicalOrder orders res (the records written by an operation, in the
+// order their steps finished, then the old records kept) as the old
+// snapshot old orders their URNs, records of new URNs after them in the
+// order of res, then moves as little as it must so that each record comes
+// after those it refers to (state.SortDependencyOrder). Steps running side
+// by side finish in any order: so a run that changed nothing writes the
+// old order again, and a store can see that nothing changed.
+func canonicalOrder(res, old []*state.Resource) []*state.Resource {
+	pos := make(map[resource.URN]int, len(old))
+	for i, r := range old {
+		if _, ok := pos[r.URN]; !ok {
+			pos[r.URN] = i
+		}
+	}
+	rank := make(map[*state.Resource]int, len(res))
+	for i, r := range res {
+		if p, ok := pos[r.URN]; ok {
+			rank[r] = p
+		} else {
+			rank[r] = len(old) + i
+		}
+	}
+	sorted := append([]*state.Resource(nil), res...)
+	sort.SliceStable(sorted, func(i, j int) bool { return rank[sorted[i]] < rank[sorted[j]] })
+	return state.SortDependencyOrder(sorted)
 }

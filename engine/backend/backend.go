@@ -86,7 +86,10 @@ func (h LockInfo) Lease() time.Duration {
 // it through Lost, and cannot commit (ErrFenced).
 type Lock interface {
 	// Unlock releases the lock and stops its heartbeat. It fails, leaving
-	// the lock as it is, when the lock no longer is this holder's.
+	// the lock as it is, when another holder has taken it, and when the
+	// lock was cleared meanwhile where the store can tell (a release that
+	// is one conditional DELETE on an S3 store that answers it for a
+	// missing object with success cannot).
 	Unlock() error
 	// Previous returns the dead holder (LockInfo.Dead) this lock was taken
 	// over from, whose run the backend recorded as Interrupted in the

@@ -1,11 +1,9 @@
 package bucket
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sync"
 	"time"
 
@@ -47,8 +45,10 @@ func marshal(ctx context.Context, project, stack string, snap *state.Snapshot, c
 // runs that did not commit are sealed first (a commit segment naming data),
 // so that a kill at any point leaves the old checkpoint and its journal or
 // the new checkpoint, then removed. The replaced checkpoint is kept as
-// <stack>.json.bak, as Pulumi does.
-func (s *Store) replace(ctx context.Context, project, stack string, cur seenState, data []byte, leftovers []*opJournal) (seenState, error) {
+// <stack>.json.bak, as Pulumi does. When data holds the state cur holds
+// (backend.SameCheckpoint, secrets compared by their plaintexts with c),
+// nothing is written.
+func (s *Store) replace(ctx context.Context, project, stack string, cur seenState, data []byte, leftovers []*opJournal, c resource.Crypter) (seenState, error) {
 	hash := backend.SnapshotHash(data)
 	for _, j := range leftovers {
 		key := fmt.Sprintf("%s%s/%08d.jsonl", journalPrefix(project, stack), j.op, 99999999)
@@ -57,7 +57,7 @@ func (s *Store) replace(ctx context.Context, project, stack string, cur seenStat
 		}
 		j.keys = append(j.keys, key)
 	}
-	if cur.data != nil && sameButTime(cur.data, data) {
+	if cur.data != nil && backend.SameCheckpoint(ctx, cur.data, data, c) {
 		return cur, s.retire(ctx, leftovers) // a no-op run: nothing to write
 	}
 	s.ensureMeta(ctx)
@@ -78,26 +78,6 @@ func (s *Store) replace(ctx context.Context, project, stack string, cur seenStat
 	st := seenState{data: data, etag: etag, hash: hash}
 	s.remember(project, stack, st)
 	return st, s.retire(ctx, leftovers)
-}
-
-// manifestTime is the manifest's time in a checkpoint (ToCheckpoint's
-// indented form), which every commit sets anew.
-var manifestTime = regexp.MustCompile(`"manifest": \{\s*"time": "[^"]*"`)
-
-// sameButTime reports whether two checkpoints differ at most by their
-// manifest's time: the state did not change.
-func sameButTime(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	if d := len(a) - len(b); d > 16 || d < -16 {
-		return false
-	}
-	ia, ib := manifestTime.FindIndex(a), manifestTime.FindIndex(b)
-	if ia == nil || ib == nil || ia[0] != ib[0] {
-		return false
-	}
-	return bytes.Equal(a[:ia[0]], b[:ib[0]]) && bytes.Equal(a[ia[1]:], b[ib[1]:])
 }
 
 // retire removes the segments of sealed journals.
@@ -132,7 +112,7 @@ func (s *Store) OpenJournal(ctx context.Context, project, stack string, base *st
 		if err != nil {
 			return nil, err
 		}
-		if cur, err = s.replace(ctx, project, stack, cur, data, leftovers); err != nil {
+		if cur, err = s.replace(ctx, project, stack, cur, data, leftovers, c); err != nil {
 			return nil, err
 		}
 	}
@@ -310,21 +290,17 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 	if err != nil {
 		return err
 	}
-	if j.lock != nil {
-		held, err := j.lock.stillHeld(ctx)
-		if err != nil {
-			return fmt.Errorf("saving the state of project %s on stack %s: checking its lock: %w", j.project, j.stack, err)
-		}
-		if !held {
-			j.lock.beat.MarkLost()
-			return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, backend.ErrFenced)
-		}
+	if err := j.confirmLock(); err != nil {
+		return err
 	}
 	var mine []*opJournal
 	if j.seq > 0 {
 		mine = []*opJournal{{op: j.op, keys: j.keys}}
 	}
-	st, err := j.s.replace(ctx, j.project, j.stack, j.cur, data, mine)
+	st, err := j.s.replace(ctx, j.project, j.stack, j.cur, data, mine, j.crypter)
+	if errors.Is(err, backend.ErrFenced) && j.lock != nil {
+		j.lock.beat.MarkLost() // another run wrote the checkpoint: it held the lock
+	}
 	if err != nil {
 		return err
 	}
@@ -333,6 +309,25 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 	}
 	if final != nil {
 		final.SetOrigin(st.hash)
+	}
+	return nil
+}
+
+// confirmLock fences a commit by the operation's lock: it must be proven
+// still this run's (Confirm: no request while its lease is fresh, else a
+// renewal conditional on its ETag). The checkpoint's own write is
+// conditional on the ETag it began from, so that a run whose lock was
+// cleared and taken meanwhile cannot write over the other run's state.
+func (j *journal) confirmLock() error {
+	if j.lock == nil {
+		return nil
+	}
+	err := j.lock.Confirm()
+	if errors.Is(err, backend.ErrLockLost) {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w (%w)", j.project, j.stack, backend.ErrFenced, err)
+	}
+	if err != nil {
+		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, err)
 	}
 	return nil
 }

@@ -44,7 +44,8 @@ type Objects interface {
 	Put(ctx context.Context, key string, data []byte, cond Cond) (string, error)
 	// Delete removes key; with ifMatch set, only while its ETag is ifMatch
 	// (else ErrPrecondition, where the store honours it). A missing key is
-	// not an error.
+	// not an error, but with ifMatch set it may be one wrapping ErrNotExist
+	// (as S3 answers a conditional DELETE of a missing key).
 	Delete(ctx context.Context, key, ifMatch string) error
 	// DeleteMany removes keys (missing ones are not an error).
 	DeleteMany(ctx context.Context, keys []string) error

@@ -135,7 +135,7 @@ func (o *Objects) Delete(ctx context.Context, key, ifMatch string) error {
 	}
 	_, err := o.client.DeleteObject(ctx, in)
 	err = classify(err)
-	if errors.Is(err, bucket.ErrNotExist) {
+	if errors.Is(err, bucket.ErrNotExist) && ifMatch == "" {
 		return nil
 	}
 	if err != nil {
