@@ -30,7 +30,7 @@ func New() *providers.Provider {
 		Questions:   append(questions(), k8s.Questions()...),
 		Validate:    validate,
 		Plugins: []providers.PluginSpec{
-			{Name: "digitalocean", Version: "4.80.1", OwnEnv: []string{docean.TokenEnv},
+			{Name: "digitalocean", Version: "4.80.1", OwnEnv: []string{docean.TokenEnv}, Identity: identity, Lookup: lookup,
 				Help: "the digitalocean plugin needs an API token: set DIGITALOCEAN_TOKEN in the environment or the workspace's environment file, or `runner config set --secret digitalocean:token TOKEN`"},
 			k8s.KubernetesPlugin(),
 		},
