@@ -183,7 +183,19 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 	if err != nil {
 		return plugin.ReadResponse{}, status.Error(codes.Internal, err.Error())
 	}
+	if r, ok := p.cloud.(renewer); ok && r.renew(typ, ins, outs) {
+		if err := s.put(p.contract.Package, typ, rec.ID, resource.URN(rec.URN), ins, outs); err != nil {
+			return plugin.ReadResponse{}, status.Error(codes.Internal, err.Error())
+		}
+	}
 	return plugin.ReadResponse{ReadResult: plugin.ReadResult{ID: resource.ID(rec.ID), Inputs: ins, Outputs: outs}}, nil
+}
+
+// renewer is a cloud whose Read renews what expired in a resource's
+// outputs (a DOKS cluster's kubeconfig token), in place; it reports
+// whether it did.
+type renewer interface {
+	renew(typ string, inputs, outs resource.PropertyMap) bool
 }
 
 // Delete removes the resource from the fake cloud (a missing one is fine)
