@@ -188,3 +188,7 @@ func (o *Objects) List(ctx context.Context, prefix string) ([]bucket.ObjectInfo,
 	}
 	return out, nil
 }
+
+// Identity names the bucket prefix the objects are kept in
+// (Location.Identity).
+func (o *Objects) Identity() string { return o.loc.Identity() }
