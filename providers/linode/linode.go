@@ -34,7 +34,7 @@ func New() *providers.Provider {
 		Questions:   append(questions(), k8s.Questions()...),
 		Validate:    func(get func(string) (string, bool)) error { return cluster.CheckSettings(get) },
 		Plugins: []providers.PluginSpec{
-			{Name: "linode", Version: "5.1.1", OwnEnv: []string{lke.TokenEnv},
+			{Name: "linode", Version: "5.1.1", OwnEnv: []string{lke.TokenEnv}, Lookup: lookup,
 				Help: "the linode plugin needs an API token: set LINODE_TOKEN in the environment or the workspace's environment file, or `runner config set --secret linode:token TOKEN`"},
 			k8s.KubernetesPlugin(),
 		},
