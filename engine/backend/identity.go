@@ -66,4 +66,3 @@ func resolvePath(path string) (string, error) {
 		rest = filepath.Join(filepath.Base(dir), rest)
 	}
 }
-
