@@ -18,11 +18,12 @@ import (
 // `runner stack rm`, which would remove the only copy.
 func TestStackMigrateToItselfIsRefused(t *testing.T) {
 	refused := func(t *testing.T, dir string, env []string, to, from string, secrets ...string) {
+		// to may hold a password: messages name the backend by from.
 		t.Helper()
 		r := run(t, dir, "", env, "-s", "dev", "stack", "migrate", "--to", to)
 		out := r.Stdout + r.Stderr
 		if r.Code != 3 || !strings.Contains(r.Stderr, "already in") || strings.Contains(out, "stack rm` removes") {
-			t.Fatalf("migrate to the same backend as %s: exit %d, want 3 saying it is the backend the stack is in:\n%s", to, r.Code, out)
+			t.Fatalf("migrate to the backend at %s under another spelling: exit %d, want 3 saying it is the backend the stack is in:\n%s", from, r.Code, out)
 		}
 		if !strings.Contains(r.Stderr, from) {
 			t.Errorf("the refusal does not name the stack's backend %s:\n%s", from, r.Stderr)
