@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
@@ -126,17 +125,16 @@ func (s *Store) OpenJournal(ctx context.Context, project, stack string, base *st
 			return nil, err
 		}
 	}
-	j := &journal{s: s, project: project, stack: stack, crypter: c, cur: cur, op: newID(),
-		queue: make(chan writeReq, maxBatch), exited: make(chan struct{})}
+	j := &journal{s: s, project: project, stack: stack, crypter: c, cur: cur, op: newID()}
 	s.mu.Lock()
 	j.lock = s.held[projectLockKey(project, stack)]
 	s.mu.Unlock()
-	go j.writer()
+	j.LineWriter = backend.NewBatchingLineWriter(c, lingerFor, j.writeLines)
 	return j, nil
 }
 
-// journal is an operation's journal: segments written by one goroutine,
-// one PUT for whatever entries are queued (group commit).
+// journal is an operation's journal: its entries are written as segments,
+// one PUT for whatever entries are queued (group commit, LineWriter).
 type journal struct {
 	s              *Store
 	project, stack string
@@ -145,88 +143,30 @@ type journal struct {
 	op             string
 	lock           *objLock // the lock held when the journal opened (nil: none)
 
-	mu     sync.RWMutex
-	closed bool
-	queue  chan writeReq
-	exited chan struct{}
-	seq    int      // segments written
-	keys   []string // and their keys
+	*backend.LineWriter // Begin and End
+
+	seq  int      // segments written (by the writer)
+	keys []string // and their keys
 }
 
-type writeReq struct {
-	data []byte
-	done chan error
-}
-
-const maxBatch = 1024
-
-// lingerFor is how long a segment waits for more entries of concurrent
-// steps before it is written.
+// lingerFor is how long a segment waits for more entries of steps running
+// side by side before it is written.
 const lingerFor = 2 * time.Millisecond
 
 func (j *journal) segmentKey(seq int) string {
 	return fmt.Sprintf("%s%s/%08d.jsonl", journalPrefix(j.project, j.stack), j.op, seq)
 }
 
-func (j *journal) writer() {
-	defer close(j.exited)
-	var failed error
-	batch := make([]writeReq, 0, maxBatch)
-	last := 0 // entries in the previous segment
-	for req := range j.queue {
-		batch = append(batch[:0], req)
-		// Steps running side by side: wait a moment for more of their
-		// entries, so that a segment carries many (one PUT each). A lone
-		// step (the previous segment held one entry) does not wait.
-		var linger <-chan time.Time
-		if last > 1 {
-			linger = time.After(lingerFor)
-		}
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case r, ok := <-j.queue:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				if linger == nil {
-					break drain
-				}
-				select {
-				case r, ok := <-j.queue:
-					if !ok {
-						break drain
-					}
-					batch = append(batch, r)
-				case <-linger:
-					break drain
-				}
-			}
-		}
-		last = len(batch)
-		err := failed
-		if err == nil {
-			var buf []byte
-			if j.seq == 0 {
-				buf = backend.JournalOpenLine(j.cur.hash)
-			}
-			for _, r := range batch {
-				buf = append(buf, r.data...)
-			}
-			if err = j.put(buf); err != nil {
-				failed = err
-			}
-		}
-		for _, r := range batch {
-			r.done <- err
-		}
+// writeLines writes one batch of entries as the next segment (the first
+// begins with the line naming the checkpoint the operation began from).
+func (j *journal) writeLines(lines [][]byte) error {
+	var buf []byte
+	if j.seq == 0 {
+		buf = backend.JournalOpenLine(j.cur.hash)
 	}
-}
-
-// put writes the next segment.
-func (j *journal) put(buf []byte) error {
+	for _, l := range lines {
+		buf = append(buf, l...)
+	}
 	key := j.segmentKey(j.seq + 1)
 	if _, err := j.s.obj.Put(context.Background(), key, buf, Cond{IfNoneMatch: true}); err != nil {
 		return fmt.Errorf("writing the journal segment %s/%s: %w", j.s.obj.Describe(), key, err)
@@ -236,61 +176,12 @@ func (j *journal) put(buf []byte) error {
 	return nil
 }
 
-var errClosed = errors.New("the journal is already committed")
-
-// Begin records that a step is about to call its plugin; it returns once
-// the segment holding it is stored.
-func (j *journal) Begin(ctx context.Context, e backend.Entry) error {
-	e.Kind = backend.EntryBegin
-	return j.write(ctx, e)
-}
-
-// End records a step's outcome.
-func (j *journal) End(ctx context.Context, e backend.Entry) error {
-	if e.Kind != backend.EntrySuccess && e.Kind != backend.EntryFailure {
-		return fmt.Errorf("recording the end of step %d: kind %q is neither %q nor %q", e.Seq, e.Kind, backend.EntrySuccess, backend.EntryFailure)
-	}
-	return j.write(ctx, e)
-}
-
-func (j *journal) write(ctx context.Context, e backend.Entry) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	data, err := backend.EncodeJournalEntry(ctx, e, j.crypter)
-	if err != nil {
-		return fmt.Errorf("journaling step %d (%s): %w", e.Seq, e.Op, err)
-	}
-	done := make(chan error, 1)
-	j.mu.RLock()
-	if j.closed {
-		j.mu.RUnlock()
-		return errClosed
-	}
-	j.queue <- writeReq{data: data, done: done}
-	j.mu.RUnlock()
-	return <-done
-}
-
-func (j *journal) stop() error {
-	j.mu.Lock()
-	if j.closed {
-		j.mu.Unlock()
-		return errClosed
-	}
-	j.closed = true
-	close(j.queue)
-	j.mu.Unlock()
-	<-j.exited
-	return nil
-}
-
 // Commit writes final as the checkpoint, fenced: the operation's lock must
 // still be its own, and the checkpoint the one it began from (If-Match).
 // The journal gets a commit segment first, so that a kill between the
 // writes leaves a journal that Load knows is applied.
 func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend.HistoryRecord) error {
-	if err := j.stop(); err != nil {
+	if err := j.Stop(); err != nil {
 		return err
 	}
 	if err := state.Check(final, j.project, j.stack); err != nil {
