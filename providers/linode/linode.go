@@ -1,10 +1,10 @@
 // Package linode is the definition of MARA's Linode environment: the LKE
 // cluster, then the Kubernetes layers every provider with a cluster
-// shares, with MARA's Harbor registry after secrets and the registry's
-// credentials after the ingress namespace; MARA's config questions and
-// their validation; and the lke project's hook that adds the cluster to
-// the user's kubeconfig. MARA's harbor-configuration project (Harbor's
-// own API, through the harbor plugin) is not done yet.
+// shares, with MARA's Harbor registry and its configuration (a Kubernetes
+// Job against Harbor's API) after secrets and the registry's credentials
+// after the ingress namespace; MARA's config questions and their
+// validation; and the lke project's hook that adds the cluster to the
+// user's kubeconfig.
 package linode
 
 import (
@@ -34,7 +34,7 @@ func New() *providers.Provider {
 		Questions:   append(questions(), k8s.Questions()...),
 		Validate:    func(get func(string) (string, bool)) error { return cluster.CheckSettings(get) },
 		Plugins: []providers.PluginSpec{
-			{Name: "linode", Version: "5.1.1", OwnEnv: []string{lke.TokenEnv},
+			{Name: "linode", Version: "5.1.1", OwnEnv: []string{lke.TokenEnv}, Lookup: lookup,
 				Help: "the linode plugin needs an API token: set LINODE_TOKEN in the environment or the workspace's environment file, or `runner config set --secret linode:token TOKEN`"},
 			k8s.KubernetesPlugin(),
 		},
@@ -62,7 +62,10 @@ func projects() []providers.Project {
 		case "secrets":
 			out = append(out, providers.Project{Name: "harbor", Category: providers.Kubernetes,
 				Description: "Harbor container registry (Helm), its three passwords from the stack config's linode:harbor_* secrets",
-				DependsOn:   []string{cluster.KubeconfigProject}, Program: providers.StaticProgram(cluster.Harbor)})
+				DependsOn:   []string{cluster.KubeconfigProject}, Program: providers.StaticProgram(cluster.Harbor)},
+				providers.Project{Name: "harbor-configuration", Category: providers.Kubernetes,
+					Description: "Harbor's configuration once it is healthy (the project library made private), by a Kubernetes Job against Harbor's API",
+					DependsOn:   []string{cluster.KubeconfigProject, "harbor"}, Program: providers.StaticProgram(cluster.HarborConfiguration)})
 		case cluster.IngressNamespaceProject:
 			out = append(out, providers.Project{Name: "container-registry-credentials", Category: providers.Kubernetes,
 				Description: "Harbor's Docker credentials as a Secret in the ingress controller's namespace",

@@ -136,26 +136,21 @@ func (s *Store) recall(project, stack string) (seenState, bool) {
 	return st, ok
 }
 
-// The keys of the layout (see the package documentation).
-func checkpointKey(project, stack string) string {
-	return ".pulumi/stacks/" + project + "/" + stack + ".json"
-}
-func pulumiLockDir(project, stack string) string {
-	return ".pulumi/locks/organization/" + project + "/" + stack + "/"
-}
+// The keys of the layout, shared with the folder backend (see
+// backend.DIYCheckpointKey and the package documentation).
+func checkpointKey(project, stack string) string { return backend.DIYCheckpointKey(project, stack) }
+func pulumiLockDir(project, stack string) string { return backend.DIYLockDir(project, stack) }
 func projectLockKey(project, stack string) string {
-	return pulumiLockDir(project, stack) + "runner.json"
+	return backend.DIYProjectLockKey(project, stack)
 }
-func stackLockKey(stack string) string { return ".runner/stacks/" + stack + "/lock.json" }
-func tagsKey(stack string) string      { return ".runner/stacks/" + stack + "/tags.json" }
+func stackLockKey(stack string) string { return backend.RunnerStackPrefix(stack) + "lock.json" }
+func tagsKey(stack string) string      { return backend.RunnerStackPrefix(stack) + "tags.json" }
 func journalPrefix(project, stack string) string {
-	return ".runner/stacks/" + stack + "/" + project + "/journal/"
+	return backend.RunnerProjectPrefix(project, stack) + "journal/"
 }
-func historyPrefix(project, stack string) string {
-	return ".pulumi/history/" + project + "/" + stack + "/"
-}
+func historyPrefix(project, stack string) string { return backend.DIYHistoryPrefix(project, stack) }
 
-const metaKey = ".pulumi/meta.yaml"
+const metaKey = backend.DIYMetaKey
 
 // checkLayout refuses a bucket whose .pulumi/meta.yaml names another
 // layout than Pulumi's project layout (version 1), which runner writes,

@@ -9,24 +9,26 @@ import (
 
 // TestProcessTimeoutWithBackgroundChild: a credential_process whose shell
 // leaves a child holding its stdout (a tool that forks a helper, or
-// "tool; sleep") must still stop at the timeout: the wait for its output
-// outlived the kill, so kubectl waited forever. (Hostile tester's
-// regression.)
+// "tool; sleep") must still stop at the deadline: the SDK kills the shell
+// but waits on for that output, so kubectl waited forever. (Hostile
+// tester's regression.)
 func TestProcessTimeoutWithBackgroundChild(t *testing.T) {
+	home := t.TempDir()
+	writeFiles(t, home, map[string]string{".aws/config": "[profile slow]\ncredential_process = exec 2>/dev/null; sleep 20 & sleep 20\n"})
+	isolate(t, home, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	l := &loader{ctx: ctx, env: func(string) string { return "" }}
 	done := make(chan error, 1)
 	go func() {
-		_, err := l.fromProcess("slow", "exec 2>/dev/null; sleep 20 & sleep 20")
+		_, err := Credentials(ctx, "slow", "us-east-1", time.Now())
 		done <- err
 	}()
 	select {
 	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "did not finish") {
-			t.Errorf("err = %v, want a timeout saying the credential_process did not finish", err)
+		if err == nil || !strings.Contains(err.Error(), "did not finish in time") {
+			t.Errorf("err = %v, want one saying the search for credentials did not finish", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("fromProcess still waits 10 s after its deadline: a child of the shell holds its output open")
+		t.Fatal("Credentials still waits 10 s after its deadline: a child of the shell holds its output open")
 	}
 }
