@@ -20,8 +20,10 @@ type migration struct {
 	stacks   map[string]bool
 	projects int
 	files    []newFile
-	// exports maps each new checkpoint file to the export it was made of.
+	// exports maps each new checkpoint file to the export it was made of,
+	// sources to that export's file.
 	exports map[string][]byte
+	sources map[string]string
 }
 
 // newFile is one file a migration writes; a lock keeps its modification
@@ -40,7 +42,7 @@ func (m *migration) add(path string, data []byte) {
 // holder of an old lock refuses it, as does a checkpoint in the new layout
 // that no earlier attempt of this migration wrote.
 func (f *Folder) planMigration(old string) (*migration, error) {
-	m := &migration{f: f, stacks: map[string]bool{}, exports: map[string][]byte{}}
+	m := &migration{f: f, stacks: map[string]bool{}, exports: map[string][]byte{}, sources: map[string]string{}}
 	stacks, err := os.ReadDir(old)
 	if err != nil {
 		return nil, fmt.Errorf("migrating %s: %w", f.Root, err)
@@ -59,7 +61,7 @@ func (f *Folder) planMigration(old string) (*migration, error) {
 	for path := range m.exports {
 		if fileExists(path) {
 			return nil, &UnavailableError{URL: "file://" + f.Root,
-				Problem: fmt.Errorf("moving it to Pulumi's layout: both %s (runner's old layout) and %s hold that stack", filepath.Join(old, "..."), path),
+				Problem: fmt.Errorf("moving it to Pulumi's layout: both %s (runner's old layout) and %s (Pulumi's) hold that stack", m.sources[path], path),
 				Hint:    "move one of the two away, then run again; nothing was changed"}
 		}
 	}
@@ -114,6 +116,7 @@ func (m *migration) planProject(dir, project, stack string) error {
 		path := m.f.key(DIYCheckpointKey(project, stack))
 		m.add(path, cp)
 		m.exports[path] = snapshot
+		m.sources[path] = filepath.Join(dir, "snapshot.json")
 		oldHash, newHash = hashOf(snapshot), hashOf(cp)
 		m.projects++
 	}

@@ -29,11 +29,12 @@ type Store struct {
 	mu   sync.Mutex
 	seen map[string]seenState // project/stack → the checkpoint last read or written
 	held map[string]*objLock  // lock key → the lock this process holds
+	gz   map[string]bool      // project/stack → its checkpoint is gzipped
 }
 
 // seenState is a checkpoint as last read or written by this process.
 type seenState struct {
-	data []byte
+	data []byte // the checkpoint JSON (decompressed)
 	etag string
 	hash string
 }
@@ -47,7 +48,7 @@ var (
 // written until it is used; the store's conditional writes are checked on
 // the first lock (Probe).
 func New(obj Objects) *Store {
-	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}}
+	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}, gz: map[string]bool{}}
 }
 
 // Objects returns the object store s keeps its files in.
