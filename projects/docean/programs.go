@@ -2,7 +2,6 @@ package docean
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/projects/cluster"
@@ -56,29 +55,21 @@ const ExpiresAtOutput = "kubeconfig_expires_at"
 // first kubeConfigs entry's rawConfig), kubeconfig_expires_at.
 func Cluster(envToken bool) engine.Program {
 	return func(ctx *engine.Context) error {
-		var s [4]string
-		for i, k := range []struct{ key, def string }{{VersionKey, DefaultVersion}, {RegionKey, DefaultRegion},
-			{SizeKey, DefaultSize}, {NodeCountKey, DefaultNodeCount}} {
-			v, err := setting(ctx, k.key, k.def)
-			if err != nil {
-				return err
-			}
-			s[i] = v
+		s, err := cluster.Settings(ctx, cluster.Default{Key: VersionKey, Value: DefaultVersion}, cluster.Default{Key: RegionKey, Value: DefaultRegion},
+			cluster.Default{Key: SizeKey, Value: DefaultSize}, cluster.Default{Key: NodeCountKey, Value: DefaultNodeCount})
+		if err != nil {
+			return err
 		}
-		nodes, err := strconv.Atoi(s[3])
-		if err != nil || nodes < 1 {
-			return fmt.Errorf("%s is %q: it must be a whole number of nodes, 1 or more", NodeCountKey, s[3])
+		nodes, err := cluster.NodeCount(NodeCountKey, s[3])
+		if err != nil {
+			return err
 		}
-		name := Name("mara", ctx.Stack(), 63)
 		p := Provider(ctx, envToken)
 		c := ctx.Resource(clusterType, "cluster", engine.Inputs{
-			"name": name, "region": s[1], "version": s[0],
+			"name": Name("mara", ctx.Stack(), 63), "region": s[1], "version": s[0],
 			"nodePool": map[string]any{"name": "default", "size": s[2], "nodeCount": nodes},
 		}, engine.Provider(p))
-		ctx.Export(cluster.ClusterNameOutput, c.Output("name"))
-		ctx.Export("cluster_id", c.ID())
-		ctx.Export("endpoint", c.Output("endpoint"))
-		ctx.Export(cluster.KubeconfigOutput, engine.Secret(c.Output("kubeConfigs").Apply(rawConfig)))
+		cluster.ExportCluster(ctx, c, c.Output("name"), c.Output("endpoint"), c.Output("kubeConfigs").Apply(rawConfig))
 		ctx.Export(ExpiresAtOutput, c.Output("kubeConfigs").Apply(expiresAt))
 		return nil
 	}

@@ -9,7 +9,6 @@ package linode
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -89,7 +88,7 @@ func questions() []providers.Question {
 		return providers.Question{Key: key, Message: msg, Secret: true, Validate: providers.NonEmpty}
 	}
 	return []providers.Question{
-		{Key: lke.TokenKey, Message: "Linode API token", Secret: true, SetBy: []string{lke.TokenEnv}, Validate: token,
+		{Key: lke.TokenKey, Message: "Linode API token", Secret: true, SetBy: []string{lke.TokenEnv}, Validate: providers.APIToken("a Linode API token"),
 			Help: "a personal access token with read/write on Kubernetes; LINODE_TOKEN in the environment or the environment file is used instead when set"},
 		{Key: lke.VersionKey, Message: "Kubernetes version of LKE", Help: "a minor version LKE supports, " + oldestMinor + " or later",
 			Default: providers.Constant(lke.DefaultVersion), Validate: version},
@@ -97,7 +96,7 @@ func questions() []providers.Question {
 			Validate: providers.Matches(`^[a-z]{2}-[a-z]+(-[0-9])?$`, "a Linode region such as us-central")},
 		{Key: lke.TypeKey, Message: "Linode type of the nodes", Default: providers.Constant(lke.DefaultType),
 			Validate: providers.Matches(`^g[0-9]+-[a-z]+(-[a-z]+)?-[0-9]+$`, "a Linode type such as g6-standard-8")},
-		{Key: lke.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(lke.DefaultNodeCount), Validate: count},
+		{Key: lke.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(lke.DefaultNodeCount), Validate: providers.NodeCount(100)},
 		{Key: lke.HAKey, Message: "Highly available control plane (true or false)", Optional: true, Choices: []string{"true", "false"}},
 		secret(cluster.HarborAdminKey, "Password of Harbor's admin user"),
 		secret(cluster.HarborDBKey, "Password of Harbor's database"),
@@ -117,23 +116,6 @@ func version(v string) error {
 	minor, _ := strconv.Atoi(m[1])
 	if minor < 32 {
 		return fmt.Errorf("must be a version LKE still supports (%s or later, such as %s): %s is past LKE support", oldestMinor, lke.DefaultVersion, v)
-	}
-	return nil
-}
-
-var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{20,200}$`)
-
-func token(v string) error {
-	if !tokenRE.MatchString(v) {
-		return errors.New("must be a Linode API token: 20 to 200 letters, digits, _ or -")
-	}
-	return nil
-}
-
-func count(v string) error {
-	i, err := strconv.Atoi(v)
-	if err != nil || i < 1 || i > 100 {
-		return fmt.Errorf("must be a whole number of nodes from 1 to 100, not %q", v)
 	}
 	return nil
 }
