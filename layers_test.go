@@ -36,8 +36,9 @@ var engineMayImport = map[string][]string{
 	// The plugin host runs plugins: values, their encoding and the cache
 	// (and, in its tests, the test plugin).
 	"engine/pluginhost": {"engine/resource", "engine/pluginhost/wire", "engine/plugincache", "engine/pluginhost/providertest"},
-	// The plugin cache is files and downloads only.
-	"engine/plugincache": {},
+	// The plugin cache is files and downloads only; it words its size
+	// limits as the bounded file reads word theirs.
+	"engine/plugincache": {"internal/boundedfile"},
 }
 
 // layer returns the index in layers of the module package rel (a path

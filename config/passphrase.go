@@ -53,7 +53,13 @@ var ErrIncorrectPassphrase = errors.New("incorrect passphrase")
 // provider does: AES-256-GCM under a key derived from the passphrase with
 // PBKDF2-HMAC-SHA256, ciphertexts spelled "v1:<b64 nonce>:<b64 ciphertext>".
 // It satisfies the engine's resource.Crypter.
+//
+// A crypter opened with OpenCrypterAsync checks its passphrase in the
+// background: until the check is done its methods wait, and after a
+// failed one they return its error.
 type Crypter struct {
+	ready chan struct{} // closed once the key is checked; nil: checked when opened
+	err   error         // the check's error, set before ready closes
 	aead  cipher.AEAD
 	state string // the encryptionsalt value
 }
@@ -120,24 +126,84 @@ func NewCrypter(passphrase string, opts ...CrypterOption) (*Crypter, error) {
 // OpenCrypter checks passphrase against an encryptionsalt value and returns
 // the crypter; a wrong passphrase gives ErrIncorrectPassphrase.
 func OpenCrypter(passphrase, encryptionSalt string, opts ...CrypterOption) (*Crypter, error) {
+	salt, check, err := parseSalt(encryptionSalt)
+	if err != nil {
+		return nil, err
+	}
+	aead, err := openKey(passphrase, salt, check, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Crypter{aead: aead, state: encryptionSalt}, nil
+}
+
+// OpenCrypterAsync is OpenCrypter with the key derived and checked in the
+// background, so that other work goes on meanwhile: the derivation keeps a
+// core busy for a quarter of a second or more. A malformed encryptionsalt
+// is an error at once; a wrong passphrase is the error of Wait and of
+// every later method call, as explain makes it of ErrIncorrectPassphrase
+// (or of a failed derivation).
+func OpenCrypterAsync(passphrase, encryptionSalt string, explain func(error) error, opts ...CrypterOption) (*Crypter, error) {
+	salt, check, err := parseSalt(encryptionSalt)
+	if err != nil {
+		return nil, err
+	}
+	c := &Crypter{ready: make(chan struct{}), state: encryptionSalt}
+	go func() {
+		defer close(c.ready)
+		if c.aead, c.err = openKey(passphrase, salt, check, opts); c.err != nil {
+			c.err = explain(c.err)
+		}
+	}()
+	return c, nil
+}
+
+// Wait returns once the crypter's passphrase is checked, with the check's
+// error (nil: the passphrase opens the salt), or ctx's error if ctx ends
+// first.
+func (c *Crypter) Wait(ctx context.Context) error {
+	if c.ready == nil {
+		return nil
+	}
+	select {
+	case <-c.ready: // checked first: a done ctx does not hide a finished check
+		return c.err
+	default:
+	}
+	select {
+	case <-c.ready:
+		return c.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// parseSalt splits an encryptionsalt value into the salt and the check
+// value (the word "pulumi" encrypted under the key).
+func parseSalt(encryptionSalt string) (salt []byte, check string, err error) {
 	parts := strings.SplitN(encryptionSalt, ":", 3)
 	if len(parts) != 3 || parts[0] != "v1" {
-		return nil, fmt.Errorf("the encryptionsalt %q is not of the form v1:<salt>:v1:<nonce>:<ciphertext>", encryptionSalt)
+		return nil, "", fmt.Errorf("the encryptionsalt %q is not of the form v1:<salt>:v1:<nonce>:<ciphertext>", encryptionSalt)
 	}
-	salt, err := base64.StdEncoding.DecodeString(parts[1])
+	salt, err = base64.StdEncoding.DecodeString(parts[1])
 	if err != nil {
-		return nil, fmt.Errorf("the encryptionsalt's salt is not base64: %w", err)
+		return nil, "", fmt.Errorf("the encryptionsalt's salt is not base64: %w", err)
 	}
+	return salt, parts[2], nil
+}
+
+// openKey derives the key of passphrase and salt and checks it against
+// check: ErrIncorrectPassphrase when check does not decrypt to "pulumi".
+func openKey(passphrase string, salt []byte, check string, opts []CrypterOption) (cipher.AEAD, error) {
 	c, err := keyed(passphrase, salt, opts)
 	if err != nil {
 		return nil, err
 	}
-	c.state = encryptionSalt
-	word, err := c.DecryptValue(context.Background(), parts[2])
+	word, err := c.DecryptValue(context.Background(), check)
 	if err != nil || word != "pulumi" {
 		return nil, ErrIncorrectPassphrase
 	}
-	return c, nil
+	return c.aead, nil
 }
 
 // EncryptionSalt returns the encryptionsalt value (also the "salt" state of
@@ -145,7 +211,10 @@ func OpenCrypter(passphrase, encryptionSalt string, opts ...CrypterOption) (*Cry
 func (c *Crypter) EncryptionSalt() string { return c.state }
 
 // EncryptValue encrypts plaintext with a fresh random nonce.
-func (c *Crypter) EncryptValue(_ context.Context, plaintext string) (string, error) {
+func (c *Crypter) EncryptValue(ctx context.Context, plaintext string) (string, error) {
+	if err := c.Wait(ctx); err != nil {
+		return "", err
+	}
 	nonce := make([]byte, c.aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
 		return "", err
@@ -155,7 +224,10 @@ func (c *Crypter) EncryptValue(_ context.Context, plaintext string) (string, err
 }
 
 // DecryptValue decrypts a "v1:<nonce>:<ciphertext>" value.
-func (c *Crypter) DecryptValue(_ context.Context, ciphertext string) (string, error) {
+func (c *Crypter) DecryptValue(ctx context.Context, ciphertext string) (string, error) {
+	if err := c.Wait(ctx); err != nil {
+		return "", err
+	}
 	parts := strings.Split(ciphertext, ":")
 	if len(parts) != 3 || parts[0] != "v1" {
 		return "", errors.New("a secret is not of the form v1:<nonce>:<ciphertext>")

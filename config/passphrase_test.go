@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -150,5 +151,83 @@ func TestIterationsMustMatch(t *testing.T) {
 	}
 	if _, err := OpenCrypter("s3cret", c.EncryptionSalt(), WithIterations(testIterations+1)); !errors.Is(err, ErrIncorrectPassphrase) {
 		t.Fatalf("opening with another iteration count gave %v, want ErrIncorrectPassphrase", err)
+	}
+}
+
+func TestOpenCrypterAsync(t *testing.T) {
+	ctx := context.Background()
+	made, err := NewCrypter("s3cret", WithIterations(testIterations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := made.EncryptValue(ctx, "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	explained := errors.New("explained")
+	explain := func(err error) error { return fmt.Errorf("%w: %w", explained, err) }
+	tests := []struct {
+		name       string
+		passphrase string
+		salt       string
+		openErr    bool  // refused at once
+		waitErr    error // the check's error (nil: opens)
+	}{
+		{"right passphrase", "s3cret", made.EncryptionSalt(), false, nil},
+		{"wrong passphrase", "wrong", made.EncryptionSalt(), false, ErrIncorrectPassphrase},
+		{"malformed salt", "s3cret", "v2:nope", true, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := OpenCrypterAsync(tt.passphrase, tt.salt, explain, WithIterations(testIterations))
+			if tt.openErr {
+				if err == nil {
+					t.Fatal("a malformed salt was accepted")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.EncryptionSalt() != tt.salt {
+				t.Errorf("the salt is %q, want %q", c.EncryptionSalt(), tt.salt)
+			}
+			plain, derr := c.DecryptValue(ctx, sealed) // waits for the check
+			werr := c.Wait(ctx)
+			_, eerr := c.EncryptValue(ctx, "x")
+			if tt.waitErr == nil {
+				if werr != nil || derr != nil || eerr != nil || plain != "hello" {
+					t.Fatalf("got %q, wait %v, decrypt %v, encrypt %v", plain, werr, derr, eerr)
+				}
+				return
+			}
+			for _, err := range []error{werr, derr, eerr} {
+				if !errors.Is(err, tt.waitErr) || !errors.Is(err, explained) {
+					t.Errorf("got %v, want %v as explained", err, tt.waitErr)
+				}
+			}
+		})
+	}
+}
+
+func TestWaitHonoursContext(t *testing.T) {
+	made, err := NewCrypter("s3cret", WithIterations(testIterations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCrypterAsync("s3cret", made.EncryptionSalt(), func(err error) error { return err }, WithIterations(testIterations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.Wait(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("a canceled wait gave %v", err) // canceled while the check runs, else its result
+	}
+	if err := c.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Wait(ctx); err != nil {
+		t.Fatalf("a finished check hid behind a canceled context: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,7 +14,7 @@ import (
 func TestADamagedJournalSaysWhatToDo(t *testing.T) {
 	dir := deployable(t)
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network")
-	journal := filepath.Join(dir, ".runner", "stacks", "dev", "network", "journal.jsonl")
+	journal := journalFile(dir, "dev", "network")
 	if err := os.WriteFile(journal, []byte("{\"kind\":\"open\",\"base\":\"none\"}\ngarbage{{\n{\"kind\":\"begin\",\"seq\":1}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}

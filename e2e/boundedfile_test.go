@@ -104,7 +104,7 @@ func TestSpecialConfigAndStateFilesAreRefused(t *testing.T) {
 	}
 	os.Remove(cfg)
 	ok(t, dir, "-s", "dev", "stack", "init", "dev")
-	snap := filepath.Join(dir, ".runner", "stacks", "dev", "ca", "snapshot.json")
+	snap := checkpointFile(dir, "dev", "ca")
 	if err := os.MkdirAll(filepath.Dir(snap), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func TestACorruptSnapshotDoesNotBlockTheStack(t *testing.T) {
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network", "--target", "secrets")
 	backup := filepath.Join(t.TempDir(), "network.json")
 	ok(t, dir, "stack", "export", "--project", "network", "--file", backup)
-	snap := filepath.Join(dir, ".runner", "stacks", "dev", "network", "snapshot.json")
+	snap := checkpointFile(dir, "dev", "network")
 	data, err := os.ReadFile(snap)
 	if err != nil {
 		t.Fatal(err)

@@ -90,7 +90,7 @@ func TestFlagsAnywhereThroughTheBinary(t *testing.T) {
 		{"validate --non-interactive", []string{"validate", "--non-interactive", "--stack=dev"},
 			[]string{"--non-interactive", "--stack=dev", "validate"}, 3, "config set --secret app:adminPassword"},
 		{"stack history --json", []string{"stack", "history", "--json", "-s", "dev"},
-			[]string{"--json", "-s", "dev", "stack", "history"}, 0, "[]"},
+			[]string{"--json", "-s", "dev", "stack", "history"}, 3, `stack dev does not exist`},
 		{"error as JSON", []string{"show", "--format", "svg", "--json"},
 			[]string{"--json", "show", "--format", "svg"}, 2, `"type":"error"`},
 	}

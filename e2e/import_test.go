@@ -51,7 +51,7 @@ func TestImportOfShowSecretsExportEncryptsTheSecrets(t *testing.T) {
 			ok(t, dir, "-s", "dev", "stack", "import", "--project", p, "--file", filepath.Join(exports, p+".json"))
 		}
 	}
-	history, _ := filepath.Glob(filepath.Join(dir, ".runner", "stacks", "dev", "ca", "history", "*.json"))
+	history, _ := filepath.Glob(filepath.Join(runnerStackDir(dir, "dev"), "ca", "history", "*.json"))
 	if len(history) == 0 {
 		t.Fatal("the second import kept no copy of the first in the history folder")
 	}

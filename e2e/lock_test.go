@@ -66,7 +66,7 @@ func TestHeldLockExits4(t *testing.T) {
 	host, _ := os.Hostname()
 	info, _ := json.Marshal(backend.LockInfo{PID: holder.Process.Pid, Host: host, User: "someone",
 		Started: time.Now().UTC(), Command: "runner up (held by the test)"})
-	lockFile := filepath.Join(dir, ".runner", "stacks", "dev", "network", "lock.json")
+	lockFile := projectLockFile(dir, "dev", "network")
 	if err := os.WriteFile(lockFile, info, 0o644); err != nil {
 		t.Fatal(err)
 	}

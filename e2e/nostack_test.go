@@ -78,7 +78,7 @@ func TestOperationsOnAStackThatDoesNotExist(t *testing.T) {
 		t.Fatal(r.Stderr)
 	}
 	ok(t, dir, "-s", "nosuch", "preview")
-	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "nosuch")); !os.IsNotExist(err) {
+	if _, err := os.Stat(runnerStackDir(dir, "nosuch")); !os.IsNotExist(err) {
 		t.Errorf("preview wrote state (%v)", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,21 +16,22 @@ import (
 // is gone, and the journal has the delete begun and never ended.
 func leaveServiceDeletePending(t *testing.T, dir string) {
 	t.Helper()
-	project := filepath.Join(dir, ".runner", "stacks", "dev", "app")
-	data, err := os.ReadFile(filepath.Join(project, "snapshot.json"))
+	data, err := os.ReadFile(checkpointFile(dir, "dev", "app"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var snap struct {
-		Deployment struct {
-			Resources []json.RawMessage `json:"resources"`
-		} `json:"deployment"`
+		Checkpoint struct {
+			Latest struct {
+				Resources []json.RawMessage `json:"resources"`
+			} `json:"latest"`
+		} `json:"checkpoint"`
 	}
 	if err := json.Unmarshal(data, &snap); err != nil {
 		t.Fatal(err)
 	}
 	var service json.RawMessage
-	for _, r := range snap.Deployment.Resources {
+	for _, r := range snap.Checkpoint.Latest.Resources {
 		if strings.Contains(string(r), `"urn":"urn:pulumi:dev::app::process:index:Process::service"`) {
 			service = r
 		}
@@ -42,7 +42,7 @@ func leaveServiceDeletePending(t *testing.T, dir string) {
 	sum := sha256.Sum256(data)
 	journal := `{"kind":"open","base":"` + hex.EncodeToString(sum[:]) + `"}` + "\n" +
 		`{"kind":"begin","seq":1,"op":"delete","old":` + string(service) + "}\n"
-	if err := os.WriteFile(filepath.Join(project, "journal.jsonl"), []byte(journal), 0o600); err != nil {
+	if err := os.WriteFile(journalFile(dir, "dev", "app"), []byte(journal), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	pid := servicePID(t, dir)

@@ -70,17 +70,21 @@ func freePort(t *testing.T) string {
 func stateFiles(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
-	root := filepath.Join(dir, ".runner", "stacks", "dev")
-	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+	for _, root := range []string{filepath.Join(dir, ".runner", ".pulumi"), runnerStackDir(dir, "dev")} {
+		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			if rel, _ := filepath.Rel(root, p); !strings.Contains(rel, "dev") && !strings.HasPrefix(root, runnerStackDir(dir, "dev")) {
+				return nil // another stack's
+			}
+			data, err := os.ReadFile(p)
+			files[p] = string(data)
 			return err
+		})
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
 		}
-		data, err := os.ReadFile(p)
-		files[p] = string(data)
-		return err
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
 	}
 	return files
 }

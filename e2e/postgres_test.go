@@ -82,7 +82,7 @@ func dbText(t *testing.T, srv *pgtest.Server, db string) string {
 func TestPostgresBackendThroughTheCLI(t *testing.T) {
 	dir, srv, db, env := pgWorkspace(t)
 	pgOK(t, dir, env, srv, "--non-interactive", "up", "--yes")
-	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, ".runner", ".pulumi")); err == nil {
 		t.Fatal("with a postgres backend the workspace holds state files (.runner/stacks)")
 	}
 	for p, row := range summary(t, pgOK(t, dir, env, srv, "--json", "preview").Stdout) {

@@ -323,7 +323,7 @@ func TestUpOnATerminalPreviewsThenAsks(t *testing.T) {
 	if code != 1 || !strings.Contains(screen, "nothing was changed") {
 		t.Fatalf("answering no: exit %d\n%s", code, screen)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "dev")); !os.IsNotExist(err) {
+	if _, err := os.Stat(runnerStackDir(dir, "dev")); !os.IsNotExist(err) {
 		t.Fatal("answering no left state behind")
 	}
 }

@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,7 +15,7 @@ import (
 func TestStackRepairFixesDanglingReferences(t *testing.T) {
 	dir := deployable(t)
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes")
-	path := filepath.Join(dir, ".runner", "stacks", "dev", "ca", "snapshot.json")
+	path := checkpointFile(dir, "dev", "ca")
 	dropRootAndProviders(t, path)
 
 	r := run(t, dir, "", nil, "-s", "dev", "--non-interactive", "preview")
@@ -53,7 +52,7 @@ func dropRootAndProviders(t *testing.T, path string) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	dep := doc["deployment"].(map[string]any)
+	dep := doc["checkpoint"].(map[string]any)["latest"].(map[string]any)
 	var kept []any
 	for _, r := range dep["resources"].([]any) {
 		typ, _ := r.(map[string]any)["type"].(string)

@@ -58,7 +58,7 @@ func TestS3BackendThroughTheCLI(t *testing.T) {
 	} {
 		check(run(t, dir, "", env, args...), args...)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, ".runner", ".pulumi")); err == nil {
 		t.Errorf("the workspace holds state in .runner/stacks although the backend is s3")
 	}
 	srv.SetEnv(t)

@@ -75,7 +75,7 @@ func TestDifferentSaltNamesTheFileAndTheState(t *testing.T) {
 	for _, args := range [][]string{{"preview"}, {"refresh", "--yes"}, {"destroy", "--yes"}, {"config", "get", "app:adminPassword"}} {
 		r := wantRun(t, dir, "", nil, 3, append([]string{"--non-interactive"}, args...)...)
 		for _, want := range []string{stackFile(dir), "differs from the salt recorded in the state of project",
-			filepath.Join(dir, ".runner", "stacks", "dev"), "snapshot.json"} {
+			filepath.Join(dir, ".runner", ".pulumi", "stacks"), "dev.json"} {
 			if !strings.Contains(r.Stderr, want) {
 				t.Errorf("%v: the error lacks %q:\n%s", args, want, r.Stderr)
 			}

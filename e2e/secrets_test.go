@@ -34,7 +34,7 @@ func secretPlaintexts(t *testing.T, dir string) (map[string][]string, []string) 
 	if err != nil {
 		t.Fatalf("opening the stack's crypter: %v", err)
 	}
-	snaps, _ := filepath.Glob(filepath.Join(dir, ".runner", "stacks", "dev", "*", "snapshot.json"))
+	snaps, _ := filepath.Glob(filepath.Join(dir, ".runner", ".pulumi", "stacks", "*", "dev.json"))
 	if len(snaps) == 0 {
 		t.Fatal("up left no snapshot")
 	}
@@ -89,7 +89,7 @@ func secretPlaintexts(t *testing.T, dir string) (map[string][]string, []string) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		snap, err := state.Unmarshal(context.Background(), data, crypter)
+		snap, err := state.UnmarshalCheckpoint(context.Background(), data, crypter)
 		if err != nil {
 			t.Fatalf("decrypting %s: %v", p, err)
 		}

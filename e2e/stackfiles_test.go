@@ -19,7 +19,7 @@ func TestStackLsListsAroundAnUnreadableSnapshot(t *testing.T) {
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network", "--target", "secrets")
 	ok(t, dir, "stack", "init", "qa")
 	ok(t, dir, "stack", "select", "dev")
-	snap := filepath.Join(dir, ".runner", "stacks", "dev", "network", "snapshot.json")
+	snap := checkpointFile(dir, "dev", "network")
 	if err := os.WriteFile(snap, []byte(`{"version": 3, "deployment": {`), 0o600); err != nil {
 		t.Fatal(err)
 	}

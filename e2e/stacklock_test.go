@@ -38,7 +38,7 @@ func TestDestroyDuringUpIsRefused(t *testing.T) {
 			t.Fatalf("%s while the stack is locked: exit %d, want a refusal saying %q:\n%s", args[0], r.Code, want, out)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "dev", "app", "snapshot.json")); err != nil {
+	if _, err := os.Stat(checkpointFile(dir, "dev", "app")); err != nil {
 		t.Fatalf("the refused destroy changed the state: %v", err)
 	}
 	if err := lock.Unlock(); err != nil {
@@ -52,7 +52,7 @@ func TestDestroyDuringUpIsRefused(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	holder, _ := json.Marshal(backend.LockInfo{PID: gone.Process.Pid, Host: host, Command: "runner up", Started: time.Now()})
-	if err := os.WriteFile(filepath.Join(dir, ".runner", "stacks", "dev", "lock.json"), holder, 0o644); err != nil {
+	if err := os.WriteFile(stackLockFile(dir, "dev"), holder, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := ok(t, dir, "-s", "dev", "stack", "unlock", "--project", "app")
@@ -60,7 +60,7 @@ func TestDestroyDuringUpIsRefused(t *testing.T) {
 		t.Fatalf("unlock did not clear the stack lock:\n%s", r.Stdout)
 	}
 	// Left again: the next destroy takes it over, naming the dead holder.
-	if err := os.WriteFile(filepath.Join(dir, ".runner", "stacks", "dev", "lock.json"), holder, 0o644); err != nil {
+	if err := os.WriteFile(stackLockFile(dir, "dev"), holder, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r = ok(t, dir, "-s", "dev", "--non-interactive", "destroy", "--yes")

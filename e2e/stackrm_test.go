@@ -64,7 +64,7 @@ func TestStackRmForceKeepsEverythingAndRestores(t *testing.T) {
 	if _, err := os.Stat(cfgPath); !os.IsNotExist(err) {
 		t.Errorf("the config file is still in place (%v)", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "dev")); !os.IsNotExist(err) {
+	if _, err := os.Stat(runnerStackDir(dir, "dev")); !os.IsNotExist(err) {
 		t.Errorf("the state is still in place (%v)", err)
 	}
 	if env, _ := os.ReadFile(filepath.Join(dir, "config", "pulumi", "environment")); strings.Contains(string(env), "PULUMI_STACK=dev") {
@@ -171,7 +171,7 @@ func TestStackRmRemovesNothingWhenTheConfigCannotMove(t *testing.T) {
 	if r.Code == 0 || !strings.Contains(r.Stderr, "nothing was removed") {
 		t.Errorf("stack rm with a config that cannot move: exit %d, want a failure saying nothing was removed\n%s", r.Code, r.Stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "dev", "network", "snapshot.json")); err != nil {
+	if _, err := os.Stat(checkpointFile(dir, "dev", "network")); err != nil {
 		t.Errorf("the state was removed: %v", err)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir, ".runner", "trash")); len(entries) != 0 {

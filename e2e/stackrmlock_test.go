@@ -34,7 +34,7 @@ func TestStackRmDuringUpIsRefused(t *testing.T) {
 		t.Errorf("stack rm while the stack is locked: exit %d, want 4 saying %q:\n%s%s", r.Code, want, r.Stdout, r.Stderr)
 	}
 	for _, p := range []string{"network", "secrets"} {
-		if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "dev", p, "snapshot.json")); err != nil {
+		if _, err := os.Stat(checkpointFile(dir, "dev", p)); err != nil {
 			t.Errorf("the refused stack rm removed the state of %s: %v", p, err)
 		}
 	}
@@ -46,7 +46,7 @@ func TestStackRmDuringUpIsRefused(t *testing.T) {
 	}
 	ok(t, dir, "-s", "dev", "--non-interactive", "destroy", "--yes")
 	ok(t, dir, "-s", "dev", "stack", "rm", "dev", "--yes")
-	if _, err := os.Stat(filepath.Join(dir, ".runner", "stacks", "dev")); !os.IsNotExist(err) {
+	if _, err := os.Stat(runnerStackDir(dir, "dev")); !os.IsNotExist(err) {
 		t.Errorf("stack rm left the stack's folder (%v)", err)
 	}
 }

@@ -30,12 +30,11 @@ func TestKilledUpsLocksAreTakenOver(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	holder, _ := json.Marshal(backend.LockInfo{PID: gone.Process.Pid, Host: host, Command: "runner up", Started: time.Now()})
-	stackDir := filepath.Join(dir, ".runner", "stacks", "dev")
-	for _, d := range []string{stackDir, filepath.Join(stackDir, "ca"), filepath.Join(stackDir, "secrets")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+	for _, path := range []string{stackLockFile(dir, "dev"), projectLockFile(dir, "dev", "ca"), projectLockFile(dir, "dev", "secrets")} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(d, "lock.json"), holder, 0o644); err != nil {
+		if err := os.WriteFile(path, holder, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -70,7 +69,7 @@ func TestKilledUpsLocksAreTakenOver(t *testing.T) {
 	// A holder that still runs (this test) is refused with the exit code
 	// of a held lock, unless --force.
 	live, _ := json.Marshal(backend.LockInfo{PID: os.Getpid(), Host: host, Command: "runner up", Started: time.Now()})
-	if err := os.WriteFile(filepath.Join(stackDir, "app", "lock.json"), live, 0o644); err != nil {
+	if err := os.WriteFile(projectLockFile(dir, "dev", "app"), live, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"stack", "unlock"}, {"stack", "unlock", "--project", "app"}} {
@@ -84,11 +83,11 @@ func TestKilledUpsLocksAreTakenOver(t *testing.T) {
 	// A holder on another host is never judged stale from this one: its
 	// pid means nothing here (it used to be cleared without --force).
 	remote, _ := json.Marshal(backend.LockInfo{PID: gone.Process.Pid, Host: "another-host", Command: "runner up", Started: time.Now()})
-	if err := os.WriteFile(filepath.Join(stackDir, "app", "lock.json"), remote, 0o644); err != nil {
+	if err := os.WriteFile(projectLockFile(dir, "dev", "app"), remote, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r = run(t, dir, "", nil, "-s", "dev", "stack", "unlock", "--project", "app")
-	if _, err := os.Stat(filepath.Join(stackDir, "app", "lock.json")); r.Code != 4 || err != nil {
+	if _, err := os.Stat(projectLockFile(dir, "dev", "app")); r.Code != 4 || err != nil {
 		t.Errorf("stack unlock --project app over a holder on another host: exit %d, lock file %v, want 4 and the lock kept:\n%s%s", r.Code, err, r.Stdout, r.Stderr)
 	}
 	ok(t, dir, "-s", "dev", "stack", "unlock", "--project", "app", "--force")

@@ -177,6 +177,11 @@ type PluginSpec struct {
 	// answered (runner killed) is read back by that ID and adopted, or made
 	// again when absent, with no person's help.
 	Identity resource.IdentityFunc
+	// Lookup is how the plugin's resources that the cloud names (a
+	// cluster's UUID) but the user names too (its name or label) are found
+	// through one of the plugin's own functions (nil: none), so that an
+	// interrupted create is adopted or made again as with Identity.
+	Lookup resource.LookupFunc
 	// OwnEnv are environment variables (the plugin's API token) that only
 	// this plugin receives: every other plugin of the run starts without
 	// them, and their values are masked in what plugins print.

@@ -38,7 +38,7 @@ type ConfigGetOptions struct {
 // ConfigGet prints one config value: a string as it is, anything else (or
 // any value with --json) as JSON.
 func ConfigGet(ctx context.Context, opts Options, o ConfigGetOptions) error {
-	s, err := Open(opts)
+	s, err := OpenRead(opts)
 	if err != nil {
 		return err
 	}
@@ -73,7 +73,7 @@ type configItem struct {
 // ConfigList prints every config value in file order: a table, or with
 // --json a document keyed by config key.
 func ConfigList(ctx context.Context, opts Options, o ConfigListOptions) error {
-	s, err := Open(opts)
+	s, err := OpenRead(opts)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// errNoSalt is returned by openCrypter(false) for a stack with no salt and
+// errNoSalt is returned by openCrypter(false, ...) for a stack with no salt and
 // no secret anywhere.
 var errNoSalt = errors.New("the stack has no encryptionsalt")
 
@@ -30,21 +30,29 @@ var errNoSalt = errors.New("the stack has no encryptionsalt")
 // PULUMI_CONFIG_PASSPHRASE_FILE, then a prompt on a terminal; a wrong one
 // is an error naming where it came from.
 func (s *Session) Crypter() (*config.Crypter, error) {
-	return s.openCrypter(true)
+	return s.openCrypter(true, false)
+}
+
+// operationCrypter is Crypter for an operation: when the stack config has
+// its salt, the passphrase is checked in the background while the run
+// starts (config.OpenCrypterAsync), and the caller waits for the check
+// (Crypter.Wait) before anything may change.
+func (s *Session) operationCrypter() (*config.Crypter, error) {
+	return s.openCrypter(true, true)
 }
 
 // ReadCrypter returns the crypter for reading what the stack holds, or nil
 // when the stack has no salt and no secret anywhere (so there is nothing
 // to decrypt): unlike Crypter, it never writes a fresh salt.
 func (s *Session) ReadCrypter() (*config.Crypter, error) {
-	c, err := s.openCrypter(false)
+	c, err := s.openCrypter(false, false)
 	if errors.Is(err, errNoSalt) {
 		return nil, nil
 	}
 	return c, err
 }
 
-func (s *Session) openCrypter(mayCreate bool) (*config.Crypter, error) {
+func (s *Session) openCrypter(mayCreate, background bool) (*config.Crypter, error) {
 	if s.crypter != nil {
 		return s.crypter, nil
 	}
@@ -57,7 +65,7 @@ func (s *Session) openCrypter(mayCreate bool) (*config.Crypter, error) {
 		if err := s.checkStateSalts(salt, states); err != nil {
 			return nil, err
 		}
-		c, err = s.openWith(salt, "the encryptionsalt of "+s.ConfigPath)
+		c, err = s.openWith(salt, "the encryptionsalt of "+s.ConfigPath, background)
 	} else {
 		c, err = s.cryptFromStates(states, mayCreate)
 	}
@@ -77,7 +85,7 @@ func (s *Session) cryptFromStates(states []backend.StateSecrets, mayCreate bool)
 		return nil, err
 	}
 	if salt != "" {
-		c, err := s.openWith(salt, from)
+		c, err := s.openWith(salt, from, false)
 		if err != nil {
 			return nil, err
 		}
@@ -181,24 +189,40 @@ func (s *Session) checkNoSecrets(states []backend.StateSecrets) error {
 	return nil
 }
 
-// openWith checks the passphrase against salt (what names it for messages).
-func (s *Session) openWith(salt, what string) (*config.Crypter, error) {
+// openWith checks the passphrase against salt (what names it for
+// messages); in the background, the check's error comes from the
+// crypter's Wait (and its other methods).
+func (s *Session) openWith(salt, what string, background bool) (*config.Crypter, error) {
 	pass, err := s.passphrase(false)
 	if err != nil {
 		return nil, err
+	}
+	if background {
+		explain := func(err error) error { return s.passphraseError(err, pass, what) }
+		c, err := config.OpenCrypterAsync(pass.Value, salt, explain, config.WithIterations(s.Opts.KeyIterations))
+		if err != nil {
+			return nil, s.passphraseError(err, pass, what)
+		}
+		return c, nil
 	}
 	return s.openWithPassphrase(pass, salt, what)
 }
 
 func (s *Session) openWithPassphrase(pass config.Passphrase, salt, what string) (*config.Crypter, error) {
 	c, err := config.OpenCrypter(pass.Value, salt, config.WithIterations(s.Opts.KeyIterations))
-	if errors.Is(err, config.ErrIncorrectPassphrase) {
-		return nil, Invalid(fmt.Errorf("%w for stack %s: the passphrase from %s does not open %s; %s", err, s.StackName, pass.Source, what, pass.Fix))
-	}
 	if err != nil {
-		return nil, Invalid(fmt.Errorf("reading %s: %w", what, err))
+		return nil, s.passphraseError(err, pass, what)
 	}
 	return c, nil
+}
+
+// passphraseError is the validation error of a passphrase that does not
+// open salt (what names it), or of a salt that cannot be read.
+func (s *Session) passphraseError(err error, pass config.Passphrase, what string) error {
+	if errors.Is(err, config.ErrIncorrectPassphrase) {
+		return Invalid(fmt.Errorf("%w for stack %s: the passphrase from %s does not open %s; %s", err, s.StackName, pass.Source, what, pass.Fix))
+	}
+	return Invalid(fmt.Errorf("reading %s: %w", what, err))
 }
 
 // adoptSalt writes salt (from a state) into a stack config that has none.
@@ -270,6 +294,17 @@ func fileError(err error) error {
 
 // passphrase returns the stack's passphrase and where it came from.
 func (s *Session) passphrase(isNew bool) (config.Passphrase, error) {
+	if s.pass != nil {
+		return *s.pass, nil
+	}
+	p, err := s.askPassphrase(isNew)
+	if err == nil {
+		s.pass = &p // asked once a command
+	}
+	return p, err
+}
+
+func (s *Session) askPassphrase(isNew bool) (config.Passphrase, error) {
 	p, ok, err := config.PassphraseFromEnv(s.getenv, s.Env)
 	if err != nil {
 		return p, Invalid(err)

@@ -15,7 +15,7 @@ import (
 // value when secret is set.
 func writeState(t *testing.T, s *Session, project, provider string, secret bool) string {
 	t.Helper()
-	p := filepath.Join(s.Workspace, ".runner", "stacks", "dev", project, "snapshot.json")
+	p := filepath.Join(s.Workspace, ".runner", ".pulumi", "stacks", project, "dev.json")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func writeState(t *testing.T, s *Session, project, provider string, secret bool)
 	if secret {
 		res = `{"urn":"urn:pulumi:dev::a::pulumi:pulumi:Stack::a-dev","type":"pulumi:pulumi:Stack","outputs":{"x":{"4dabf18193072939515e22adb298388d":"1b47061264138c4ac30d75fd1eb44270","ciphertext":"v1:a:b"}}}`
 	}
-	body := fmt.Sprintf(`{"version":3,"deployment":{"manifest":{"time":"2024-01-01T00:00:00Z","magic":"","version":""}%s,"resources":[%s]}}`, sp, res)
+	body := fmt.Sprintf(`{"version":3,"checkpoint":{"stack":"organization/%s/dev","latest":{"manifest":{"time":"2024-01-01T00:00:00Z","magic":"","version":""}%s,"resources":[%s]}}}`, project, sp, res)
 	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestCrypterChoosesTheSaltTheStateRecords(t *testing.T) {
 		{name: "empty salt from the state", config: "encryptionsalt:\nconfig: {}\n", states: map[string]string{"a": saltProvider(salt)}, wantSalt: salt},
 		{name: "file and state agree", config: "encryptionsalt: " + salt + "\n", states: map[string]string{"a": saltProvider(salt)}, wantSalt: salt},
 		{name: "file and state disagree", config: "encryptionsalt: " + other.EncryptionSalt() + "\n", states: map[string]string{"a": saltProvider(salt)},
-			wantErr: []string{"Pulumi.dev.yaml differs from the salt recorded in the state of project a (", "a/snapshot.json"}},
+			wantErr: []string{"Pulumi.dev.yaml differs from the salt recorded in the state of project a (", "a/dev.json"}},
 		{name: "states disagree", config: "config: {}\n", states: map[string]string{"a": saltProvider(salt), "b": saltProvider(other.EncryptionSalt())},
 			wantErr: []string{"record different salts", "project a", "project b"}},
 		{name: "secrets in the state, no salt anywhere", config: "config: {}\n", states: map[string]string{"a": ""}, secrets: true,

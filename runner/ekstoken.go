@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/runnerhq/runner/providers/aws/ekstoken"
@@ -14,8 +13,6 @@ import (
 // which the exec entry of an EKS cluster's kubeconfig runs.
 type EKSTokenOptions struct {
 	ClusterName, Region, Profile string
-	// Getenv reads the environment (nil: os.Getenv).
-	Getenv func(string) string
 	// Now is the signing time (nil: time.Now).
 	Now func() time.Time
 }
@@ -23,27 +20,24 @@ type EKSTokenOptions struct {
 // EKSToken prints an ExecCredential holding a token for the EKS cluster,
 // signed with the AWS credentials of the environment or of the profile
 // (keys, an assumed role, SSO, credential_process; see
-// ekstoken.LoadCredentials).
-// Missing credentials are a validation error (exit 3).
+// ekstoken.Credentials). Missing, unusable or expired credentials are a
+// validation error (exit 3).
 func EKSToken(ctx context.Context, w io.Writer, o EKSTokenOptions) error {
-	getenv, now := o.Getenv, o.Now
-	if getenv == nil {
-		getenv = os.Getenv
-	}
+	now := o.Now
 	if now == nil {
 		now = time.Now
 	}
 	if err := ekstoken.CheckTarget(o.ClusterName, o.Region); err != nil {
 		return Usage(fmt.Errorf("%w (see `runner eks-token --help`)", err))
 	}
-	creds, err := ekstoken.LoadCredentials(ctx, getenv, o.Profile, o.Region)
+	t := now()
+	creds, err := ekstoken.Credentials(ctx, o.Profile, o.Region, t)
 	if err != nil {
 		return Invalid(fmt.Errorf("a token for EKS cluster %s: %w", o.ClusterName, err))
 	}
-	t := now()
-	token, err := ekstoken.Token(o.ClusterName, o.Region, creds, t)
+	token, err := ekstoken.Token(ctx, o.ClusterName, o.Region, creds, t)
 	if err != nil {
-		return Usage(err)
+		return err
 	}
 	doc, err := ekstoken.ExecCredential(token, t)
 	if err != nil {

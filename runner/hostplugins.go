@@ -54,6 +54,7 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 		OwnEnv:        ownEnv(s.Provider.Plugins),
 		ConfigureHelp: configureHelp(s.Provider.Plugins),
 		Identity:      identities(s.Provider.Plugins),
+		Lookup:        lookups(s.Provider.Plugins),
 	})
 	handles := make([]resource.Plugin, 0, len(s.Provider.Plugins))
 	for _, spec := range s.Provider.Plugins {
@@ -116,6 +117,17 @@ func identities(specs []providers.PluginSpec) map[string]resource.IdentityFunc {
 	for _, s := range specs {
 		if s.Identity != nil {
 			out[s.Name] = s.Identity
+		}
+	}
+	return out
+}
+
+// lookups are the plugins' lookup rules by package.
+func lookups(specs []providers.PluginSpec) map[string]resource.LookupFunc {
+	out := make(map[string]resource.LookupFunc)
+	for _, s := range specs {
+		if s.Lookup != nil {
+			out[s.Name] = s.Lookup
 		}
 	}
 	return out

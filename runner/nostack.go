@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/runner/prompt"
@@ -78,4 +81,31 @@ func newStackListing(probe *Session) error {
 		return fmt.Errorf("checking what a new stack needs: %w", err)
 	}
 	return Invalid(&NoStackSelectedError{Missing: missing})
+}
+
+// refuseNoStack is the refusal of a command that works on a selected
+// stack when none is: config.ErrNoStack (exit 3), naming the stacks the
+// workspace has (config files and state) and the command that selects
+// one, or, with none, the one that creates one.
+func refuseNoStack(opts Options, ws string, env *config.EnvFile) (string, bool, error) {
+	names := map[string]bool{}
+	files, _ := filepath.Glob(filepath.Join(ws, ConfigDir, "Pulumi.*.yaml"))
+	for _, f := range files {
+		if name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "Pulumi."), ".yaml"); config.ValidStackName(name) {
+			names[name] = true
+		}
+	}
+	// The listing is advice: a backend that cannot be read leaves it to
+	// the config files.
+	if b, err := OpenBackend(opts, ws); err == nil {
+		infos, _ := b.ListStacks(context.TODO())
+		for _, info := range infos {
+			names[info.Name] = true
+		}
+	}
+	if len(names) == 0 {
+		return "", false, Invalid(fmt.Errorf("%w; this workspace has no stack yet: create one with `runner stack init NAME`, or with `runner --stack NAME up`, which asks for its config", config.ErrNoStack))
+	}
+	sorted := slices.Sorted(maps.Keys(names))
+	return "", false, Invalid(fmt.Errorf("%w; this workspace's stacks: %s (select one with `runner stack select %s`)", config.ErrNoStack, strings.Join(sorted, ", "), sorted[0]))
 }

@@ -45,6 +45,7 @@ type OpOptions struct {
 // ends with). A view that could not write its output (a closed stdout) is
 // an error too.
 func (s *Session) Operate(ctx context.Context, o OpOptions) (sum *orchestrate.Summary, err error) {
+	defer func() { sum, err = s.keyChecked(sum, err) }() // a run may start before the passphrase is checked
 	if err := s.checkOp(o); err != nil {
 		return nil, err
 	}
@@ -179,8 +180,13 @@ func (s *Session) checkOp(o OpOptions) error {
 // writes the encryptionsalt of a new stack), backend, plugins and config,
 // and the function that stops the run's provider plugins.
 func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, runtimes map[string]source.Hosted) (orchestrate.Request, func(), error) {
-	c, err := s.Crypter()
+	c, err := s.operationCrypter()
 	if err != nil {
+		return orchestrate.Request{}, nil, err
+	}
+	if s.keyCheckWaits(o, runtimes) {
+		runtimes = afterKeyCheck(runtimes, c)
+	} else if err := c.Wait(ctx); err != nil {
 		return orchestrate.Request{}, nil, err
 	}
 	b, err := s.Backend()
@@ -215,7 +221,8 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, run
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(user), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
 		Backend: b, Plugins: func() []resource.Plugin { return append(plugs(environ), hosted...) }, LoadPlugin: load, Dir: s.Workspace, Crypter: c, SecretsProvider: s.SecretsProvider(),
-		Config: cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation), EngineVersion: s.Opts.Version, Events: sink,
+		ReferenceCrypter: (&referenceCrypters{s: s}).open,
+		Config:           cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation), EngineVersion: s.Opts.Version, Events: sink,
 	}, stop, nil
 }
 

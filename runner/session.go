@@ -95,6 +95,7 @@ type Session struct {
 
 	backend backend.Store
 	crypter *config.Crypter
+	pass    *config.Passphrase      // the passphrase, once had
 	states  *[]backend.StateSecrets // what the stack's states record of their secrets, once read
 	// staged are config changes made by validation, written together by
 	// saveConfig.
@@ -151,19 +152,28 @@ func StackConfigPath(workspace, stack string) string {
 // reads the stack config. It writes nothing: a stack that does not exist
 // yet is created by the first save (up, validate, config set), which also
 // records it in the environment file (RecordStack).
-func Open(opts Options) (*Session, error) { return open(opts, true) }
+func Open(opts Options) (*Session, error) { return open(opts, true, chooseStack) }
+
+// OpenRead opens the workspace as Open does, for a command that reads the
+// stack config (config get, config ls): with no stack selected it asks
+// for none and lists nothing a new stack needs, but names the stacks the
+// workspace has and how to select one (exit 3).
+func OpenRead(opts Options) (*Session, error) { return open(opts, true, refuseNoStack) }
 
 // OpenExisting opens the workspace as Open does, for a command that works
 // on a stack that must already exist (preview, refresh, destroy): a stack
 // with neither a config file nor state is a *NoStackError (exit 3); no
 // environment file, PULUMI_STACK line or backend folder is written.
-func OpenExisting(opts Options) (*Session, error) { return open(opts, false) }
+func OpenExisting(opts Options) (*Session, error) { return open(opts, false, refuseNoStack) }
 
 // OpenFor opens the workspace for an operation: up may create its stack
 // (Open); preview, refresh and destroy work on one that exists
 // (OpenExisting).
 func OpenFor(operation string, opts Options) (*Session, error) {
-	return open(opts, operation == orchestrate.Up)
+	if operation == orchestrate.Up {
+		return Open(opts)
+	}
+	return OpenExisting(opts)
 }
 
 // NoStackError is a stack that has neither a config file nor state.
@@ -192,7 +202,9 @@ func openEnv(opts Options) (string, *config.EnvFile, error) {
 	return ws, env, nil
 }
 
-func open(opts Options, create bool) (*Session, error) {
+// open opens the workspace's stack; when none is selected, noStack names
+// it or refuses. With create false the stack must exist.
+func open(opts Options, create bool, noStack func(Options, string, *config.EnvFile) (string, bool, error)) (*Session, error) {
 	ws, env, err := openEnv(opts)
 	if err != nil {
 		return nil, err
@@ -200,10 +212,7 @@ func open(opts Options, create bool) (*Session, error) {
 	stack, record, err := env.ResolveStack(opts.Stack)
 	markStackSource(err, opts)
 	if errors.Is(err, config.ErrNoStack) {
-		if !create {
-			return nil, Invalid(err)
-		}
-		if stack, record, err = chooseStack(opts, ws, env); err != nil {
+		if stack, record, err = noStack(opts, ws, env); err != nil {
 			return nil, err
 		}
 	}

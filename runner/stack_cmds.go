@@ -24,6 +24,20 @@ func openStack(opts Options) (*Stacks, string, error) {
 	return s, stack, err
 }
 
+// openExistingStack is openStack for a command that reads or tags a
+// stack: one with neither a config file nor state is a *NoStackError
+// (exit 3), as preview and destroy refuse it, and nothing is written.
+func openExistingStack(opts Options) (*Stacks, string, error) {
+	s, stack, err := openStack(opts)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := mustExist(opts, s.Workspace, stack); err != nil {
+		return nil, "", err
+	}
+	return s, stack, nil
+}
+
 // needProject refuses a command that works on one project without one.
 func needProject(command, project string) error {
 	if project == "" {
@@ -111,7 +125,7 @@ type StackOutputOptions struct {
 
 // StackOutput is `runner stack output`.
 func StackOutput(ctx context.Context, opts Options, o StackOutputOptions) error {
-	s, stack, err := openStack(opts)
+	s, stack, err := openExistingStack(opts)
 	if err != nil {
 		return err
 	}
@@ -134,7 +148,7 @@ func StackExport(ctx context.Context, opts Options, o StackExportOptions) error 
 	if err := needProject("export", o.Project); err != nil {
 		return err
 	}
-	s, stack, err := openStack(opts)
+	s, stack, err := openExistingStack(opts)
 	if err != nil {
 		return err
 	}
@@ -185,7 +199,7 @@ func StackImport(ctx context.Context, opts Options, o StackImportOptions) (strin
 // StackHistory is `runner stack history`: the operations on the stack (of
 // project only, when set), newest first.
 func StackHistory(ctx context.Context, opts Options, project string) error {
-	s, stack, err := openStack(opts)
+	s, stack, err := openExistingStack(opts)
 	if err != nil {
 		return err
 	}
@@ -201,7 +215,7 @@ func StackHistory(ctx context.Context, opts Options, project string) error {
 
 // StackTags is `runner stack tag ls`.
 func StackTags(ctx context.Context, opts Options) error {
-	s, stack, err := openStack(opts)
+	s, stack, err := openExistingStack(opts)
 	if err != nil {
 		return err
 	}
@@ -217,7 +231,7 @@ func StackTags(ctx context.Context, opts Options) error {
 
 // StackSetTag is `runner stack tag set NAME VALUE`.
 func StackSetTag(ctx context.Context, opts Options, name, value string) error {
-	s, stack, err := openStack(opts)
+	s, stack, err := openExistingStack(opts)
 	if err != nil {
 		return err
 	}
@@ -226,7 +240,7 @@ func StackSetTag(ctx context.Context, opts Options, name, value string) error {
 
 // StackRemoveTag is `runner stack tag rm NAME`.
 func StackRemoveTag(ctx context.Context, opts Options, name string) error {
-	s, stack, err := openStack(opts)
+	s, stack, err := openExistingStack(opts)
 	if err != nil {
 		return err
 	}

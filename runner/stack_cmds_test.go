@@ -71,10 +71,10 @@ func TestStackCommandsTalkToAnyBackend(t *testing.T) {
 	if !strings.Contains(out.String(), `"resourceChanges": {`) || !strings.Contains(out.String(), `"project": "a"`) {
 		t.Fatalf("stack history --json:\n%s", out)
 	}
-	if _, err := StackRemove(ctx, opts, StackRemoveOptions{Name: "dev", Yes: true}); err == nil || !strings.Contains(err.Error(), "a (3 resources)") {
+	if err := StackRemove(ctx, opts, StackRemoveOptions{Name: "dev", Yes: true}); err == nil || !strings.Contains(err.Error(), "a (3 resources)") {
 		t.Fatalf("stack rm of a stack with resources = %v, want a refusal naming them", err)
 	}
-	if _, err := StackRemove(ctx, opts, StackRemoveOptions{Name: "dev", Force: true, Yes: true}); err != nil {
+	if err := StackRemove(ctx, opts, StackRemoveOptions{Name: "dev", Force: true, Yes: true}); err != nil {
 		t.Fatal(err)
 	}
 	if ps, _ := mem.Projects(ctx, "dev"); len(ps) != 0 {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -257,23 +258,35 @@ type StackRemoveOptions struct {
 	Yes            bool // do not ask (required without a terminal)
 }
 
+// StackRemoved is what `stack rm --json` prints: the sentence, the
+// folder of the trash that holds the stack and the script that puts it
+// back (both absolute).
+type StackRemoved struct {
+	Type    string `json:"type"` // "result"
+	Message string `json:"message"`
+	Stack   string `json:"stack"`
+	Trash   string `json:"trash"`
+	Restore string `json:"restore"`
+}
+
 // StackRemove is `runner stack rm`: on a terminal the user types the
 // stack's name to confirm (as Pulumi asks); without one, Yes is required.
-// Its warnings go to the error stream.
-func StackRemove(ctx context.Context, opts Options, o StackRemoveOptions) (string, error) {
+// Its warnings go to the error stream; it prints the sentence that says
+// where the stack went (with --json, a StackRemoved).
+func StackRemove(ctx context.Context, opts Options, o StackRemoveOptions) error {
 	s, err := OpenStacks(opts)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if err := s.confirmRemove(o); err != nil {
-		return "", err
+		return err
 	}
 	trash, warnings, err := s.Remove(ctx, o.Name, o.Force, o.PreserveConfig)
 	for _, w := range warnings {
 		fmt.Fprintf(s.IO().Err, "warning: %s\n", w)
 	}
 	if err != nil {
-		return "", err
+		return err
 	}
 	rel := trash // as the user runs it: from the current folder, which --root may not be
 	if wd, err := os.Getwd(); err == nil {
@@ -281,8 +294,17 @@ func StackRemove(ctx context.Context, opts Options, o StackRemoveOptions) (strin
 			rel = r
 		}
 	}
-	return fmt.Sprintf("Removed stack %s. Its config and state are kept in %s; to put it back, run `sh %s`.",
-		o.Name, rel, shellQuote(filepath.Join(rel, "RESTORE.txt"))), nil
+	msg := fmt.Sprintf("Removed stack %s. Its config and state are kept in %s; to put it back, run `sh %s`.",
+		o.Name, rel, shellQuote(filepath.Join(rel, "RESTORE.txt")))
+	abs, err := filepath.Abs(trash)
+	if err != nil {
+		abs = trash
+	}
+	out := StackRemoved{Type: "result", Message: msg, Stack: o.Name, Trash: abs, Restore: filepath.Join(abs, "RESTORE.txt")}
+	return OutputOf(opts).Object(out, func(w io.Writer) error {
+		_, err := fmt.Fprintln(w, msg)
+		return err
+	})
 }
 
 // confirmRemove asks the user to type the stack's name, unless o.Yes;

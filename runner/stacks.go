@@ -74,7 +74,7 @@ func (s *Stacks) Crypter(stack string) (*config.Crypter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := sess.openCrypter(false)
+	c, err := sess.openCrypter(false, false)
 	if errors.Is(err, errNoSalt) {
 		return nil, Invalid(fmt.Errorf("stack %s has no encryptionsalt in %s; create the stack with `runner stack init %s`", stack, sess.ConfigPath, stack))
 	}

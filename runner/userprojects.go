@@ -158,7 +158,7 @@ func (s *Session) ownStackFile(ctx context.Context, pp *pulumiproject.Project) (
 		if salt == "" {
 			return nil, path, Invalid(fmt.Errorf("%s holds secrets but no encryptionsalt, so they cannot be read", path))
 		}
-		if c, err = s.openWith(salt, path); err != nil {
+		if c, err = s.openWith(salt, path, false); err != nil {
 			return nil, path, err
 		}
 	}

@@ -264,6 +264,9 @@ var (
 	durationMSRE = regexp.MustCompile(`"duration_ms":\s*\d+`)
 	cipherRE     = regexp.MustCompile(`v1:[A-Za-z0-9+/=:]+`)
 	pidRE        = regexp.MustCompile(`"(pid|PID)":\s*\d+`)
+	// Pulumi's update records: named by Unix nanoseconds, times in seconds.
+	recordRE   = regexp.MustCompile(`-\d+\.history\.json`)
+	unixTimeRE = regexp.MustCompile(`"(startTime|endTime)":\s*\d+`)
 )
 
 // mask hides what differs between two runs of one command line.
@@ -271,6 +274,8 @@ func mask(s, ws string) string {
 	s = strings.ReplaceAll(s, ws, "<ws>")
 	s = cipherRE.ReplaceAllString(s, "v1:<ciphertext>")
 	s = timeRE.ReplaceAllString(s, "<time>")
+	s = recordRE.ReplaceAllString(s, "-<ns>.history.json")
+	s = unixTimeRE.ReplaceAllString(s, `"$1":<unix>`)
 	s = durationMSRE.ReplaceAllString(s, `"duration_ms":<n>`)
 	s = durationRE.ReplaceAllString(s, "<duration>")
 	s = strings.ReplaceAll(s, " (<duration>)", "") // shown only for slow steps

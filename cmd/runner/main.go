@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/runnerhq/runner/engine/pluginhost"
@@ -36,5 +37,31 @@ func main() {
 		stop()
 		fmt.Fprintln(io.Err, "\ninterrupted: no new steps start; the steps in flight finish and the state is saved (Ctrl-C again quits at once)")
 	}()
-	os.Exit(run(ctx, io, os.Args))
+	stopProfile := profile(os.Getenv("RUNNER_CPUPROFILE"))
+	code := run(ctx, io, os.Args)
+	stopProfile()
+	os.Exit(code)
+}
+
+// profile writes a CPU profile of the whole run to path when it is set
+// (RUNNER_CPUPROFILE, for measuring runner itself; see docs/benchmarks.md).
+// A profile that cannot be started is reported and the run goes on.
+func profile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "RUNNER_CPUPROFILE: not profiling: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }

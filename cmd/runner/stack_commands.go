@@ -191,9 +191,8 @@ func (s stackCLI) removeCommand() *cli.Command {
 			if c.NArg() != 1 {
 				return usageError("stack rm takes one NAME")
 			}
-			msg, err := runner.StackRemove(c.Context, s.opts(c), runner.StackRemoveOptions{
+			return runner.StackRemove(c.Context, s.opts(c), runner.StackRemoveOptions{
 				Name: c.Args().First(), Force: c.Bool("force"), PreserveConfig: c.Bool("preserve-config"), Yes: c.Bool("yes")})
-			return s.result(c, msg, err)
 		},
 	}
 }

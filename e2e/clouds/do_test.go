@@ -1,6 +1,7 @@
 package clouds
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -73,6 +74,12 @@ func TestDOUpNoChangeDestroy(t *testing.T) {
 
 	if n := len(e.ofType("digitalocean:index/kubernetesCluster:KubernetesCluster")); n != 1 {
 		t.Fatalf("%d DOKS clusters in the fake cloud, want 1", n)
+	}
+	// A registry's name is unique across all of DigitalOcean: the plugin
+	// names it, as MARA let it (a fixed mara-dev could be someone else's).
+	regs := e.ofType("digitalocean:index/containerRegistry:ContainerRegistry")
+	if len(regs) != 1 || !regexp.MustCompile(`^registry-[0-9a-f]{7}$`).MatchString(fmt.Sprint(regs[0].Inputs["name"])) {
+		t.Errorf("the registries %v are not one named by the plugin (registry-<7 hex>)", regs)
 	}
 	sec := e.kubeObject("kubernetes:core/v1:Secret", "nginx-ingress", "registry-credentials")
 	if sec.Inputs["type"] != "kubernetes.io/dockerconfigjson" {

@@ -38,7 +38,7 @@ func TestKillAnywhereConverges(t *testing.T) {
 		provider string
 		setup    func(testing.TB) *env
 	}{{"local", localWorkspace}, {"aws", maraWorkspace}} {
-		t.Run(c.provider, func(t *testing.T) { killRounds(t, c.provider, c.setup(t)) })
+		t.Run(c.provider, func(t *testing.T) { killRounds(t, c.provider, c.setup(t), kills) })
 	}
 }
 
@@ -50,10 +50,11 @@ func localWorkspace(t testing.TB) *env {
 	return e
 }
 
-// killRounds runs the kills of one provider as parallel subtests, each
+// killRounds runs kills (SIGKILLs that landed inside a first up) of one
+// provider as parallel subtests, each
 // retried until its kill lands inside a run (a kill after the run ended
 // shrinks the span the kill moments are drawn from).
-func killRounds(t *testing.T, provider string, base *env) {
+func killRounds(t *testing.T, provider string, base *env, kills int) {
 	// Creates take a little time, as a real cloud's do, so that kills land
 	// inside them (-p aws has about 60, 8 at a time).
 	base.extra = append(base.extra, "FAKECLOUD_CREATE_DELAY=100ms")
@@ -223,13 +224,14 @@ func (e *env) converged(provider, when string) {
 }
 
 // cloudMatches fails the test unless the fake cloud holds exactly the
-// state's aws and kubernetes resources, each once under its URN, and its
-// call log shows no resource created twice.
+// state's aws, digitalocean, linode and kubernetes resources, each once
+// under its URN, and its call log shows no resource created twice.
 func (e *env) cloudMatches(live []stateResource, when string) {
 	e.t.Helper()
 	want := map[string]string{} // type and ID -> URN
 	for _, r := range live {
-		if strings.HasPrefix(r.Type, "aws:") || strings.HasPrefix(r.Type, "kubernetes:") {
+		if strings.HasPrefix(r.Type, "aws:") || strings.HasPrefix(r.Type, "kubernetes:") ||
+			strings.HasPrefix(r.Type, "digitalocean:") || strings.HasPrefix(r.Type, "linode:") {
 			want[r.Type+" "+r.ID] = r.URN
 		}
 	}

@@ -1,6 +1,7 @@
 package clouds
 
 import (
+	"encoding/json"
 	"maps"
 	"regexp"
 	"slices"
@@ -69,6 +70,7 @@ func TestLinodeUpNoChangeDestroy(t *testing.T) {
 	}) {
 		t.Error("no Helm release harbor/harbor in the fake cloud")
 	}
+	e.checkHarborConfiguration()
 	var ctx string
 	for _, ev := range evs {
 		if m := hookLog.FindStringSubmatch(strings.TrimSpace(ev.Message)); ev.Type == "log" && ev.Project == "lke" && m != nil {
@@ -111,4 +113,29 @@ func TestSecretsDoNotLeakLinode(t *testing.T) {
 	e.checkNoLeak("after up", "linode", secrets)
 	e.ok("-p", "linode", "--json", "destroy", "--yes")
 	e.checkNoLeak("after destroy", "linode", secrets)
+}
+
+// checkHarborConfiguration checks MARA's harbor-configuration: a Job in
+// Harbor's namespace that waits for Harbor's health and makes the project
+// library private through Harbor's API, with the admin password from a
+// Secret of its own (never in the Job itself).
+func (e *env) checkHarborConfiguration() {
+	t := e.t
+	t.Helper()
+	job := e.kubeObject("kubernetes:batch/v1:Job", "harbor", "harbor-configuration")
+	data, _ := json.Marshal(job.Inputs)
+	for _, want := range []string{`curlimages/curl:8.11.1`, `$api/health`, `$api/projects/library/metadatas/public`,
+		`{"name":"HARBOR_API","value":"http://harbor-core.harbor.svc/api/v2.0"}`, `{\"public\":\"false\"}`,
+		`"secretKeyRef":{"key":"password","name":"harbor-configuration"}`, `"restartPolicy":"Never"`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the harbor-configuration Job does not hold %s:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), harborPasswords["linode:harbor_password"]) {
+		t.Error("the harbor-configuration Job holds the admin password")
+	}
+	sec := e.kubeObject("kubernetes:core/v1:Secret", "harbor", "harbor-configuration")
+	if d, _ := json.Marshal(sec.Inputs["stringData"]); !strings.Contains(string(d), harborPasswords["linode:harbor_password"]) {
+		t.Errorf("the harbor-configuration Secret does not hold the admin password: %s", d)
+	}
 }

@@ -1,26 +1,32 @@
 // The folder backend (Folder) keeps everything under one root folder
-// (file://<root>, by default <workspace>/.runner):
+// (file://<root>, by default <workspace>/.runner) in Pulumi's DIY layout
+// (diylayout.go), as the bucket backends do, so that `pulumi login
+// file://<root>` lists runner's stacks and runner opens the stacks the
+// Pulumi CLI made there:
 //
-//	<root>/stacks/<stack>/<project>/snapshot.json     the committed state: Pulumi deployment format version 3
-//	<root>/stacks/<stack>/<project>/journal.jsonl     the journal of the running (or crashed) operation
-//	<root>/stacks/<stack>/<project>/lock.json         the lock, naming its holder (LockInfo)
-//	<root>/stacks/<stack>/lock.json                   the stack's own lock (LockStack)
-//	<root>/stacks/<stack>/<project>/history/<time>.json  the snapshots replaced by the last commits (10 kept)
-//	<root>/stacks/<stack>/history.jsonl               one HistoryEntry per operation, for every project
-//	<root>/stacks/<stack>/tags.json                   the stack's tags
+//	<root>/.pulumi/meta.yaml                                  version: 1
+//	<root>/.pulumi/stacks/<project>/<stack>.json              the committed state: a version 3 checkpoint
+//	<root>/.pulumi/stacks/<project>/<stack>.json.bak          the checkpoint it replaced
+//	<root>/.pulumi/history/<project>/<stack>/<stack>-<ns>.history.json  one record per operation
+//	<root>/.pulumi/locks/organization/<project>/<stack>/runner.json     the project's lock (LockInfo)
+//	<root>/.runner/stacks/<stack>/lock.json                   the stack's own lock (LockStack)
+//	<root>/.runner/stacks/<stack>/tags.json                   the stack's tags
+//	<root>/.runner/stacks/<stack>/<project>/journal.jsonl     the journal of the running (or crashed) operation
+//	<root>/.runner/stacks/<stack>/<project>/history/<time>.json  the checkpoints replaced by the last commits (10 kept)
 //
-// snapshot.json is what `pulumi stack export` prints, so a Pulumi CLI can
-// import it and take the stack over. Files are replaced atomically (a
-// temporary file in the same folder, fsync, rename, fsync of the folder).
+// A checkpoint the Pulumi CLI wrote gzipped (<stack>.json.gz) is read and
+// written back so. A folder in runner's older layout is migrated once, on
+// first use (migrate.go). Files are replaced atomically (a temporary file
+// in the same folder, fsync, rename, fsync of the folder).
 //
 // The journal is JSON lines. The first line ("open") names the SHA-256 of
-// the snapshot.json the operation began from; each mutating step appends a
+// the checkpoint file the operation began from; each mutating step appends a
 // "begin" line (Seq, Op, the old and new resource) before its plugin call
 // and a "success" or "failure" line (the new resource on success) after it.
 // Lines of steps running side by side share one fsync: a single writer
 // goroutine writes whatever is queued, fsyncs once and releases every
 // waiter. A commit appends a "commit" line with the SHA-256 of the new
-// snapshot, replaces snapshot.json, appends the history entry and removes
+// snapshot, replaces the checkpoint, appends the history entry and removes
 // the journal. On Load, a journal left by a crash is folded into the
 // snapshot: successful steps are applied, begun steps without an end become
 // pending operations, and a torn last line (a write cut short) is dropped,

@@ -9,7 +9,7 @@ type WriteKind string
 const (
 	WriteJournalOpen    WriteKind = "journal-open"    // journal.jsonl created with its open line
 	WriteJournalSeal    WriteKind = "journal-seal"    // a leftover journal sealed before a new base replaces the snapshot
-	WriteSnapshot       WriteKind = "snapshot"        // snapshot.json replaced (a base or a final snapshot)
+	WriteSnapshot       WriteKind = "snapshot"        // the checkpoint replaced (a base or a final snapshot)
 	WriteJournalEntries WriteKind = "journal-entries" // a batch of step entries appended
 	WriteJournalCommit  WriteKind = "journal-commit"  // the commit line appended
 	WriteHistory        WriteKind = "history"         // the stack's history file appended

@@ -3,11 +3,13 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,7 +22,14 @@ type Folder struct {
 	// Faults, when set, can fail any state write (tests); nil in normal use.
 	Faults Faults
 
+	// Notices receives the one message of a migration of the folder from
+	// runner's old layout (migrate.go); nil: standard error.
+	Notices io.Writer
+
 	tagsMu sync.Mutex
+
+	readyMu   sync.Mutex
+	readyDone atomic.Bool
 
 	leaseMu sync.Mutex
 	lease   time.Duration // 0: LeaseFromEnv
@@ -67,31 +76,43 @@ func checkName(kind, name string) error {
 	return nil
 }
 
-// paths names the files of one (project, stack).
+// paths names the files of one (project, stack) in Pulumi's DIY layout
+// (diylayout.go).
 type paths struct {
 	project, stack string
-	stackDir       string
-	dir            string
-	snapshot       string
+	stackDir       string // runner's folder of the stack (stack lock, tags)
+	dir            string // runner's folder of the project on the stack (journal, history)
+	snapshot       string // the checkpoint (.json, or .json.gz where that is what is there)
 	journal        string
-	lock           string
-	history        string // folder of old snapshots
+	lock           string // runner.json in Pulumi's lock folder
+	history        string // folder of replaced checkpoints
 }
 
 func (f *Folder) paths(project, stack string) (paths, error) {
 	if err := checkName("project", project); err != nil {
 		return paths{}, err
 	}
-	if err := checkName("stack", stack); err != nil {
+	if err := f.checkStack(stack); err != nil {
 		return paths{}, err
 	}
-	stackDir := filepath.Join(f.Root, "stacks", stack)
-	dir := filepath.Join(stackDir, project)
+	dir := f.key(RunnerProjectPrefix(project, stack))
 	return paths{
-		project: project, stack: stack, stackDir: stackDir, dir: dir,
-		snapshot: filepath.Join(dir, "snapshot.json"),
+		project: project, stack: stack, stackDir: f.stackDir(stack), dir: dir,
+		snapshot: f.checkpointPath(project, stack),
 		journal:  filepath.Join(dir, "journal.jsonl"),
-		lock:     filepath.Join(dir, "lock.json"),
+		lock:     f.key(DIYProjectLockKey(project, stack)),
 		history:  filepath.Join(dir, "history"),
 	}, nil
+}
+
+// key is the file of a layout key.
+func (f *Folder) key(key string) string { return filepath.Join(f.Root, filepath.FromSlash(key)) }
+
+// checkStack refuses a stack name that cannot name a file, and brings the
+// folder to the current layout first (migrate.go).
+func (f *Folder) checkStack(stack string) error {
+	if err := checkName("stack", stack); err != nil {
+		return err
+	}
+	return f.ready()
 }

@@ -113,7 +113,15 @@ func TestCommitLoadRoundTripAndSchema(t *testing.T) {
 	if canonical(t, got) != canonical(t, want) {
 		t.Fatalf("Load after Commit differs:\n%s\n%s", canonical(t, got), canonical(t, want))
 	}
-	data, err := os.ReadFile(filepath.Join(f.Root, "stacks", "dev", "network", "snapshot.json"))
+	p, _ := f.paths("network", "dev")
+	if p.snapshot != filepath.Join(f.Root, ".pulumi", "stacks", "network", "dev.json") {
+		t.Fatalf("the checkpoint is %s, not where Pulumi keeps it", p.snapshot)
+	}
+	cp, err := os.ReadFile(p.snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := FromCheckpoint(p.snapshot, cp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +131,7 @@ func TestCommitLoadRoundTripAndSchema(t *testing.T) {
 	if strings.Contains(string(data), "pw-r00001") {
 		t.Fatal("a plaintext secret reached the snapshot file")
 	}
-	if _, err := os.Stat(filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl")); !os.IsNotExist(err) {
+	if _, err := os.Stat(p.journal); !os.IsNotExist(err) {
 		t.Fatalf("the journal is still there after Commit: %v", err)
 	}
 }
@@ -148,11 +156,11 @@ func TestBadSnapshotIsNamedAndNotOverwritten(t *testing.T) {
 			c := statetest.NewCrypter(1)
 			snap := statetest.Snapshot("network", "dev", 3)
 			tt.mutate(snap)
-			data, err := state.Marshal(context.Background(), snap, c)
+			data, err := state.MarshalCheckpoint(context.Background(), snap, "network", "dev", c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join(f.Root, "stacks", "dev", "network", "snapshot.json")
+			path := filepath.Join(f.Root, ".pulumi", "stacks", "network", "dev.json")
 			if err := writeFileAtomic(path, data); err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +187,8 @@ func TestHistoryKeepsTen(t *testing.T) {
 		commit(t, f, "network", "dev", statetest.Snapshot("network", "dev", i), c)
 	}
 	commit(t, f, "app", "dev", statetest.Snapshot("app", "dev", 1), c)
-	files, err := os.ReadDir(filepath.Join(f.Root, "stacks", "dev", "network", "history"))
+	p, _ := f.paths("network", "dev")
+	files, err := os.ReadDir(p.history)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +196,8 @@ func TestHistoryKeepsTen(t *testing.T) {
 		t.Fatalf("%d history snapshots, want %d", len(files), HistoryKeep)
 	}
 	// The newest history snapshot is the one before the last commit.
-	newest, _ := os.ReadFile(filepath.Join(f.Root, "stacks", "dev", "network", "history", files[len(files)-1].Name()))
-	old, err := state.Unmarshal(context.Background(), newest, c)
+	newest, _ := os.ReadFile(filepath.Join(p.history, files[len(files)-1].Name()))
+	old, err := state.UnmarshalCheckpoint(context.Background(), newest, c)
 	if err != nil || len(old.Resources) != 2+11 {
 		t.Fatalf("newest history snapshot: %v resources, %v", len(old.Resources), err)
 	}

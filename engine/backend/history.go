@@ -1,11 +1,10 @@
 package backend
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,7 +24,7 @@ type HistoryEntry struct {
 	HistoryRecord
 }
 
-// replaceSnapshot writes data as snapshot.json atomically. The previous
+// replaceSnapshot writes data as the checkpoint atomically. The previous
 // snapshot (current, nil when none) is kept in the history folder, of which
 // the HistoryKeep newest files are kept.
 func (f *Folder) replaceSnapshot(p paths, current, data []byte) error {
@@ -36,6 +35,11 @@ func (f *Folder) replaceSnapshot(p paths, current, data []byte) error {
 		if err := keepInHistory(p); err != nil {
 			return err
 		}
+		if err := backUp(p.snapshot); err != nil {
+			return err
+		}
+	} else if err := f.ensureMeta(); err != nil {
+		return err
 	}
 	if err := writeFileAtomic(p.snapshot, data); err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", p.project, p.stack, err)
@@ -43,7 +47,7 @@ func (f *Folder) replaceSnapshot(p paths, current, data []byte) error {
 	return pruneHistory(p)
 }
 
-// overwriteSnapshot replaces snapshot.json with data outside an operation
+// overwriteSnapshot replaces the checkpoint with data outside an operation
 // (import, repair): the snapshot there now goes to the history.
 func (f *Folder) overwriteSnapshot(p paths, data []byte) error {
 	current, err := readOptional(p.snapshot)
@@ -53,7 +57,7 @@ func (f *Folder) overwriteSnapshot(p paths, data []byte) error {
 	return f.replaceSnapshot(p, current, data)
 }
 
-// keepInHistory links (or, failing that, copies) snapshot.json into the
+// keepInHistory links (or, failing that, copies) the checkpoint into the
 // history folder under a name sorting by time.
 func keepInHistory(p paths) error {
 	if err := os.MkdirAll(p.history, 0o755); err != nil {
@@ -74,6 +78,24 @@ func keepInHistory(p paths) error {
 		}
 	}
 	return syncDir(p.history)
+}
+
+// backUp makes path's <path>.bak the file path is now, as Pulumi keeps
+// it (a hard link, else a copy, replacing the previous backup atomically).
+func backUp(path string) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".bak.tmp-"+newLockID())
+	if err := os.Link(path, tmp); err != nil {
+		data, rerr := boundedfile.ReadFile(path, boundedfile.State)
+		if rerr != nil {
+			return fmt.Errorf("backing up %s: %w", path, rerr)
+		}
+		return writeFileAtomic(path+".bak", data)
+	}
+	if err := os.Rename(tmp, path+".bak"); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("backing up %s: %w", path, err)
+	}
+	return nil
 }
 
 func fileExists(path string) bool {
@@ -114,55 +136,88 @@ func historyFiles(p paths) ([]string, error) {
 	return names, nil
 }
 
-// historyPath is the stack's history file.
-func (f *Folder) historyPath(stack string) string {
-	return filepath.Join(f.Root, "stacks", stack, "history.jsonl")
+// historyDir is the folder of the update records of p's project on p's
+// stack (the stack's own records when p names no project).
+func (f *Folder) historyDir(p paths) string {
+	if p.project == "" {
+		return f.key(RunnerStackHistoryPrefix(p.stack))
+	}
+	return f.key(DIYHistoryPrefix(p.project, p.stack))
 }
 
-// appendHistory appends rec, for p's project, to the stack's history file.
+// appendHistory records rec, for p's project, as Pulumi's update record
+// (written atomically, under a name no other record of the folder has).
 func (f *Folder) appendHistory(p paths, rec HistoryRecord) error {
-	line, err := json.Marshal(HistoryEntry{Project: p.project, HistoryRecord: rec})
+	data, err := EncodeDIYUpdate(rec)
 	if err != nil {
-		return fmt.Errorf("encoding the history record: %w", err)
+		return err
 	}
-	path := f.historyPath(p.stack)
-	if _, err := f.fault(WriteHistory, path, len(line)+1); err != nil {
+	dir := f.historyDir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("recording the history of stack %s: %w", p.stack, err)
 	}
-	if err := appendSynced(path, append(line, '\n')); err != nil {
+	ns := time.Now().UnixNano()
+	path := filepath.Join(dir, DIYHistoryName(p.stack, ns))
+	for fileExists(path) {
+		ns++
+		path = filepath.Join(dir, DIYHistoryName(p.stack, ns))
+	}
+	if _, err := f.fault(WriteHistory, path, len(data)); err != nil {
+		return fmt.Errorf("recording the history of stack %s: %w", p.stack, err)
+	}
+	if err := writeFileAtomic(path, data); err != nil {
 		return fmt.Errorf("recording the history of stack %s: %w", p.stack, err)
 	}
 	return nil
 }
 
 // History returns the operations recorded for stack, newest first; with a
-// project name, only that project's. A torn last line is ignored.
-func (f *Folder) History(_ context.Context, stack, project string) ([]HistoryEntry, error) {
-	if err := checkName("stack", stack); err != nil {
+// project name, only that project's.
+func (f *Folder) History(ctx context.Context, stack, project string) ([]HistoryEntry, error) {
+	if err := f.checkStack(stack); err != nil {
 		return nil, err
 	}
-	path := f.historyPath(stack)
-	data, err := readOptional(path)
-	if err != nil {
-		return nil, err
+	type record struct {
+		path, project string
+		ns            int64
 	}
-	var out []HistoryEntry
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		var e HistoryEntry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			if !bytes.HasSuffix(data, []byte("\n")) && n == bytes.Count(data, []byte("\n"))+1 {
-				break // torn tail
+	var records []record
+	dirs := map[string]string{} // folder → project
+	if project != "" {
+		dirs[f.key(DIYHistoryPrefix(project, stack))] = project
+	} else {
+		found, _ := filepath.Glob(filepath.Join(f.key(".pulumi/history"), "*", stack))
+		for _, d := range found {
+			dirs[d] = filepath.Base(filepath.Dir(d))
+		}
+		dirs[f.key(RunnerStackHistoryPrefix(stack))] = ""
+	}
+	for dir, proj := range dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("reading the history of stack %s: %w", stack, err)
+		}
+		for _, e := range entries {
+			if ns, ok := DIYHistoryTime(stack, e.Name()); ok {
+				records = append(records, record{path: filepath.Join(dir, e.Name()), project: proj, ns: ns})
 			}
-			return nil, fmt.Errorf("reading the history %s: line %d is not a history record", path, n)
-		}
-		if project == "" || e.Project == project {
-			out = append(out, e)
 		}
 	}
-	for i, k := 0, len(out)-1; i < k; i, k = i+1, k-1 {
-		out[i], out[k] = out[k], out[i]
+	sort.Slice(records, func(i, k int) bool { return records[i].ns > records[k].ns })
+	out := make([]HistoryEntry, 0, len(records))
+	for _, r := range records {
+		data, err := readOptional(r.path)
+		if err != nil {
+			return nil, err
+		}
+		if data == nil {
+			continue // removed meanwhile
+		}
+		rec, err := DecodeDIYUpdate(data)
+		if err != nil {
+			return nil, fmt.Errorf("reading the history record %s: %w", r.path, err)
+		}
+		out = append(out, HistoryEntry{Project: r.project, HistoryRecord: rec})
 	}
 	return out, nil
 }

@@ -36,9 +36,9 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 		return nil, err
 	}
 	if leftover != nil || !isStored(base, hash) {
-		data, err := state.Marshal(ctx, baseOrEmpty(base), crypter)
+		data, err := encodeSnapshot(ctx, p, base, crypter)
 		if err != nil {
-			return nil, fmt.Errorf("saving the state of project %s on stack %s before the operation: %w", project, stack, err)
+			return nil, fmt.Errorf("before the operation: %w", err)
 		}
 		if err := f.sealJournal(p, hashOf(data)); err != nil {
 			return nil, err
@@ -165,9 +165,9 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err := state.Check(final, j.p.project, j.p.stack); err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
 	}
-	data, err := state.Marshal(ctx, baseOrEmpty(final), j.crypter)
+	data, err := encodeSnapshot(ctx, j.p, final, j.crypter)
 	if err != nil {
-		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
+		return err
 	}
 	if j.lock != nil && !j.lock.stillHeld() {
 		j.lock.beat.MarkLost()

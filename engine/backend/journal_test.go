@@ -80,7 +80,7 @@ func TestJournalFoldsOnLoad(t *testing.T) {
 		}
 	}
 	crash(j)
-	raw, _ := os.ReadFile(filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl"))
+	raw, _ := os.ReadFile(filepath.Join(f.Root, ".runner", "stacks", "dev", "network", "journal.jsonl"))
 	if strings.Contains(string(raw), "new-secret") || strings.Contains(string(raw), "pw-r0001") {
 		t.Fatal("a plaintext secret reached the journal")
 	}
@@ -141,7 +141,7 @@ func TestJournalTornTailIsDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	crash(j)
-	path := filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl")
+	path := filepath.Join(f.Root, ".runner", "stacks", "dev", "network", "journal.jsonl")
 	data, _ := os.ReadFile(path)
 	lines := strings.SplitAfter(string(data), "\n")
 	// Cut the last entry (the success) in half: the create never ended.
@@ -175,7 +175,7 @@ func TestJournalBeginIsDurableBeforeReturn(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without stopping the writer, the entry is already in the file.
-	data, _ := os.ReadFile(filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl"))
+	data, _ := os.ReadFile(filepath.Join(f.Root, ".runner", "stacks", "dev", "network", "journal.jsonl"))
 	if !strings.Contains(string(data), `"seq":7`) {
 		t.Fatalf("the begin entry is not on disk when Begin returns:\n%s", data)
 	}
@@ -194,7 +194,7 @@ func TestCommittedJournalLeftBehindIsIgnored(t *testing.T) {
 	_, j := openJournal(t, f, c)
 	r := statetest.Thing("network", "dev", 40, time.Now())
 	j.Begin(ctx, Entry{Seq: 1, Op: "create", New: r})
-	path := filepath.Join(f.Root, "stacks", "dev", "network", "journal.jsonl")
+	path := filepath.Join(f.Root, ".runner", "stacks", "dev", "network", "journal.jsonl")
 	if err := j.Commit(ctx, statetest.Snapshot("network", "dev", 3), HistoryRecord{Kind: "update"}); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestRecoveryWriteCrashWindows(t *testing.T) {
 	}
 	resolved := *folded
 	resolved.PendingOperations = nil
-	data, _ := state.Marshal(ctx, &resolved, c)
+	data, _ := state.MarshalCheckpoint(ctx, &resolved, "network", "dev", c)
 
 	// Crash after the leftover journal is sealed, before the snapshot is replaced:
 	// the journal still applies to the old snapshot.

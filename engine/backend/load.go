@@ -29,7 +29,7 @@ func (f *Folder) Load(ctx context.Context, project, stack string, crypter resour
 		return folded, nil
 	}
 	if snap != nil {
-		snap.SetOrigin(hash) // exactly snapshot.json, which passed its checks
+		snap.SetOrigin(hash) // exactly the checkpoint file, which passed its checks
 	}
 	return snap, nil
 }
@@ -38,7 +38,7 @@ func (f *Folder) Load(ctx context.Context, project, stack string, crypter resour
 // again when an operation replaced the snapshot between the two reads.
 const readAttempts = 5
 
-// readConsistent reads snapshot.json and folds journal.jsonl into it. An
+// readConsistent reads the checkpoint and folds journal.jsonl into it. An
 // operation running meanwhile may replace the snapshot between the two
 // reads, so that the journal read belongs to a newer snapshot: then both
 // are read again. Only complete journal lines are used.
@@ -79,14 +79,14 @@ func busy(p paths, err error) error {
 	return fmt.Errorf("%w; it is being updated (%w)", locked, err)
 }
 
-// readSnapshot reads and checks snapshot.json; it returns nil when there is
+// readSnapshot reads and checks the checkpoint; it returns nil when there is
 // none, and the file's SHA-256.
 func readSnapshot(ctx context.Context, p paths, crypter resource.Crypter) (*state.Snapshot, string, error) {
-	data, err := readOptional(p.snapshot)
+	data, plain, err := readCheckpointFile(p.snapshot)
 	if err != nil || data == nil {
 		return nil, "", err
 	}
-	snap, err := state.Unmarshal(ctx, data, crypter)
+	snap, err := state.UnmarshalCheckpoint(ctx, plain, crypter)
 	if err != nil {
 		return nil, "", fmt.Errorf("reading the state file %s: %w", p.snapshot, err)
 	}
@@ -164,20 +164,20 @@ func (f *Folder) sealJournal(p paths, hash string) error {
 	return nil
 }
 
-// checkWritable refuses to replace a snapshot.json that cannot be read or
+// checkWritable refuses to replace a checkpoint that cannot be read or
 // fails its checks (without decrypting its secrets). It returns the
 // file's contents (nil when there is none). A file whose SHA-256 is
 // trusted (the snapshot an open journal began from, which passed these
 // checks then) is not checked again.
 func (f *Folder) checkWritable(p paths, trusted string) ([]byte, error) {
-	data, err := readOptional(p.snapshot)
+	data, plain, err := readCheckpointFile(p.snapshot)
 	if err != nil || data == nil {
 		return nil, err
 	}
 	if trusted != "" && trusted == hashOf(data) {
 		return data, nil
 	}
-	snap, err := state.UnmarshalOpaque(data)
+	snap, err := state.UnmarshalCheckpointOpaque(plain)
 	if err == nil {
 		err = state.Check(snap, p.project, p.stack)
 	}

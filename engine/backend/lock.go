@@ -3,7 +3,6 @@ package backend
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -84,7 +83,8 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 	if err != nil {
 		return nil, err
 	}
-	l, err := f.takeLock(ctx, p.dir, p.lock, holder, func() error { return lockedError(p) })
+	lockDir := filepath.Dir(p.lock)
+	l, err := f.takeLock(ctx, lockDir, p.lock, holder, func() error { return lockedError(p) })
 	var locked *LockedError
 	if errors.As(err, &locked) {
 		return nil, err
@@ -92,13 +92,40 @@ func (f *Folder) Lock(ctx context.Context, project, stack string, holder LockInf
 	if err != nil {
 		return nil, fmt.Errorf("locking stack %s of project %s: %w", stack, project, err)
 	}
+	if err := pulumiLocks(p); err != nil {
+		return nil, errors.Join(err, l.Unlock())
+	}
 	// Every other write in these folders happens under this lock, except
-	// the temporary files of processes trying to take it.
-	removeTemps(p.dir, func(name string, age time.Duration) bool {
-		return !strings.HasPrefix(name, ".lock.json.") || age > staleTempAge
-	})
+	// the temporary files of processes trying to take it, and those of the
+	// project's other stacks (whose checkpoints share a folder).
+	removeTemps(p.dir, func(string, time.Duration) bool { return true })
 	removeTemps(p.history, func(string, time.Duration) bool { return true })
+	for _, dir := range []string{lockDir, filepath.Dir(p.snapshot), f.historyDir(p)} {
+		removeTemps(dir, func(_ string, age time.Duration) bool { return age > staleTempAge })
+	}
 	return f.recordTakeover(l, p, holder)
+}
+
+// pulumiLocks refuses a project whose Pulumi lock folder holds a lock file
+// of the Pulumi CLI besides runner's (which Pulumi in turn sees as a lock:
+// it writes its own file, then refuses when it finds another).
+func pulumiLocks(p paths) error {
+	dir := filepath.Dir(p.lock)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("locking stack %s of project %s: listing Pulumi's locks: %w", p.stack, p.project, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || name == filepath.Base(p.lock) || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue // runner's own, a temporary file, or gocloud's .attrs beside a lock
+		}
+		e := &LockedError{Project: p.project, Stack: p.stack, File: filepath.Join(dir, name)}
+		describeHolder(e)
+		e.Stale = false // judged by its holder: Pulumi's locks have no lease
+		return e
+	}
+	return nil
 }
 
 // recordTakeover records the run of the dead holder l took its lock over
@@ -119,7 +146,7 @@ func (f *Folder) recordTakeover(l *folderLock, p paths, holder LockInfo) (Lock, 
 // besides each project's own lock, so that two of them never run at once.
 // It fails at once with a *LockedError (StackWide) naming the holder.
 func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (Lock, error) {
-	if err := checkName("stack", stack); err != nil {
+	if err := f.checkStack(stack); err != nil {
 		return nil, err
 	}
 	dir := f.stackDir(stack)
@@ -138,8 +165,6 @@ func (f *Folder) LockStack(ctx context.Context, stack string, holder LockInfo) (
 	return f.recordTakeover(l, paths{stack: stack}, holder)
 }
 
-func (f *Folder) stackDir(stack string) string { return filepath.Join(f.Root, "stacks", stack) }
-
 // takeLock creates the lock file path in dir holding holder, taking it
 // over when its holder is dead (takeOverDead), or returns locked() when it
 // is held, and starts renewing its lease.
@@ -150,7 +175,7 @@ func (f *Folder) takeLock(ctx context.Context, dir, path string, holder LockInfo
 	holder = fillHolder(holder)
 	lease := f.leaseFor()
 	holder.LockID, holder.LeaseSeconds = newLockID(), lease.Seconds()
-	data, err := json.Marshal(holder)
+	data, err := EncodeLockBody(holder)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the lock holder: %w", err)
 	}
@@ -227,7 +252,10 @@ func stackLockedError(stack, path string) error {
 // describeHolder reads e.File into e.Holder and tells whether it is stale.
 func describeHolder(e *LockedError) {
 	data, err := boundedfile.ReadFile(e.File, lockKind)
-	if err != nil || json.Unmarshal(data, &e.Holder) != nil {
+	if err == nil {
+		e.Holder, err = DecodeLockBody(data)
+	}
+	if err != nil {
 		e.Holder.Command = "an unreadable holder (" + e.File + ")"
 		return
 	}

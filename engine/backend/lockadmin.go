@@ -2,7 +2,6 @@ package backend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,7 +35,7 @@ func (f *Folder) ForceUnlock(_ context.Context, project, stack string) error {
 // StackLockHolder returns the holder of the stack's own lock (LockStack),
 // nil when it is not locked.
 func (f *Folder) StackLockHolder(_ context.Context, stack string) (*LockInfo, error) {
-	if err := checkName("stack", stack); err != nil {
+	if err := f.checkStack(stack); err != nil {
 		return nil, err
 	}
 	return readHolder(f.stackLockPath(stack))
@@ -45,7 +44,7 @@ func (f *Folder) StackLockHolder(_ context.Context, stack string) (*LockInfo, er
 // ForceUnlockStack clears the stack's own lock whoever holds it (`runner
 // stack unlock`). Clearing a lock that is not taken succeeds.
 func (f *Folder) ForceUnlockStack(_ context.Context, stack string) error {
-	if err := checkName("stack", stack); err != nil {
+	if err := f.checkStack(stack); err != nil {
 		return err
 	}
 	return clearLock(f.stackLockPath(stack), "stack "+stack)
@@ -63,8 +62,8 @@ func readHolder(path string) (*LockInfo, error) {
 	if err != nil || data == nil {
 		return nil, err
 	}
-	var h LockInfo
-	if err := json.Unmarshal(data, &h); err != nil {
+	h, err := DecodeLockBody(data)
+	if err != nil {
 		return nil, fmt.Errorf("reading the lock %s: %w", path, err)
 	}
 	judgeLease(&h, path)
@@ -86,8 +85,8 @@ func clearLock(path, what string) error {
 // (a project's lock may exist before its state does: a first up killed
 // early leaves only the lock).
 func (f *Folder) LockedProjects(_ context.Context, stack string) ([]string, error) {
-	if err := checkName("stack", stack); err != nil {
+	if err := f.checkStack(stack); err != nil {
 		return nil, err
 	}
-	return f.projectsHolding(stack, "lock.json")
+	return f.projectsLocked(stack)
 }

@@ -78,16 +78,16 @@ func RepairRecord(start time.Time, changes []string) HistoryRecord {
 	return housekeeping("repair", start, fmt.Sprintf("%d changes", len(changes)))
 }
 
-// readForRepair reads snapshot.json without its consistency checks and
+// readForRepair reads the checkpoint without its consistency checks and
 // folds a leftover journal into it. It returns nil when there is no state.
 func (f *Folder) readForRepair(ctx context.Context, p paths, crypter resource.Crypter) (*state.Snapshot, []string, error) {
-	data, err := readOptional(p.snapshot)
+	data, plain, err := readCheckpointFile(p.snapshot)
 	if err != nil {
 		return nil, nil, err
 	}
 	var snap *state.Snapshot
 	if data != nil {
-		if snap, err = state.Unmarshal(ctx, data, crypter); err != nil {
+		if snap, err = state.UnmarshalCheckpoint(ctx, plain, crypter); err != nil {
 			return nil, nil, fmt.Errorf("reading the state file %s: %w; it cannot be repaired automatically: fix it by hand or import an export of the stack", p.snapshot, err)
 		}
 	}
@@ -119,9 +119,9 @@ func (f *Folder) readForRepair(ctx context.Context, p paths, crypter resource.Cr
 // writeRepaired writes snap as the snapshot, the previous one and any
 // leftover journal kept in the history folder.
 func (f *Folder) writeRepaired(ctx context.Context, p paths, snap *state.Snapshot, crypter resource.Crypter) error {
-	data, err := state.Marshal(ctx, baseOrEmpty(snap), crypter)
+	data, err := encodeSnapshot(ctx, p, snap, crypter)
 	if err != nil {
-		return fmt.Errorf("saving the repaired state of project %s on stack %s: %w", p.project, p.stack, err)
+		return fmt.Errorf("repairing: %w", err)
 	}
 	// As OpenJournal does: the journal is sealed first, so that a crash at
 	// any point leaves either the old snapshot with its journal or the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,7 @@ func TestUnreadableStateWhileLockedNamesHolder(t *testing.T) {
 		t.Fatal("a journal of another snapshot was folded")
 	}
 	holder, _ := json.Marshal(LockInfo{PID: 1, Host: hostname(), Command: "runner up", Started: time.Now()})
+	os.MkdirAll(filepath.Dir(p.lock), 0o755)
 	if err := os.WriteFile(p.lock, holder, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +106,13 @@ func TestRepairFoldsJournalAndFixesReferences(t *testing.T) {
 	c := statetest.NewCrypter(1)
 	broken := statetest.Snapshot("network", "dev", 2)
 	broken.Resources = broken.Resources[2:] // root and provider gone
-	data, err := state.Marshal(ctx, broken, c)
+	data, err := state.MarshalCheckpoint(ctx, broken, "network", "dev", c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, _ := f.paths("network", "dev")
 	os.MkdirAll(p.dir, 0o755)
+	os.MkdirAll(filepath.Dir(p.snapshot), 0o755)
 	if err := os.WriteFile(p.snapshot, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func (s StateSecrets) Salt() string { return s.Provider.PassphraseSalt() }
 // project), what its state records of its secrets. It only reads files. A
 // snapshot that does not parse is marked Unreadable, not an error.
 func (f *Folder) StackSecrets(ctx context.Context, stack string) ([]StateSecrets, error) {
-	if err := checkName("stack", stack); err != nil {
+	if err := f.checkStack(stack); err != nil {
 		return nil, err
 	}
 	projects, err := f.Projects(ctx, stack)
@@ -59,9 +59,15 @@ func (f *Folder) stateSecrets(project, stack string) (StateSecrets, error) {
 	if err != nil {
 		return StateSecrets{}, err
 	}
-	snap, err := readOptional(p.snapshot)
+	_, plain, err := readCheckpointFile(p.snapshot)
 	if err != nil {
 		return StateSecrets{Project: project, Path: p.snapshot}, err
+	}
+	snap := plain
+	if plain != nil {
+		if export, err := FromCheckpoint(p.snapshot, plain); err == nil {
+			snap = export
+		} // else DescribeSecrets marks it unreadable
 	}
 	journal, err := readOptional(p.journal)
 	if err != nil {

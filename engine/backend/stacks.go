@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -18,72 +17,6 @@ import (
 type StackInfo struct {
 	Name     string   `json:"name"`
 	Projects []string `json:"projects"`
-}
-
-// ListStacks returns every stack with state, sorted by name, each with its
-// projects (those with a snapshot or a journal), sorted.
-func (f *Folder) ListStacks(ctx context.Context) ([]StackInfo, error) {
-	dir := filepath.Join(f.Root, "stacks")
-	stacks, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listing the stacks in %s: %w", dir, err)
-	}
-	var out []StackInfo
-	for _, s := range stacks {
-		if !s.IsDir() || checkName("stack", s.Name()) != nil {
-			continue
-		}
-		projects, err := f.Projects(ctx, s.Name())
-		if err != nil {
-			return nil, err
-		}
-		if len(projects) > 0 {
-			out = append(out, StackInfo{Name: s.Name(), Projects: projects})
-		}
-	}
-	return out, nil
-}
-
-// Projects lists the projects with state (a snapshot or a journal) on
-// stack, sorted.
-func (f *Folder) Projects(ctx context.Context, stack string) ([]string, error) {
-	if err := checkName("stack", stack); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return f.projectsHolding(stack, "snapshot.json", "journal.jsonl")
-}
-
-// projectsHolding lists, sorted, the projects of stack whose folder holds
-// one of the files named.
-func (f *Folder) projectsHolding(stack string, files ...string) ([]string, error) {
-	dir := f.stackDir(stack)
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("listing the projects of stack %s: %w", stack, err)
-	}
-	var out []string
-	for _, e := range entries {
-		if !e.IsDir() || checkName("project", e.Name()) != nil {
-			continue
-		}
-		for _, name := range files {
-			if fileExists(filepath.Join(dir, e.Name(), name)) {
-				out = append(out, e.Name())
-				break
-			}
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 // StackSummary describes one project's state on a stack.
@@ -111,7 +44,7 @@ func (f *Folder) Summary(ctx context.Context, project, stack string) (StackSumma
 		return StackSummary{}, err
 	}
 	sum := StackSummary{Project: project, Stack: stack, Interrupted: fileExists(p.journal)}
-	data, err := readOptional(p.snapshot)
+	data, err := exportFile(p)
 	if err != nil {
 		return sum, err
 	}
@@ -148,7 +81,7 @@ func (f *Folder) Export(ctx context.Context, project, stack string) ([]byte, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	data, err := readOptional(p.snapshot)
+	data, err := exportFile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +115,11 @@ func (f *Folder) Import(ctx context.Context, project, stack string, data []byte,
 	if err := f.retireJournal(p); err != nil {
 		return err
 	}
-	if err := f.overwriteSnapshot(p, data); err != nil {
+	file, err := importFile(p, data)
+	if err != nil {
+		return fmt.Errorf("importing into project %s of stack %s: %w", project, stack, err)
+	}
+	if err := f.overwriteSnapshot(p, file); err != nil {
 		return err
 	}
 	return f.appendHistory(p, ImportRecord(start, snap))
@@ -247,7 +184,7 @@ func (f *Folder) RemoveStack(ctx context.Context, project, stack string, force b
 	if err != nil {
 		return fmt.Errorf("removing project %s from stack %s: %w", project, stack, err)
 	}
-	if data, _ := readOptional(p.snapshot); data != nil && !force {
+	if data, _ := exportFile(p); data != nil && !force {
 		snap, err := state.UnmarshalOpaque(data)
 		if err != nil {
 			lock.Unlock()
@@ -258,17 +195,23 @@ func (f *Folder) RemoveStack(ctx context.Context, project, stack string, force b
 			return fmt.Errorf("removing project %s from stack %s: it still manages %d resources; destroy them first, or force the removal to forget them", project, stack, n)
 		}
 	}
-	if err := os.RemoveAll(p.dir); err != nil {
+	if err := f.removeProject(p); err != nil {
 		lock.Unlock()
 		return fmt.Errorf("removing project %s from stack %s: %w", project, stack, err)
 	}
+	if err := lock.Unlock(); err != nil {
+		return fmt.Errorf("removing project %s from stack %s: %w", project, stack, err)
+	}
+	removeEmpty(filepath.Dir(p.lock), filepath.Dir(filepath.Dir(p.lock)))
 	left, err := f.Projects(ctx, stack)
 	if err != nil {
 		return err
 	}
 	if len(left) == 0 {
-		if err := os.RemoveAll(p.stackDir); err != nil {
-			return fmt.Errorf("removing stack %s: %w", stack, err)
+		for _, dir := range []string{p.stackDir, f.key(RunnerStackHistoryPrefix(stack))} {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("removing stack %s: %w", stack, err)
+			}
 		}
 	}
 	return syncDir(filepath.Dir(p.stackDir))
@@ -314,18 +257,23 @@ func RootOutputs(snap *state.Snapshot, project, stack string) (resource.Property
 // StackExists reports whether the backend holds anything of stack: state,
 // a lock, tags or history (its folder exists).
 func (f *Folder) StackExists(ctx context.Context, stack string) (bool, error) {
-	if err := checkName("stack", stack); err != nil {
+	if err := f.checkStack(stack); err != nil {
 		return false, err
 	}
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
 	_, err := os.Stat(f.stackDir(stack))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	if err == nil {
+		return true, nil
 	}
-	if err != nil {
+	if !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("looking for stack %s in %s: %w", stack, f.Root, err)
 	}
-	return true, nil
+	projects, err := f.Projects(ctx, stack)
+	if err != nil || len(projects) > 0 {
+		return len(projects) > 0, err
+	}
+	locked, err := f.LockedProjects(ctx, stack)
+	return len(locked) > 0, err
 }

@@ -59,7 +59,7 @@ func TestStackCommands(t *testing.T) {
 	if err := f.Import(ctx, "network", "dev", mdata, c); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := f.Export(ctx, "network", "dev"); string(got) != string(mdata) {
+	if got, _ := f.Export(ctx, "network", "dev"); !sameDeployment(got, mdata) {
 		t.Fatal("the imported deployment is not stored as given")
 	}
 	hist, _ := f.History(context.Background(), "dev", "network")

@@ -8,12 +8,12 @@ import (
 )
 
 func (f *Folder) tagsPath(stack string) string {
-	return filepath.Join(f.Root, "stacks", stack, "tags.json")
+	return filepath.Join(f.stackDir(stack), "tags.json")
 }
 
 // Tags returns the stack's tags (empty when none are set).
 func (f *Folder) Tags(_ context.Context, stack string) (map[string]string, error) {
-	if err := checkName("stack", stack); err != nil {
+	if err := f.checkStack(stack); err != nil {
 		return nil, err
 	}
 	path := f.tagsPath(stack)

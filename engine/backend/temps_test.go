@@ -34,17 +34,18 @@ func TestLockRemovesTempsOfKilledWrites(t *testing.T) {
 	}
 	now := time.Now()
 	gone := []string{
-		mk(filepath.Join(p.dir, ".snapshot.json.tmp-1234"), now),
+		mk(filepath.Join(filepath.Dir(p.snapshot), ".dev.json.tmp-1234"), old),
 		mk(filepath.Join(p.dir, ".journal.jsonl.tmp-5678"), now),
 		mk(filepath.Join(p.history, ".20260102T030405.000000000Z.json.tmp-9"), now),
-		mk(filepath.Join(p.dir, ".lock.json.tmp-111"), old),
+		mk(filepath.Join(filepath.Dir(p.lock), ".runner.json.tmp-111"), old),
 		mk(filepath.Join(p.stackDir, ".tags.json.tmp-222"), old),
 		mk(filepath.Join(p.stackDir, ".lock.json.tmp-333"), old),
 	}
 	kept := []string{
-		mk(filepath.Join(p.dir, ".lock.json.tmp-444"), now),      // a locker at work
-		mk(filepath.Join(p.stackDir, ".tags.json.tmp-555"), now), // a tag being set
-		mk(filepath.Join(p.dir, "notes.tmp-666"), old),           // not ours
+		mk(filepath.Join(filepath.Dir(p.lock), ".runner.json.tmp-444"), now), // a locker at work
+		mk(filepath.Join(filepath.Dir(p.snapshot), ".prod.json.tmp-7"), now), // another stack's write
+		mk(filepath.Join(p.stackDir, ".tags.json.tmp-555"), now),             // a tag being set
+		mk(filepath.Join(p.dir, "notes.tmp-666"), old),                       // not ours
 	}
 	l, err := f.Lock(ctx, "network", "dev", LockInfo{Command: "test"})
 	if err != nil {

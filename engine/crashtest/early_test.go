@@ -68,7 +68,7 @@ func killEarly(t *testing.T, dir string, delay time.Duration) time.Duration {
 	}
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
-	lock := filepath.Join(dir, "state", "stacks", "dev", "crash", "lock.json")
+	lock := filepath.Join(dir, "state", ".pulumi", "locks", "organization", "crash", "dev", "runner.json")
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		if _, err := os.Stat(lock); err == nil {
 			break

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/backend/postgres/pgtest"
+	"github.com/runnerhq/runner/internal/killspan"
 	"github.com/runnerhq/runner/internal/testserver"
 )
 
@@ -148,21 +148,24 @@ func killFromAnotherMachine(t *testing.T, other []string, url string, env []stri
 	if _, out := remoteChild(t, nil, url, dir, 0, 0, env); out != "" {
 		t.Fatalf("first up failed: %s", out)
 	}
-	span := time.Since(start)
+	span := killspan.New(time.Since(start))
 	const kills = 20
 	landed := 0
 	for round := 1; landed < kills; round++ {
 		if round > kills*4 {
 			t.Fatalf("only %d of %d kills landed inside a run", landed, kills)
 		}
-		delay := time.Duration(rand.Int64N(int64(span))) + time.Millisecond
+		delay := span.Draw()
+		began := time.Now()
 		if killed, _ := remoteChild(t, nil, url, dir, round, delay, env); killed {
 			landed++
+		} else {
+			span.Missed(time.Since(began))
 		}
 		if _, out := remoteChild(t, other, url, dir, round, 0, env); out != "" {
 			t.Fatalf("round %d: the run from another machine after a kill at %s did not converge: %s", round, delay, out)
 		}
 		checkConverged(t, dir, round)
 	}
-	t.Logf("%d kills landed inside runs (an undisturbed run took %s)", landed, span)
+	t.Logf("%d kills landed inside runs (the span of kill moments ended at %s)", landed, span.Len())
 }

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/runnerhq/runner/engine/pluginhost"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
 )
@@ -85,7 +86,8 @@ func Start(d Deployment, info Info) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listening on a loopback port for the program's resource monitor: %w", err)
 	}
-	srv := grpc.NewServer(grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
+	opts := append(pluginhost.ServerOptions(16), grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
+	srv := grpc.NewServer(opts...)
 	pulumirpc.RegisterResourceMonitorServer(srv, &monitor{d: d, info: info})
 	pulumirpc.RegisterEngineServer(srv, &engineService{d: d})
 	codegenrpc.RegisterLoaderServer(srv, &loader{d: d})

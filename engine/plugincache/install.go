@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // InstallOptions are how Install reaches the network and reports.
@@ -217,7 +219,7 @@ func fetchTo(ctx context.Context, f fetcher, s source, asset, dir string) (strin
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(body, f.limit+1))
 	if err == nil && n > f.limit {
-		err = &LimitError{What: "the download of " + asset, Limit: sizeWords(f.limit)}
+		err = &LimitError{What: "the download of " + asset, Limit: boundedfile.Size(f.limit)}
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr

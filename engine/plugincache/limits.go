@@ -109,16 +109,3 @@ func guardedClient(c *http.Client, insecure bool) *http.Client {
 	}
 	return &g
 }
-
-// sizeWords writes a byte count in binary units: "1 GiB", "300 bytes".
-func sizeWords(n int64) string {
-	for _, u := range []struct {
-		unit  string
-		shift uint
-	}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}} {
-		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d %s", n>>u.shift, u.unit)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
-}

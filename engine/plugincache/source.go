@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // Spec is a plugin to install.
@@ -155,7 +157,7 @@ func (f fetcher) get(ctx context.Context, u, accept string) (io.ReadCloser, erro
 		if resp.StatusCode == http.StatusOK {
 			if f.limit > 0 && resp.ContentLength > f.limit {
 				resp.Body.Close()
-				return nil, &LimitError{What: fmt.Sprintf("the download %s (%d bytes)", u, resp.ContentLength), Limit: sizeWords(f.limit)}
+				return nil, &LimitError{What: fmt.Sprintf("the download %s (%d bytes)", u, resp.ContentLength), Limit: boundedfile.Size(f.limit)}
 			}
 			return resp.Body, nil
 		}

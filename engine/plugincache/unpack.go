@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // lock takes the install lock of the cache directory final (an exclusive
@@ -112,10 +114,10 @@ func extract(archive, dest string, lim Limits) error {
 			return &LimitError{What: "the plugin archive", Limit: fmt.Sprintf("%d entries", lim.Entries)}
 		}
 		if hdr.Size > lim.File {
-			return &LimitError{What: fmt.Sprintf("the plugin archive's entry %q (%d bytes)", hdr.Name, hdr.Size), Limit: sizeWords(lim.File) + " for one file"}
+			return &LimitError{What: fmt.Sprintf("the plugin archive's entry %q (%d bytes)", hdr.Name, hdr.Size), Limit: boundedfile.Size(lim.File) + " for one file"}
 		}
 		if total += max(hdr.Size, 0); total > lim.Unpacked {
-			return &LimitError{What: "the unpacked plugin archive", Limit: sizeWords(lim.Unpacked) + " in all"}
+			return &LimitError{What: "the unpacked plugin archive", Limit: boundedfile.Size(lim.Unpacked) + " in all"}
 		}
 		rel, err := entryPath(hdr.Name)
 		if err != nil {

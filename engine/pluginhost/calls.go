@@ -194,8 +194,9 @@ func (p *plugin) Update(ctx context.Context, req resource.UpdateRequest) (resour
 
 // Read reads a resource back; an import sends only its ID. Without an ID
 // (an interrupted create), a package that declares its identity rule
-// (PoolOptions.Identity) is read by the ID the rule gives; otherwise the
-// plugin may find the resource from its URN and
+// (PoolOptions.Identity) is read by the ID the rule gives, one that
+// declares a lookup rule (PoolOptions.Lookup) by the ID its function
+// finds; otherwise the plugin may find the resource from its URN and
 // inputs, or answer NotFound when it looked and there is none (the create
 // did not happen); an empty answer or another error is
 // resource.ErrNotRecognizable, since most plugins cannot look without an ID
@@ -206,6 +207,9 @@ func (p *plugin) Read(ctx context.Context, req resource.ReadRequest) (resource.R
 	}
 	if id, ok := p.identify(req); ok {
 		return p.readIdentified(ctx, req, id)
+	}
+	if l, ok := p.lookupRule(req); ok {
+		return p.readLookedUp(ctx, req, l)
 	}
 	props, err := p.sendOpt(req.Outputs, true)
 	if err != nil {

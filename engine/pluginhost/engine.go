@@ -46,7 +46,7 @@ func startEngine(log func(LogEntry)) (*engineServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not listen for plugin callbacks: %w", err)
 	}
-	e := &engineServer{log: log, srv: grpc.NewServer(), health: health.NewServer(), addr: lis.Addr().String()}
+	e := &engineServer{log: log, srv: grpc.NewServer(ServerOptions(8)...), health: health.NewServer(), addr: lis.Addr().String()}
 	pulumirpc.RegisterEngineServer(e.srv, e)
 	// Plugins check the engine's health every few minutes and stop on any
 	// error: keep it serving for the pool's whole life.

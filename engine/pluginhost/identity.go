@@ -42,3 +42,46 @@ func (p *plugin) readIdentified(ctx context.Context, req resource.ReadRequest, i
 	}
 	return resp, nil
 }
+
+// lookupRule returns how to find the resource of an interrupted create (a
+// Read without an ID) through a function of its plugin, when its package
+// declares a lookup rule and the rule can tell from these inputs.
+func (p *plugin) lookupRule(req resource.ReadRequest) (resource.Lookup, bool) {
+	rule := p.pool.opts.Lookup[p.pkg]
+	if req.ID != "" || rule == nil {
+		return resource.Lookup{}, false
+	}
+	typ := req.Type
+	if typ == "" {
+		typ = req.URN.Type()
+	}
+	l, ok := rule(typ, req.Inputs)
+	return l, ok && l.Token != "" && l.Found != nil
+}
+
+// readLookedUp finds the resource of an interrupted create by calling the
+// function its lookup rule names: one match is read by its ID and adopted;
+// none (an empty result, or an error the rule says means none) is an empty
+// response, so the resource is created again; more than one, or a failed
+// call, is an error that names the resource, since making it again could
+// make it twice.
+func (p *plugin) readLookedUp(ctx context.Context, req resource.ReadRequest, l resource.Lookup) (resource.ReadResponse, error) {
+	resp, err := p.invoke(ctx, resource.InvokeRequest{Token: l.Token, Args: l.Args})
+	if err == nil && len(resp.Failures) > 0 {
+		err = fmt.Errorf("the %s plugin refused the arguments of %s: %s", p.pkg, l.Token, resp.Failures[0].Reason)
+	}
+	switch {
+	case err != nil && l.Absent != nil && l.Absent(err):
+		return resource.ReadResponse{}, nil
+	case err != nil:
+		return resource.ReadResponse{}, fmt.Errorf("looking up %s after an interrupted create: %w", req.URN, err)
+	}
+	id, err := l.Found(resp.Return)
+	if err != nil {
+		return resource.ReadResponse{}, fmt.Errorf("looking up %s after an interrupted create (%s): %w", req.URN, l.Token, err)
+	}
+	if id == "" {
+		return resource.ReadResponse{}, nil
+	}
+	return p.readIdentified(ctx, req, id)
+}

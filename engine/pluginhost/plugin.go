@@ -99,9 +99,9 @@ func (p *plugin) start(ctx context.Context, l launch) {
 func (p *plugin) connect(ctx context.Context, port int, l launch) error {
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
-	cc, err := grpc.NewClient(fmt.Sprintf("127.0.0.1:%d", port),
+	cc, err := grpc.NewClient(fmt.Sprintf("127.0.0.1:%d", port), append(dialOptions(),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)))...)
 	if err != nil {
 		return fmt.Errorf("could not connect to the %s plugin (%s): %w", p.pkg, l.path, err)
 	}

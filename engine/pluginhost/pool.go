@@ -48,6 +48,11 @@ type PoolOptions struct {
 	// interrupted create (no ID) reads by that ID instead of asking the
 	// plugin to look the resource up by URN, which most plugins cannot.
 	Identity map[string]resource.IdentityFunc
+	// Lookup is, by package, how a resource whose ID its cloud assigns is
+	// found by the name the user gave it, through a function of its plugin
+	// (resource.LookupFunc): Read of an interrupted create that Identity
+	// does not tell calls it.
+	Lookup map[string]resource.LookupFunc
 	// OwnEnv maps environment variables of Environ (API tokens) to the one
 	// package whose plugin receives them: every other plugin starts
 	// without them.

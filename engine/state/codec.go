@@ -86,6 +86,20 @@ func (m Manifest) NewMagic() string {
 // Marshal encodes snap as a Pulumi deployment (version 3), encrypting its
 // secrets with c. The manifest's magic is recomputed from its version.
 func Marshal(ctx context.Context, snap *Snapshot, c resource.Crypter) ([]byte, error) {
+	d, err := encodeDeployment(ctx, snap, c)
+	if err != nil {
+		return nil, err
+	}
+	out, err := json.Marshal(exportJSON{Version: DeploymentVersion, Deployment: d}) // compact: indenting doubles the cost on large stacks
+	if err != nil {
+		return nil, fmt.Errorf("encoding the deployment: %w", err)
+	}
+	return append(out, '\n'), nil
+}
+
+// encodeDeployment encodes snap as Pulumi's DeploymentV3, encrypting its
+// secrets with c.
+func encodeDeployment(ctx context.Context, snap *Snapshot, c resource.Crypter) (*deploymentJSON, error) {
 	codec := valueCodec{crypter: c}
 	d := deploymentJSON{Manifest: manifestJSON{Time: snap.Manifest.Time.UTC(), Version: snap.Manifest.Version}}
 	if d.Manifest.Version == "" {
@@ -113,11 +127,7 @@ func Marshal(ctx context.Context, snap *Snapshot, c resource.Crypter) ([]byte, e
 		}
 		d.PendingOperations = append(d.PendingOperations, operationJSON{Resource: rj, Type: op.Type})
 	}
-	out, err := json.Marshal(exportJSON{Version: DeploymentVersion, Deployment: &d}) // compact: indenting doubles the cost on large stacks
-	if err != nil {
-		return nil, fmt.Errorf("encoding the deployment: %w", err)
-	}
-	return append(out, '\n'), nil
+	return &d, nil
 }
 
 // Unmarshal decodes a Pulumi deployment (version 3), decrypting its secrets
@@ -150,7 +160,11 @@ func unmarshal(ctx context.Context, data []byte, codec valueCodec) (*Snapshot, e
 	if u.Deployment == nil {
 		return nil, fmt.Errorf(`the deployment has no "deployment" object (want {"version": %d, "deployment": {...}}, as pulumi stack export writes it)`, DeploymentVersion)
 	}
-	d := u.Deployment
+	return decodeDeployment(ctx, u.Deployment, codec)
+}
+
+// decodeDeployment decodes Pulumi's DeploymentV3 with codec.
+func decodeDeployment(ctx context.Context, d *deploymentJSON, codec valueCodec) (*Snapshot, error) {
 	snap := &Snapshot{Manifest: Manifest{Time: d.Manifest.Time, Magic: d.Manifest.Magic, Version: d.Manifest.Version}}
 	if sp := d.SecretsProviders; sp != nil {
 		snap.SecretsProvider = &SecretsProvider{Type: sp.Type, State: sp.State}

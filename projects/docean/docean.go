@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/projects/cluster"
 )
 
 // The config keys of the do provider (MARA's names).
@@ -40,26 +41,14 @@ const (
 
 // Provider declares the project's digitalocean provider: configured with
 // the secret digitalocean:token, or with nothing when envToken says
-// DIGITALOCEAN_TOKEN is set (the plugin reads it from its environment,
-// which alone receives it).
+// DIGITALOCEAN_TOKEN is set.
 func Provider(ctx *engine.Context, envToken bool) *engine.Resource {
-	inputs := engine.Inputs{}
-	if tok, ok := ctx.Config(TokenKey); ok && !envToken {
-		inputs["token"] = engine.Secret(tok)
-	}
-	return ctx.Resource(providerType, "digitalocean", inputs)
+	return cluster.TokenProvider(ctx, providerType, "digitalocean", TokenKey, envToken)
 }
 
 // setting returns the trimmed plain value of key, or def when unset.
 func setting(ctx *engine.Context, key, def string) (string, error) {
-	v, ok, err := ctx.PlainString(key)
-	if err != nil {
-		return "", err
-	}
-	if !ok || strings.TrimSpace(v) == "" {
-		return def, nil
-	}
-	return strings.TrimSpace(v), nil
+	return cluster.Setting(ctx, key, def)
 }
 
 var nameCut = regexp.MustCompile(`[^a-z0-9-]+`)

@@ -2,7 +2,6 @@ package docean
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/projects/cluster"
@@ -19,7 +18,10 @@ const (
 )
 
 // Registry is the container-registry project: MARA's registry for the
-// ingress controller's images. Outputs: registry_name, endpoint,
+// ingress controller's images, named by the digitalocean plugin as MARA's
+// was ("registry-" and a random suffix, kept from then on): a registry's
+// name is unique across all of DigitalOcean, so a fixed name such as
+// mara-dev could belong to someone else. Outputs: registry_name, endpoint,
 // server_url.
 func Registry(envToken bool) engine.Program {
 	return func(ctx *engine.Context) error {
@@ -33,7 +35,7 @@ func Registry(envToken bool) engine.Program {
 		}
 		p := Provider(ctx, envToken)
 		reg := ctx.Resource(registryType, "registry", engine.Inputs{
-			"name": Name("mara", ctx.Stack(), 63), "subscriptionTierSlug": tier, "region": region,
+			"subscriptionTierSlug": tier, "region": region,
 		}, engine.Provider(p))
 		ctx.Export("registry_name", reg.Output("name"))
 		ctx.Export("endpoint", reg.Output("endpoint"))
@@ -42,34 +44,33 @@ func Registry(envToken bool) engine.Program {
 	}
 }
 
+// ExpiresAtOutput is the domk8s output holding when the kubeconfig's
+// token expires (DOKS's kubeConfigs[0].expiresAt, RFC 3339): DigitalOcean
+// gives tokens that last 7 days, and the digitalocean plugin fetches new
+// ones when it reads a cluster whose token has expired (a refresh).
+const ExpiresAtOutput = "kubeconfig_expires_at"
+
 // Cluster is the domk8s project: the DOKS cluster with one node pool.
 // Outputs: cluster_name, cluster_id, endpoint, kubeconfig (secret: the
-// first kubeConfigs entry's rawConfig).
+// first kubeConfigs entry's rawConfig), kubeconfig_expires_at.
 func Cluster(envToken bool) engine.Program {
 	return func(ctx *engine.Context) error {
-		var s [4]string
-		for i, k := range []struct{ key, def string }{{VersionKey, DefaultVersion}, {RegionKey, DefaultRegion},
-			{SizeKey, DefaultSize}, {NodeCountKey, DefaultNodeCount}} {
-			v, err := setting(ctx, k.key, k.def)
-			if err != nil {
-				return err
-			}
-			s[i] = v
+		s, err := cluster.Settings(ctx, cluster.Default{Key: VersionKey, Value: DefaultVersion}, cluster.Default{Key: RegionKey, Value: DefaultRegion},
+			cluster.Default{Key: SizeKey, Value: DefaultSize}, cluster.Default{Key: NodeCountKey, Value: DefaultNodeCount})
+		if err != nil {
+			return err
 		}
-		nodes, err := strconv.Atoi(s[3])
-		if err != nil || nodes < 1 {
-			return fmt.Errorf("%s is %q: it must be a whole number of nodes, 1 or more", NodeCountKey, s[3])
+		nodes, err := cluster.NodeCount(NodeCountKey, s[3])
+		if err != nil {
+			return err
 		}
-		name := Name("mara", ctx.Stack(), 63)
 		p := Provider(ctx, envToken)
 		c := ctx.Resource(clusterType, "cluster", engine.Inputs{
-			"name": name, "region": s[1], "version": s[0],
+			"name": Name("mara", ctx.Stack(), 63), "region": s[1], "version": s[0],
 			"nodePool": map[string]any{"name": "default", "size": s[2], "nodeCount": nodes},
 		}, engine.Provider(p))
-		ctx.Export(cluster.ClusterNameOutput, c.Output("name"))
-		ctx.Export("cluster_id", c.ID())
-		ctx.Export("endpoint", c.Output("endpoint"))
-		ctx.Export(cluster.KubeconfigOutput, engine.Secret(c.Output("kubeConfigs").Apply(rawConfig)))
+		cluster.ExportCluster(ctx, c, c.Output("name"), c.Output("endpoint"), c.Output("kubeConfigs").Apply(rawConfig))
+		ctx.Export(ExpiresAtOutput, c.Output("kubeConfigs").Apply(expiresAt))
 		return nil
 	}
 }
@@ -86,6 +87,18 @@ func rawConfig(v any) (any, error) {
 		return nil, fmt.Errorf("the DOKS cluster's kubeConfigs[0] has no rawConfig")
 	}
 	return raw, nil
+}
+
+// expiresAt is the expiresAt of the first entry of DOKS's kubeConfigs
+// ("" when it has none).
+func expiresAt(v any) (any, error) {
+	list, _ := v.([]any)
+	if len(list) == 0 {
+		return "", nil
+	}
+	m, _ := list[0].(map[string]any)
+	at, _ := m["expiresAt"].(string)
+	return at, nil
 }
 
 // Credentials is the container-registry-credentials project: read-only

@@ -42,22 +42,7 @@ const (
 // secret linode:token, or with nothing when LINODE_TOKEN is set (only the
 // linode plugin receives it).
 func Provider(ctx *engine.Context, envToken bool) *engine.Resource {
-	inputs := engine.Inputs{}
-	if tok, ok := ctx.Config(TokenKey); ok && !envToken {
-		inputs["token"] = engine.Secret(tok)
-	}
-	return ctx.Resource("pulumi:providers:linode", "linode", inputs)
-}
-
-func setting(ctx *engine.Context, key, def string) (string, error) {
-	v, ok, err := ctx.PlainString(key)
-	if err != nil {
-		return "", err
-	}
-	if !ok || strings.TrimSpace(v) == "" {
-		return def, nil
-	}
-	return strings.TrimSpace(v), nil
+	return cluster.TokenProvider(ctx, "pulumi:providers:linode", "linode", TokenKey, envToken)
 }
 
 var labelCut = regexp.MustCompile(`[^A-Za-z0-9-]+`)
@@ -78,18 +63,14 @@ func Label(stack string) string {
 // kubeconfig decoded, for the kubeconfig project and the hook).
 func Cluster(envToken bool) engine.Program {
 	return func(ctx *engine.Context) error {
-		var s [5]string
-		for i, k := range []struct{ key, def string }{{VersionKey, DefaultVersion}, {RegionKey, DefaultRegion},
-			{TypeKey, DefaultType}, {NodeCountKey, DefaultNodeCount}, {HAKey, "false"}} {
-			v, err := setting(ctx, k.key, k.def)
-			if err != nil {
-				return err
-			}
-			s[i] = v
+		s, err := cluster.Settings(ctx, cluster.Default{Key: VersionKey, Value: DefaultVersion}, cluster.Default{Key: RegionKey, Value: DefaultRegion},
+			cluster.Default{Key: TypeKey, Value: DefaultType}, cluster.Default{Key: NodeCountKey, Value: DefaultNodeCount}, cluster.Default{Key: HAKey, Value: "false"})
+		if err != nil {
+			return err
 		}
-		nodes, err := strconv.Atoi(s[3])
-		if err != nil || nodes < 1 {
-			return fmt.Errorf("%s is %q: it must be a whole number of nodes, 1 or more", NodeCountKey, s[3])
+		nodes, err := cluster.NodeCount(NodeCountKey, s[3])
+		if err != nil {
+			return err
 		}
 		ha, err := strconv.ParseBool(s[4])
 		if err != nil {
@@ -102,18 +83,16 @@ func Cluster(envToken bool) engine.Program {
 			"controlPlane": map[string]any{"highAvailability": ha},
 			"tags":         []any{"mara", ctx.Stack()},
 		}, engine.Provider(p))
-		ctx.Export(cluster.ClusterNameOutput, c.Output("label"))
-		ctx.Export("cluster_id", c.ID())
-		ctx.Export("endpoint", c.Output("apiEndpoints").Apply(func(v any) (any, error) {
+		endpoint := c.Output("apiEndpoints").Apply(func(v any) (any, error) {
 			if l, _ := v.([]any); len(l) > 0 {
 				return l[0], nil
 			}
 			return "", nil
-		}))
-		ctx.Export(cluster.KubeconfigOutput, engine.Secret(c.Output("kubeconfig").Apply(func(v any) (any, error) {
+		})
+		cluster.ExportCluster(ctx, c, c.Output("label"), endpoint, c.Output("kubeconfig").Apply(func(v any) (any, error) {
 			b, err := Decode(v)
 			return string(b), err
-		})))
+		}))
 		return nil
 	}
 }

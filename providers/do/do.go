@@ -10,8 +10,11 @@ package do
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/projects/cluster"
 	"github.com/runnerhq/runner/projects/docean"
 	"github.com/runnerhq/runner/providers"
@@ -30,7 +33,7 @@ func New() *providers.Provider {
 		Questions:   append(questions(), k8s.Questions()...),
 		Validate:    validate,
 		Plugins: []providers.PluginSpec{
-			{Name: "digitalocean", Version: "4.80.1", OwnEnv: []string{docean.TokenEnv},
+			{Name: "digitalocean", Version: "4.80.1", OwnEnv: []string{docean.TokenEnv}, Identity: identity, Lookup: lookup,
 				Help: "the digitalocean plugin needs an API token: set DIGITALOCEAN_TOKEN in the environment or the workspace's environment file, or `runner config set --secret digitalocean:token TOKEN`"},
 			k8s.KubernetesPlugin(),
 		},
@@ -90,5 +93,32 @@ func projects() []providers.Project {
 // (the first file of $KUBECONFIG, else ~/.kube/config) as `doctl
 // kubernetes cluster kubeconfig save` does, without doctl.
 func updateKubeconfig(_ context.Context, in providers.HookInput) error {
-	return k8s.MergeOutput(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil })
+	if err := k8s.MergeOutput(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
+		return err
+	}
+	warnExpired(in, time.Now())
+	return nil
+}
+
+// warnExpired tells the user when the kubeconfig the hook merged holds a
+// token that has expired (DigitalOcean's last 7 days) or expires within a
+// day, and the command that renews it: a refresh reads the cluster back,
+// and the digitalocean plugin then fetches new credentials; the up that
+// follows merges them.
+func warnExpired(in providers.HookInput, now time.Time) {
+	v, _ := resource.Unsecret(in.Outputs[docean.ExpiresAtOutput])
+	s, _ := v.(string)
+	at, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return
+	}
+	renew := in.Runtime.Command("-p " + Name + " up --refresh")
+	switch {
+	case !at.After(now):
+		fmt.Fprintf(in.Log, "warning: the DOKS cluster's kubeconfig token expired at %s (DigitalOcean's tokens last 7 days), so kubectl and the Kubernetes projects will be refused; run `%s` to fetch a new one and merge it\n",
+			at.UTC().Format(time.RFC3339), renew)
+	case at.Sub(now) < 24*time.Hour:
+		fmt.Fprintf(in.Log, "warning: the DOKS cluster's kubeconfig token expires at %s; run `%s` then to fetch a new one and merge it\n",
+			at.UTC().Format(time.RFC3339), renew)
+	}
 }

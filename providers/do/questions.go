@@ -19,14 +19,14 @@ import (
 func questions() []providers.Question {
 	return []providers.Question{
 		{Key: docean.TokenKey, Message: "DigitalOcean API token", Secret: true, SetBy: []string{docean.TokenEnv},
-			Help: "a personal access token with read and write scope; DIGITALOCEAN_TOKEN in the environment or the environment file is used instead when set", Validate: token},
+			Help: "a personal access token with read and write scope; DIGITALOCEAN_TOKEN in the environment or the environment file is used instead when set", Validate: providers.APIToken("a DigitalOcean API token (such as dop_v1_ and 64 hex digits)")},
 		{Key: docean.VersionKey, Message: "Kubernetes version of DOKS", Help: "a DOKS version slug, " + oldestMinor + " or later, such as " + docean.DefaultVersion,
 			Default: providers.Constant(docean.DefaultVersion), Validate: version},
 		{Key: docean.RegionKey, Message: "DigitalOcean region", Help: "the region slug of the cluster and registry, such as sfo3 or nyc1",
 			Default: providers.Constant(docean.DefaultRegion), Validate: providers.Matches(`^[a-z]{3}[0-9]$`, "a DigitalOcean region slug such as sfo3 or nyc1")},
 		{Key: docean.SizeKey, Message: "Droplet size of the nodes", Default: providers.Constant(docean.DefaultSize),
 			Validate: providers.Matches(`^[a-z0-9]+(-[a-z0-9]+)+$`, "a Droplet size slug such as s-4vcpu-8gb")},
-		{Key: docean.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(docean.DefaultNodeCount), Validate: count},
+		{Key: docean.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(docean.DefaultNodeCount), Validate: providers.NodeCount(512)},
 		{Key: docean.TierKey, Message: "Subscription tier of the container registry", Default: providers.Constant(docean.DefaultTier),
 			Choices: []string{"starter", "basic", "professional"}},
 		{Key: "kic-helm:fqdn", Message: "Host name of the ingress controller (its DNS A record is made in this domain of your account)",
@@ -61,25 +61,6 @@ func version(v string) error {
 	oldest, _ := strconv.Atoi(strings.TrimPrefix(oldestMinor, "1."))
 	if minor < oldest {
 		return fmt.Errorf("must be a version DOKS still supports (%s or later, such as %s): %s is past DOKS support", oldestMinor, docean.DefaultVersion, v)
-	}
-	return nil
-}
-
-var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{20,200}$`)
-
-// token accepts what can be a DigitalOcean API token (dop_v1_ and 64 hex
-// digits today): letters, digits, _ and -, which an HTTP header can carry.
-func token(v string) error {
-	if !tokenRE.MatchString(v) {
-		return fmt.Errorf("must be a DigitalOcean API token (such as dop_v1_ and 64 hex digits): 20 to 200 letters, digits, _ or -")
-	}
-	return nil
-}
-
-func count(v string) error {
-	i, err := strconv.Atoi(v)
-	if err != nil || i < 1 || i > 512 {
-		return fmt.Errorf("must be a whole number of nodes from 1 to 512, not %q", v)
 	}
 	return nil
 }

@@ -1,15 +1,14 @@
 // Package linode is the definition of MARA's Linode environment: the LKE
 // cluster, then the Kubernetes layers every provider with a cluster
-// shares, with MARA's Harbor registry after secrets and the registry's
-// credentials after the ingress namespace; MARA's config questions and
-// their validation; and the lke project's hook that adds the cluster to
-// the user's kubeconfig. MARA's harbor-configuration project (Harbor's
-// own API, through the harbor plugin) is not done yet.
+// shares, with MARA's Harbor registry and its configuration (a Kubernetes
+// Job against Harbor's API) after secrets and the registry's credentials
+// after the ingress namespace; MARA's config questions and their
+// validation; and the lke project's hook that adds the cluster to the
+// user's kubeconfig.
 package linode
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -34,7 +33,7 @@ func New() *providers.Provider {
 		Questions:   append(questions(), k8s.Questions()...),
 		Validate:    func(get func(string) (string, bool)) error { return cluster.CheckSettings(get) },
 		Plugins: []providers.PluginSpec{
-			{Name: "linode", Version: "5.1.1", OwnEnv: []string{lke.TokenEnv},
+			{Name: "linode", Version: "5.1.1", OwnEnv: []string{lke.TokenEnv}, Lookup: lookup,
 				Help: "the linode plugin needs an API token: set LINODE_TOKEN in the environment or the workspace's environment file, or `runner config set --secret linode:token TOKEN`"},
 			k8s.KubernetesPlugin(),
 		},
@@ -62,7 +61,10 @@ func projects() []providers.Project {
 		case "secrets":
 			out = append(out, providers.Project{Name: "harbor", Category: providers.Kubernetes,
 				Description: "Harbor container registry (Helm), its three passwords from the stack config's linode:harbor_* secrets",
-				DependsOn:   []string{cluster.KubeconfigProject}, Program: providers.StaticProgram(cluster.Harbor)})
+				DependsOn:   []string{cluster.KubeconfigProject}, Program: providers.StaticProgram(cluster.Harbor)},
+				providers.Project{Name: "harbor-configuration", Category: providers.Kubernetes,
+					Description: "Harbor's configuration once it is healthy (the project library made private), by a Kubernetes Job against Harbor's API",
+					DependsOn:   []string{cluster.KubeconfigProject, "harbor"}, Program: providers.StaticProgram(cluster.HarborConfiguration)})
 		case cluster.IngressNamespaceProject:
 			out = append(out, providers.Project{Name: "container-registry-credentials", Category: providers.Kubernetes,
 				Description: "Harbor's Docker credentials as a Secret in the ingress controller's namespace",
@@ -86,7 +88,7 @@ func questions() []providers.Question {
 		return providers.Question{Key: key, Message: msg, Secret: true, Validate: providers.NonEmpty}
 	}
 	return []providers.Question{
-		{Key: lke.TokenKey, Message: "Linode API token", Secret: true, SetBy: []string{lke.TokenEnv}, Validate: token,
+		{Key: lke.TokenKey, Message: "Linode API token", Secret: true, SetBy: []string{lke.TokenEnv}, Validate: providers.APIToken("a Linode API token"),
 			Help: "a personal access token with read/write on Kubernetes; LINODE_TOKEN in the environment or the environment file is used instead when set"},
 		{Key: lke.VersionKey, Message: "Kubernetes version of LKE", Help: "a minor version LKE supports, " + oldestMinor + " or later",
 			Default: providers.Constant(lke.DefaultVersion), Validate: version},
@@ -94,7 +96,7 @@ func questions() []providers.Question {
 			Validate: providers.Matches(`^[a-z]{2}-[a-z]+(-[0-9])?$`, "a Linode region such as us-central")},
 		{Key: lke.TypeKey, Message: "Linode type of the nodes", Default: providers.Constant(lke.DefaultType),
 			Validate: providers.Matches(`^g[0-9]+-[a-z]+(-[a-z]+)?-[0-9]+$`, "a Linode type such as g6-standard-8")},
-		{Key: lke.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(lke.DefaultNodeCount), Validate: count},
+		{Key: lke.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(lke.DefaultNodeCount), Validate: providers.NodeCount(100)},
 		{Key: lke.HAKey, Message: "Highly available control plane (true or false)", Optional: true, Choices: []string{"true", "false"}},
 		secret(cluster.HarborAdminKey, "Password of Harbor's admin user"),
 		secret(cluster.HarborDBKey, "Password of Harbor's database"),
@@ -114,23 +116,6 @@ func version(v string) error {
 	minor, _ := strconv.Atoi(m[1])
 	if minor < 32 {
 		return fmt.Errorf("must be a version LKE still supports (%s or later, such as %s): %s is past LKE support", oldestMinor, lke.DefaultVersion, v)
-	}
-	return nil
-}
-
-var tokenRE = regexp.MustCompile(`^[A-Za-z0-9_-]{20,200}$`)
-
-func token(v string) error {
-	if !tokenRE.MatchString(v) {
-		return errors.New("must be a Linode API token: 20 to 200 letters, digits, _ or -")
-	}
-	return nil
-}
-
-func count(v string) error {
-	i, err := strconv.Atoi(v)
-	if err != nil || i < 1 || i > 100 {
-		return fmt.Errorf("must be a whole number of nodes from 1 to 100, not %q", v)
 	}
 	return nil
 }

@@ -146,8 +146,9 @@ func (p *provider) Update(_ context.Context, req plugin.UpdateRequest) (plugin.U
 
 // Read returns the stored resource; an empty ID when it is gone. With no
 // ID (an interrupted create) the fake aws looks the resource up by URN
-// (runner's convention for plugins that can); the fake kubernetes refuses,
-// as the real one does (it reads an object by "<namespace>/<name>" only).
+// (runner's convention for plugins that can); the fake kubernetes,
+// digitalocean and linode refuse, as the real ones do (they read by the
+// ID only: runner finds it by the inputs, or through their functions).
 func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadResponse, error) {
 	s, err := p.configured("Read")
 	if err != nil {
@@ -158,7 +159,7 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 		typ = string(req.URN.Type())
 	}
 	var rec *Record
-	if req.ID == "" && (p.contract.Package == "kubernetes" || os.Getenv(EnvNoURNLookup) == "1") {
+	if req.ID == "" && (p.contract.Package != "aws" || os.Getenv(EnvNoURNLookup) == "1") {
 		return plugin.ReadResponse{}, status.Errorf(codes.InvalidArgument, "resource name may not be empty (reading %s without an ID)", req.URN)
 	}
 	if req.ID == "" {
@@ -182,7 +183,19 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 	if err != nil {
 		return plugin.ReadResponse{}, status.Error(codes.Internal, err.Error())
 	}
+	if r, ok := p.cloud.(renewer); ok && r.renew(typ, ins, outs) {
+		if err := s.put(p.contract.Package, typ, rec.ID, resource.URN(rec.URN), ins, outs); err != nil {
+			return plugin.ReadResponse{}, status.Error(codes.Internal, err.Error())
+		}
+	}
 	return plugin.ReadResponse{ReadResult: plugin.ReadResult{ID: resource.ID(rec.ID), Inputs: ins, Outputs: outs}}, nil
+}
+
+// renewer is a cloud whose Read renews what expired in a resource's
+// outputs (a DOKS cluster's kubeconfig token), in place; it reports
+// whether it did.
+type renewer interface {
+	renew(typ string, inputs, outs resource.PropertyMap) bool
 }
 
 // Delete removes the resource from the fake cloud (a missing one is fine)

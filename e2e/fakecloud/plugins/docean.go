@@ -84,6 +84,15 @@ func (c *doCloud) newID(typ string, inputs resource.PropertyMap) string {
 	return uuid.NewString()
 }
 
+// fill autonames a container registry without a name, as the real plugin
+// does (the name is then kept on every later check): registry names are
+// unique across all of DigitalOcean, so a fixed one could be taken.
+func (c *doCloud) fill(typ string, req plugin.CheckRequest, news resource.PropertyMap) {
+	if typ == "digitalocean:index/containerRegistry:ContainerRegistry" && news["name"].IsNull() {
+		news["name"] = autoname(req, req.Olds["name"])
+	}
+}
+
 func (c *doCloud) replaces(typ string, key resource.PropertyKey, _, _ resource.PropertyMap) bool {
 	return doForceNew[typ][key]
 }
@@ -136,6 +145,30 @@ func (c *doCloud) outputs(typ string, g *gen, inputs, outs resource.PropertyMap)
 	}
 }
 
+// EnvDOKSTokenTTL names the variable holding how long a new DOKS
+// kubeconfig token lasts (a Go duration; DigitalOcean's 7 days when
+// unset): a negative one makes tokens that have already expired.
+const EnvDOKSTokenTTL = "FAKECLOUD_DOKS_TOKEN_TTL"
+
+// renew gives a DOKS cluster whose kubeconfig token expired a new one, as
+// the real plugin's read does (it fetches the cluster's credentials again
+// once their expiresAt has passed).
+func (c *doCloud) renew(typ string, inputs, outs resource.PropertyMap) bool {
+	if typ != "digitalocean:index/kubernetesCluster:KubernetesCluster" {
+		return false
+	}
+	kc := Plain(outs["kubeConfigs"])
+	if kc.IsArray() && len(kc.ArrayValue()) > 0 && kc.ArrayValue()[0].IsObject() {
+		at := Plain(kc.ArrayValue()[0].ObjectValue()["expiresAt"])
+		if t, err := time.Parse(time.RFC3339, fmt.Sprint(at.V)); err == nil && t.After(time.Now()) {
+			return false
+		}
+	}
+	str := func(k resource.PropertyKey) string { return fmt.Sprint(Plain(inputs[k]).V) }
+	outs["kubeConfigs"] = resource.MakeSecret(doKubeConfigs(str("name"), str("region"), outs["endpoint"]))
+	return true
+}
+
 // doKubeConfigs is a DOKS cluster's kubeConfigs: one entry with the
 // cluster's kubeconfig (contexts named do-<region>-<name>, a static
 // token) and its parts.
@@ -166,7 +199,11 @@ users:
   user:
     token: %s
 `, ca, server, entry, entry, entry, entry, entry, entry, token)
-	expires := resource.NewStringProperty(time.Now().Add(7 * 24 * time.Hour).UTC().Format(time.RFC3339))
+	ttl, err := time.ParseDuration(os.Getenv(EnvDOKSTokenTTL))
+	if err != nil {
+		ttl = 7 * 24 * time.Hour
+	}
+	expires := resource.NewStringProperty(time.Now().Add(ttl).UTC().Format(time.RFC3339))
 	return resource.NewArrayProperty([]resource.PropertyValue{resource.NewObjectProperty(resource.PropertyMap{
 		"rawConfig": s(raw), "host": s(server), "clusterCaCertificate": s(ca), "token": s(token), "expiresAt": expires,
 	})})

@@ -12,38 +12,17 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 )
 
-// updateInfo is one operation as Pulumi's DIY backend records it
-// (<stack>-<unix ns>.history.json), with runner's record beside it.
-type updateInfo struct {
-	Kind            string                 `json:"kind"`
-	StartTime       int64                  `json:"startTime"`
-	Message         string                 `json:"message"`
-	Environment     map[string]string      `json:"environment"`
-	Config          map[string]any         `json:"config"`
-	Result          string                 `json:"result"`
-	EndTime         int64                  `json:"endTime"`
-	ResourceChanges map[string]int         `json:"resourceChanges,omitempty"`
-	Runner          *backend.HistoryRecord `json:"runner,omitempty"`
-}
-
 // addHistory records rec for (project, stack).
 func (s *Store) addHistory(ctx context.Context, project, stack string, rec backend.HistoryRecord) error {
-	end := rec.EndTime
-	if end.IsZero() {
-		end = time.Now().UTC()
-	}
-	info := updateInfo{Kind: rec.Kind, StartTime: rec.StartTime.Unix(), EndTime: end.Unix(), Message: rec.Message,
-		Result: rec.Result, ResourceChanges: rec.Changes, Config: map[string]any{},
-		Environment: map[string]string{"exec.kind": "runner", "runner.user": rec.User, "runner.host": rec.Host}, Runner: &rec}
-	data, err := json.MarshalIndent(info, "", "    ")
+	data, err := backend.EncodeDIYUpdate(rec)
 	if err != nil {
-		return fmt.Errorf("encoding the history record: %w", err)
+		return err
 	}
 	prefix := historyPrefix(project, stack)
 	if project == "" { // the stack's own (a takeover of its lock): runner's only
-		prefix = ".runner/history/" + stack + "/"
+		prefix = backend.RunnerStackHistoryPrefix(stack)
 	}
-	key := fmt.Sprintf("%s%s-%d.history.json", prefix, stack, time.Now().UnixNano())
+	key := prefix + backend.DIYHistoryName(stack, time.Now().UnixNano())
 	if _, err := s.obj.Put(ctx, key, data, Cond{}); err != nil {
 		return fmt.Errorf("recording the history of stack %s: %w", stack, err)
 	}
@@ -122,14 +101,9 @@ func (s *Store) readHistory(ctx context.Context, key, project string) (*backend.
 	if err != nil {
 		return nil, fmt.Errorf("reading the history %s/%s: %w", s.obj.Describe(), key, err)
 	}
-	var info updateInfo
-	if err := json.Unmarshal(o.Data, &info); err != nil {
+	rec, err := backend.DecodeDIYUpdate(o.Data)
+	if err != nil {
 		return nil, fmt.Errorf("reading the history %s/%s: %w", s.obj.Describe(), key, err)
-	}
-	rec := backend.HistoryRecord{Kind: info.Kind, Result: info.Result, StartTime: time.Unix(info.StartTime, 0).UTC(),
-		EndTime: time.Unix(info.EndTime, 0).UTC(), Changes: info.ResourceChanges, Message: info.Message}
-	if info.Runner != nil {
-		rec = *info.Runner
 	}
 	return &backend.HistoryEntry{Project: project, HistoryRecord: rec}, nil
 }

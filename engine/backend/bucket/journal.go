@@ -64,11 +64,21 @@ func (s *Store) replace(ctx context.Context, project, stack string, cur seenStat
 	cond := Cond{IfNoneMatch: true}
 	if cur.data != nil {
 		cond = Cond{IfMatch: cur.etag}
-		if _, err := s.obj.Put(ctx, checkpointKey(project, stack)+".bak", cur.data, Cond{}); err != nil {
+	}
+	key, stored, err := s.storedForm(project, stack, data)
+	if err != nil {
+		return cur, err
+	}
+	if cur.data != nil {
+		bak := cur.data
+		if key != checkpointKey(project, stack) {
+			bak, _ = gzipped(cur.data)
+		}
+		if _, err := s.obj.Put(ctx, key+".bak", bak, Cond{}); err != nil {
 			return cur, fmt.Errorf("keeping the state of project %s on stack %s: %w", project, stack, err)
 		}
 	}
-	etag, err := s.obj.Put(ctx, checkpointKey(project, stack), data, cond)
+	etag, err := s.obj.Put(ctx, key, stored, cond)
 	if errors.Is(err, ErrPrecondition) {
 		return cur, fmt.Errorf("saving the state of project %s on stack %s: it was changed by another writer since this run read it: %w", project, stack, backend.ErrFenced)
 	}

@@ -16,14 +16,26 @@ import (
 
 // readCheckpoint reads the (project, stack) checkpoint: its bytes and ETag,
 // nil when there is none.
+// A checkpoint the Pulumi CLI wrote gzipped (<stack>.json.gz, when
+// PULUMI_DIY_BACKEND_GZIP is set) is read when there is no plain one, its
+// Data decompressed, and written back gzipped (gzip.go).
 func (s *Store) readCheckpoint(ctx context.Context, project, stack string) (*Object, error) {
 	o, err := s.obj.Get(ctx, checkpointKey(project, stack))
+	gz := false
+	if errors.Is(err, ErrNotExist) {
+		o, err = s.obj.Get(ctx, checkpointKey(project, stack)+gzipExt)
+		gz = err == nil
+	}
 	if errors.Is(err, ErrNotExist) {
 		return nil, nil
+	}
+	if err == nil && gz {
+		o.Data, err = gunzip(o.Data)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the state of project %s on stack %s in %s: %w", project, stack, s.obj.Describe(), err)
 	}
+	s.setGzipped(project, stack, gz)
 	return o, nil
 }
 

@@ -1,13 +1,18 @@
 package bucket_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/backend/bucket"
+	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/state/statetest"
 )
 
 // TestPulumiLockFileRefusesRunner: a lock file the Pulumi CLI wrote in its
@@ -52,5 +57,53 @@ func TestNewerLayoutRefused(t *testing.T) {
 	}
 	if list, _ := mem.List(ctx, ""); len(list) != 1 {
 		t.Fatalf("the refused bucket was written: %v", list)
+	}
+}
+
+// TestGzippedCheckpointReadAndWrittenBack: a checkpoint the Pulumi CLI wrote
+// gzipped (PULUMI_DIY_BACKEND_GZIP) is read, and a commit writes it back
+// gzipped (no plain one beside it), its .bak gzipped too.
+func TestGzippedCheckpointReadAndWrittenBack(t *testing.T) {
+	mem := bucket.NewMemory()
+	s := bucket.New(mem)
+	ctx := context.Background()
+	c := statetest.NewCrypter(1)
+	export, _ := state.Marshal(ctx, statetest.Snapshot("app", "prod", 2), c)
+	cp, _ := backend.ToCheckpoint("app", "prod", export)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(cp)
+	zw.Close()
+	mem.Put(ctx, ".pulumi/meta.yaml", []byte("version: 1\n"), bucket.Cond{})
+	mem.Put(ctx, ".pulumi/stacks/app/prod.json.gz", gz.Bytes(), bucket.Cond{})
+	snap, err := s.Load(ctx, "app", "prod", c)
+	if err != nil || len(snap.Resources) != 4 {
+		t.Fatalf("Load of a gzipped checkpoint = %v", err)
+	}
+	if stacks, _ := s.ListStacks(ctx); len(stacks) != 1 || stacks[0].Name != "prod" {
+		t.Fatalf("ListStacks = %+v", stacks)
+	}
+	j, err := s.OpenJournal(ctx, "app", "prod", snap, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Commit(ctx, statetest.Snapshot("app", "prod", 3), backend.HistoryRecord{Kind: "update", Result: "succeeded", StartTime: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mem.Get(ctx, ".pulumi/stacks/app/prod.json"); err == nil {
+		t.Fatal("a plain checkpoint was written beside the gzipped one")
+	}
+	for _, key := range []string{".pulumi/stacks/app/prod.json.gz", ".pulumi/stacks/app/prod.json.gz.bak"} {
+		o, err := mem.Get(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gzip.NewReader(bytes.NewReader(o.Data)); err != nil {
+			t.Fatalf("%s is not gzipped: %v", key, err)
+		}
+	}
+	again, err := bucket.New(mem).Load(ctx, "app", "prod", c)
+	if err != nil || len(again.Resources) != 5 {
+		t.Fatalf("Load after the gzipped write = %v", err)
 	}
 }

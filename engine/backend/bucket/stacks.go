@@ -34,6 +34,8 @@ func (s *Store) stateKeys(ctx context.Context) (map[string]map[string]bool, erro
 		parts := strings.Split(strings.TrimPrefix(o.Key, ".pulumi/stacks/"), "/")
 		if len(parts) == 2 && strings.HasSuffix(parts[1], ".json") {
 			add(strings.TrimSuffix(parts[1], ".json"), parts[0])
+		} else if len(parts) == 2 && strings.HasSuffix(parts[1], ".json"+gzipExt) {
+			add(strings.TrimSuffix(parts[1], ".json"+gzipExt), parts[0])
 		}
 	}
 	list, err = s.obj.List(ctx, ".runner/stacks/")

@@ -29,11 +29,12 @@ type Store struct {
 	mu   sync.Mutex
 	seen map[string]seenState // project/stack → the checkpoint last read or written
 	held map[string]*objLock  // lock key → the lock this process holds
+	gz   map[string]bool      // project/stack → its checkpoint is gzipped
 }
 
 // seenState is a checkpoint as last read or written by this process.
 type seenState struct {
-	data []byte
+	data []byte // the checkpoint JSON (decompressed)
 	etag string
 	hash string
 }
@@ -47,7 +48,7 @@ var (
 // written until it is used; the store's conditional writes are checked on
 // the first lock (Probe).
 func New(obj Objects) *Store {
-	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}}
+	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}, gz: map[string]bool{}}
 }
 
 // Objects returns the object store s keeps its files in.
@@ -136,26 +137,21 @@ func (s *Store) recall(project, stack string) (seenState, bool) {
 	return st, ok
 }
 
-// The keys of the layout (see the package documentation).
-func checkpointKey(project, stack string) string {
-	return ".pulumi/stacks/" + project + "/" + stack + ".json"
-}
-func pulumiLockDir(project, stack string) string {
-	return ".pulumi/locks/organization/" + project + "/" + stack + "/"
-}
+// The keys of the layout, shared with the folder backend (see
+// backend.DIYCheckpointKey and the package documentation).
+func checkpointKey(project, stack string) string { return backend.DIYCheckpointKey(project, stack) }
+func pulumiLockDir(project, stack string) string { return backend.DIYLockDir(project, stack) }
 func projectLockKey(project, stack string) string {
-	return pulumiLockDir(project, stack) + "runner.json"
+	return backend.DIYProjectLockKey(project, stack)
 }
-func stackLockKey(stack string) string { return ".runner/stacks/" + stack + "/lock.json" }
-func tagsKey(stack string) string      { return ".runner/stacks/" + stack + "/tags.json" }
+func stackLockKey(stack string) string { return backend.RunnerStackPrefix(stack) + "lock.json" }
+func tagsKey(stack string) string      { return backend.RunnerStackPrefix(stack) + "tags.json" }
 func journalPrefix(project, stack string) string {
-	return ".runner/stacks/" + stack + "/" + project + "/journal/"
+	return backend.RunnerProjectPrefix(project, stack) + "journal/"
 }
-func historyPrefix(project, stack string) string {
-	return ".pulumi/history/" + project + "/" + stack + "/"
-}
+func historyPrefix(project, stack string) string { return backend.DIYHistoryPrefix(project, stack) }
 
-const metaKey = ".pulumi/meta.yaml"
+const metaKey = backend.DIYMetaKey
 
 // checkLayout refuses a bucket whose .pulumi/meta.yaml names another
 // layout than Pulumi's project layout (version 1), which runner writes,

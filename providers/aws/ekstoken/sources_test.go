@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,15 +27,19 @@ var secrets = map[string]string{"BASE": "basesecret", "ENV": "envsecret", "PROC"
 // AssumeRoleWithWebIdentity with ones named after the token.
 func fakeSTS(t *testing.T) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := r.ParseForm(); err != nil {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
 			t.Error(err)
 		}
-		q := r.Form
+		q, err := url.ParseQuery(string(body))
+		if err != nil {
+			t.Error(err)
+		}
 		role := q.Get("RoleArn")
 		var akid string
 		switch q.Get("Action") {
 		case "AssumeRole":
-			akid = stsSignerOK(t, r)
+			akid = stsSignerOK(t, r, body)
 			if akid == "" {
 				w.WriteHeader(http.StatusForbidden)
 				fmt.Fprint(w, `<ErrorResponse><Error><Code>SignatureDoesNotMatch</Code><Message>bad signature</Message></Error></ErrorResponse>`)
@@ -44,7 +50,7 @@ func fakeSTS(t *testing.T) *httptest.Server {
 				fmt.Fprint(w, `<ErrorResponse><Error><Code>AccessDenied</Code><Message>not authorized to assume it</Message></Error></ErrorResponse>`)
 				return
 			}
-			akid = fmt.Sprintf("ROLE(%s,%s,%s) from %s", role[strings.LastIndex(role, "/")+1:], q.Get("ExternalId"), q.Get("DurationSeconds"), akid)
+			akid = fmt.Sprintf("ROLE(%s|%s|%s) from %s", role[strings.LastIndex(role, "/")+1:], q.Get("ExternalId"), q.Get("DurationSeconds"), akid)
 		case "AssumeRoleWithWebIdentity":
 			if r.Method != "POST" {
 				t.Errorf("web identity by %s", r.Method)
@@ -59,26 +65,14 @@ func fakeSTS(t *testing.T) *httptest.Server {
 	}))
 }
 
-// stsSignerOK recomputes a presigned request's signature with the secret
-// of its access key id: it returns the id, or "" when they differ.
-func stsSignerOK(t *testing.T, r *http.Request) string {
-	q := r.URL.Query()
-	akid, _, _ := strings.Cut(q.Get("X-Amz-Credential"), "/")
-	when, err := time.Parse("20060102T150405Z", q.Get("X-Amz-Date"))
-	if err != nil {
-		t.Errorf("X-Amz-Date: %v", err)
-	}
-	own := url.Values{}
-	for k, v := range q {
-		if !strings.HasPrefix(k, "X-Amz-") {
-			own[k] = v
-		}
-	}
-	u := presign{Scheme: "http", Method: r.Method, Host: r.Host, Path: r.URL.Path, Query: own,
-		Region: "eu-west-1", Service: "sts", Time: when, Expires: time.Minute, PayloadHash: emptyPayload,
-		Creds: Credentials{akid, secretOf(akid), q.Get("X-Amz-Security-Token")}}.URL()
-	parsed, _ := url.Parse(u)
-	if parsed.Query().Get("X-Amz-Signature") != q.Get("X-Amz-Signature") {
+// stsSignerOK checks a request's signature with the secret of its access
+// key id: it returns the id, or "" when the signature is not that secret's.
+func stsSignerOK(t *testing.T, r *http.Request, body []byte) string {
+	h := r.Header.Clone()
+	h.Set("Content-Length", strconv.FormatInt(r.ContentLength, 10))
+	req := signedRequest{Method: r.Method, Host: r.Host, Path: r.URL.Path, Query: r.URL.Query(), Header: h, PayloadHash: hexSHA256(body)}
+	akid := req.accessKeyID()
+	if akid == "" || req.signature(secretOf(akid)) != req.fields().Signature {
 		return ""
 	}
 	return akid
@@ -103,7 +97,7 @@ func fakeSSO(t *testing.T) *httptest.Server {
 			fmt.Fprint(w, `{"message":"Session token not found or invalid"}`)
 			return
 		}
-		id := "SSO(" + r.URL.Query().Get("account_id") + "," + r.URL.Query().Get("role_name") + ")"
+		id := "SSO(" + r.URL.Query().Get("account_id") + "|" + r.URL.Query().Get("role_name") + ")"
 		json.NewEncoder(w).Encode(map[string]any{"roleCredentials": map[string]any{
 			"accessKeyId": id, "secretAccessKey": "s-" + id, "sessionToken": "t-" + id, "expiration": 1893456000000}})
 	}))
@@ -183,6 +177,13 @@ source_profile = sso
 sso_start_url = https://corp.awsapps.com/start
 sso_region = eu-west-1
 sso_registration_scopes = sso:account:access
+[profile ssoexpired]
+sso_session = oldsession
+sso_account_id = 1
+sso_role_name = R
+[sso-session oldsession]
+sso_start_url = https://oldsession.awsapps.com/start
+sso_region = eu-west-1
 [profile legacy]
 sso_start_url = https://legacy.awsapps.com/start
 sso_region = us-east-1
@@ -227,13 +228,14 @@ func TestLoadCredentialSources(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(home, ".aws", "config"), []byte(fmt.Sprintf(sourcesConfig, home)), 0o600)
 	os.WriteFile(filepath.Join(home, ".aws", "credentials"), []byte("[base]\naws_access_key_id = BASE\naws_secret_access_key = basesecret\n"), 0o600)
-	os.WriteFile(filepath.Join(home, "webtoken"), []byte("jwt-1\n"), 0o600)
+	os.WriteFile(filepath.Join(home, "webtoken"), []byte("jwt-1"), 0o600)
 	script(t, home, "creds.sh", `printf '{"Version": %s, "AccessKeyId": "%s", "SecretAccessKey": "%s", "SessionToken": "tok", "Expiration": "%s"}' "${3:-1}" "$1" "$2" "${4:-2099-01-01T00:00:00Z}"`)
 	script(t, home, "fail.sh", `echo "no credentials for you" >&2; exit 3`)
 	script(t, home, "garbage.sh", `echo "AccessKeyId=PROC SecretAccessKey=leakedsecret"`)
 	ssoCache(t, home, "corp", "good", time.Now().Add(time.Hour))
 	ssoCache(t, home, "https://legacy.awsapps.com/start", "good", time.Now().Add(time.Hour))
 	ssoCache(t, home, "https://old.awsapps.com/start", "good", time.Now().Add(-time.Minute))
+	ssoCache(t, home, "oldsession", "good", time.Now().Add(-time.Minute))
 	ssoCache(t, home, "https://revoked.awsapps.com/start", "revoked-token", time.Now().Add(time.Hour))
 
 	envKeys := map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}
@@ -245,45 +247,46 @@ func TestLoadCredentialSources(t *testing.T) {
 		err     string
 	}{
 		{"static keys", "base", nil, "BASE", ""},
-		{"role chain with external id and duration", "chain", nil, "ROLE(top,ext-1,1800) from ROLE(middle,,) from BASE", ""},
-		{"source_profile itself with keys", "selfref", nil, "ROLE(self,,) from BASE", ""},
-		{"credential_source Environment", "fromenv", envKeys, "ROLE(env,,) from ENV", ""},
+		{"role chain with external id and duration", "chain", nil, "ROLE(top|ext-1|1800) from ROLE(middle||900) from BASE", ""},
+		{"source_profile itself with keys", "selfref", nil, "ROLE(self||900) from BASE", ""},
+		{"credential_source Environment", "fromenv", envKeys, "ROLE(env||900) from ENV", ""},
 		{"web identity profile", "web", nil, "WEB(web) from jwt-1", ""},
 		{"web identity from the environment", "", map[string]string{"AWS_ROLE_ARN": "arn:aws:iam::1:role/pod",
 			"AWS_WEB_IDENTITY_TOKEN_FILE": filepath.Join(home, "webtoken")}, "WEB(pod) from jwt-1", ""},
-		{"SSO session", "sso", nil, "SSO(111122223333,Admin)", ""},
-		{"legacy SSO", "legacy", nil, "SSO(444455556666,ReadOnly)", ""},
-		{"role from SSO", "sso-on-role", nil, "ROLE(fromsso,,) from SSO(111122223333,Admin)", ""},
-		{"AWS_PROFILE SSO", "", map[string]string{"AWS_PROFILE": "sso"}, "SSO(111122223333,Admin)", ""},
-		{"a given SSO profile wins over the environment", "sso", envKeys, "SSO(111122223333,Admin)", ""},
+		{"SSO session", "sso", nil, "SSO(111122223333|Admin)", ""},
+		{"legacy SSO", "legacy", nil, "SSO(444455556666|ReadOnly)", ""},
+		{"role from SSO", "sso-on-role", nil, "ROLE(fromsso||900) from SSO(111122223333|Admin)", ""},
+		{"AWS_PROFILE SSO", "", map[string]string{"AWS_PROFILE": "sso"}, "SSO(111122223333|Admin)", ""},
+		{"a given SSO profile wins over the environment", "sso", envKeys, "SSO(111122223333|Admin)", ""},
 		{"credential_process", "process", nil, "PROC", ""},
-		{"role from credential_process", "process-on-role", nil, "ROLE(fromproc,,) from PROC", ""},
+		{"role from credential_process", "process-on-role", nil, "ROLE(fromproc||900) from PROC", ""},
 
-		{"source_profile loop", "loop1", nil, "", "source_profile makes a loop (loop1 -> loop2 -> loop1)"},
-		{"source_profile missing", "noprofile", nil, "", "its source_profile ghost has no credentials"},
-		{"source_profile and credential_source", "both", envKeys, "", "sets both source_profile and credential_source"},
-		{"credential_source Environment without keys", "fromenv", nil, "", "credential_source Environment has no credentials"},
+		{"source_profile loop", "loop1", nil, "", "profile loop1: role arn:aws:iam::1:role/b cannot be assumed as configured: its source_profile chain loops"},
+		{"source_profile missing", "noprofile", nil, "", "profile noprofile: its source_profile ghost could not be found in "},
+		{"source_profile and credential_source", "both", envKeys, "", "only one credential type may be specified per profile"},
+		{"credential_source Environment without keys", "fromenv", nil, "", "static credentials are empty"},
 		{"mfa", "mfa", nil, "", "cannot ask for an MFA code"},
-		{"role denied", "denied", nil, "", "STS refused (status 403): AccessDenied: not authorized"},
-		{"expired SSO login", "expired", nil, "", "the SSO login of profile expired expired at"},
+		{"role denied", "denied", nil, "", "StatusCode: 403, RequestID: , api error AccessDenied: not authorized to assume it"},
+		{"expired SSO login", "expired", nil, "", "the SSO login of profile expired is missing or expired"},
 		{"expired SSO login says how to log in", "expired", nil, "", "run `aws sso login --profile expired`"},
-		{"SSO login refused", "revoked", nil, "", "refused the cached login (status 401): run `aws sso login --profile revoked`"},
-		{"SSO session missing", "nologin", nil, "", "has no [sso-session nosuch] section"},
+		{"expired SSO session login", "ssoexpired", nil, "", "the SSO login of profile ssoexpired is missing or expired: run `aws sso login --profile ssoexpired`"},
+		{"SSO login refused", "revoked", nil, "", "the SSO portal refused the cached login of profile revoked (status 401): run `aws sso login --profile revoked`"},
+		{"SSO session missing", "nologin", nil, "", "failed to find SSO session section, nosuch"},
 		{"no cached SSO login", "sso", map[string]string{"HOME": t.TempDir(), "AWS_CONFIG_FILE": filepath.Join(home, ".aws", "config")},
-			"", "has no cached login"},
-		{"credential_process fails", "process-fails", nil, "", "credential_process of profile process-fails failed (exit status 3"},
+			"", "profile sso has no cached SSO login: run `aws sso login --profile sso`"},
+		{"credential_process fails", "process-fails", nil, "", "credential_process of profile process-fails failed (its error output is above): failed to refresh cached credentials, process provider error: error in credential_process: exit status 3"},
 		{"credential_process garbage", "process-garbage", nil, "", "printed no JSON object"},
-		{"credential_process Version 2", "process-v2", nil, "", "printed Version 2; only Version 1"},
-		{"credential_process expired", "process-expired", nil, "", "printed credentials that expired at 2001-01-01T00:00:00Z"},
+		{"credential_process Version 2", "process-v2", nil, "", "wrong version in process output (not 1)"},
+		{"credential_process expired", "process-expired", nil, "", "the credentials of profile process-expired expired at 2001-01-01T00:00:00Z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := map[string]string{"HOME": home, "AWS_ENDPOINT_URL_STS": sts.URL, "AWS_ENDPOINT_URL_SSO": sso.URL,
-				"AWS_EC2_METADATA_DISABLED": "true"}
+			env := map[string]string{"AWS_ENDPOINT_URL_STS": sts.URL, "AWS_ENDPOINT_URL_SSO": sso.URL}
 			for k, v := range tt.env {
 				env[k] = v
 			}
-			got, err := LoadCredentials(context.Background(), func(k string) string { return env[k] }, tt.profile, "eu-west-1")
+			isolate(t, firstOf(env["HOME"], home), env)
+			got, err := Credentials(context.Background(), tt.profile, "eu-west-1", time.Now())
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)

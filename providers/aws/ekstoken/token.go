@@ -1,20 +1,26 @@
 // Package ekstoken makes the bearer tokens that an EKS cluster accepts, as
-// `aws eks get-token` does, without the aws CLI or an AWS SDK: a token is
-// "k8s-aws-v1." and the unpadded base64url of an STS GetCallerIdentity URL
-// presigned with AWS Signature Version 4, with the cluster's name in the
-// signed header x-k8s-aws-id. The cluster's authenticator calls that URL
-// to learn who the caller is. runner's hidden `eks-token` command prints
-// one as the ExecCredential a kubeconfig's exec entry expects.
+// `aws eks get-token` does: a token is "k8s-aws-v1." and the unpadded
+// base64url of an STS GetCallerIdentity URL presigned (AWS Signature
+// Version 4) with the cluster's name in the signed header x-k8s-aws-id.
+// The cluster's authenticator calls that URL to learn who the caller is.
+// Credentials come from aws-sdk-go-v2's config loader and the URL from its
+// STS presign client; runner's hidden `eks-token` command prints the token
+// as the ExecCredential a kubeconfig's exec entry expects.
 package ekstoken
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/url"
+	"net/http"
 	"regexp"
-	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // Prefix starts every EKS token.
@@ -24,34 +30,56 @@ const Prefix = "k8s-aws-v1."
 // printed and of the kubeconfig exec entries that run it.
 const ExecAPIVersion = "client.authentication.k8s.io/v1beta1"
 
+// ClusterHeader is the signed header that names the cluster a token is for.
+const ClusterHeader = "x-k8s-aws-id"
+
+// urlExpiry is the X-Amz-Expires of the presigned URL, as `aws eks
+// get-token` signs it.
+const urlExpiry = 60 * time.Second
+
 // lifetime is how long EKS accepts a token (15 minutes from its signing
 // time, whatever X-Amz-Expires says); the credential expires a minute
 // earlier so that clients fetch a new one in time.
 const lifetime = 14 * time.Minute
 
 // Token returns the bearer token for cluster, signed with creds for the
-// STS endpoint of region at time now.
-func Token(cluster, region string, creds Credentials, now time.Time) (string, error) {
+// STS endpoint of region at time now. The endpoint is STS's own in the
+// region's partition (sts.REGION.amazonaws.com, .com.cn in China) even
+// when AWS_ENDPOINT_URL_STS points elsewhere: EKS calls only that host.
+func Token(ctx context.Context, cluster, region string, creds aws.Credentials, now time.Time) (string, error) {
 	if err := CheckTarget(cluster, region); err != nil {
 		return "", err
 	}
-	u := presign{
-		Method: "GET", Host: "sts." + region + "." + DNSSuffix(region), Path: "/",
-		Query:   url.Values{"Action": {"GetCallerIdentity"}, "Version": {"2011-06-15"}},
-		Headers: map[string]string{"x-k8s-aws-id": cluster},
-		Region:  region, Service: "sts", Time: now, Expires: 60 * time.Second,
-		PayloadHash: emptyPayload, Creds: creds,
-	}.URL()
-	return Prefix + base64.RawURLEncoding.EncodeToString([]byte(u)), nil
+	client := sts.New(sts.Options{Region: region, Credentials: aws.CredentialsProviderFunc(
+		func(context.Context) (aws.Credentials, error) { return creds, nil })})
+	presigner := sts.NewPresignClient(client, func(o *sts.PresignOptions) {
+		o.Presigner = signer{v4.NewSigner(), now}
+	})
+	req, err := presigner.PresignGetCallerIdentity(ctx, &sts.GetCallerIdentityInput{}, func(o *sts.PresignOptions) {
+		o.ClientOptions = append(o.ClientOptions, func(o *sts.Options) {
+			o.APIOptions = append(o.APIOptions, smithyhttp.SetHeaderValue(ClusterHeader, cluster))
+		})
+	})
+	if err != nil {
+		return "", fmt.Errorf("signing the STS GetCallerIdentity URL of the token: %w", err)
+	}
+	return Prefix + base64.RawURLEncoding.EncodeToString([]byte(req.URL)), nil
 }
 
-// DNSSuffix is the domain of AWS's endpoints in region: amazonaws.com.cn
-// in China (cn-north-1, cn-northwest-1), else amazonaws.com.
-func DNSSuffix(region string) string {
-	if strings.HasPrefix(region, "cn-") {
-		return "amazonaws.com.cn"
-	}
-	return "amazonaws.com"
+// signer presigns at a given time with the token's expiry: the SDK's
+// presign client signs at the clock's time and sets no X-Amz-Expires.
+type signer struct {
+	v4  *v4.Signer
+	now time.Time
+}
+
+// PresignHTTP implements sts.HTTPPresignerV4.
+func (s signer) PresignHTTP(ctx context.Context, creds aws.Credentials, r *http.Request, payloadHash, service, region string,
+	_ time.Time, optFns ...func(*v4.SignerOptions)) (string, http.Header, error) {
+	q := r.URL.Query()
+	q.Set("X-Amz-Expires", fmt.Sprint(int(urlExpiry/time.Second)))
+	r.URL.RawQuery = q.Encode()
+	return s.v4.PresignHTTP(ctx, creds, r, payloadHash, service, region, s.now, optFns...)
 }
 
 // regionName is the form of an AWS region (us-west-1, cn-north-1,

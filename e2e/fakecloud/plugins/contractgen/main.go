@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,15 +40,17 @@ func main() {
 	for _, pkg := range []string{"aws", "digitalocean", "linode"} {
 		local[pkg] = flag.String(pkg, "", "an unpacked @pulumi/"+pkg+" package folder (default: npm pack into a temporary folder)")
 	}
+	only := flag.String("only", "", "rewrite only these packages' files (a comma-separated list, such as kubernetes; default all four)")
 	kube := flag.String("kubernetes", "", "the kubernetes provider's schema.json (default: go mod download "+kubernetesModule+")")
 	flag.Parse()
-	if err := run(*programs, *out, local, *kube); err != nil {
+	if err := run(*programs, *out, local, *kube, *only); err != nil {
 		fmt.Fprintf(os.Stderr, "contractgen: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(programs, out string, local map[string]*string, kube string) error {
+func run(programs, out string, local map[string]*string, kube, only string) error {
+	chosen := func(pkg string) bool { return only == "" || slices.Contains(strings.Split(only, ","), pkg) }
 	tokens, err := programTokens(programs)
 	if err != nil {
 		return err
@@ -58,6 +61,9 @@ func run(programs, out string, local map[string]*string, kube string) error {
 	}
 	defer os.RemoveAll(tmp)
 	for pkg, version := range map[string]string{"aws": awsVersion, "digitalocean": digitaloceanVersion, "linode": linodeVersion} {
+		if !chosen(pkg) {
+			continue
+		}
 		dir := *local[pkg]
 		if dir == "" {
 			if dir, err = npmPack(tmp, pkg, version); err != nil {
@@ -73,6 +79,9 @@ func run(programs, out string, local map[string]*string, kube string) error {
 		if err := writeTS(out, pkg, version, dir, want); err != nil {
 			return err
 		}
+	}
+	if !chosen("kubernetes") {
+		return nil
 	}
 	if kube == "" {
 		if kube, err = moduleFile(kubernetesModule, kubernetesSchema); err != nil {

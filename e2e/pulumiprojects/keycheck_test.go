@@ -1,0 +1,71 @@
+package pulumiprojects
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWrongPassphraseRunsNoProgram: a preview or up of YAML projects
+// starts its language hosts while the passphrase's key is derived, but a
+// wrong passphrase still stops it before the program runs: exit 3 naming
+// the passphrase's source, nothing created, no state or history written.
+// With a secret in the config the key is needed first, and the same holds.
+func TestWrongPassphraseRunsNoProgram(t *testing.T) {
+	program := "name: one\nruntime: yaml\nresources:\n  r:\n    type: testprov:index:Thing\n    properties:\n      value: v\n"
+	for _, secret := range []bool{false, true} {
+		for _, op := range [][]string{{"preview"}, {"up", "--yes"}} {
+			name := op[0]
+			if secret {
+				name += "/secret"
+			}
+			t.Run(name, func(t *testing.T) {
+				w := newWS(t)
+				store := w.withHosts(t, true)
+				w.write(map[string]string{"one/Pulumi.yaml": program, "runner.yaml": "providers:\n  e:\n    projects:\n      one: {path: one}\n"})
+				w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+				if secret {
+					w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "one:token", "s3cr3t")
+				}
+				right := w.extra
+				w.extra = append(append([]string(nil), right...), "PULUMI_CONFIG_PASSPHRASE=not-the-passphrase")
+				r := w.fails(3, append([]string{"-p", "e", "-s", "dev"}, op...)...)
+				if out := r.Stdout + r.Stderr; !strings.Contains(out, "incorrect passphrase for stack dev") || !strings.Contains(out, "PULUMI_CONFIG_PASSPHRASE") {
+					t.Errorf("the output does not name the wrong passphrase and its source:\n%s\n%s", r.Stdout, r.Stderr)
+				}
+				if got := values(t, store); len(got) != 0 {
+					t.Errorf("the program ran: the store holds %v", got)
+				}
+				if files := stateFiles(t, w.dir); len(files) != 0 {
+					t.Errorf("a run with the wrong passphrase wrote %v", files)
+				}
+				w.extra = right
+				w.ok("-p", "e", "-s", "dev", "up", "--yes")
+				if got := values(t, store); len(got) != 1 {
+					t.Errorf("after an up with the right passphrase the store holds %v", got)
+				}
+			})
+		}
+	}
+}
+
+// stateFiles lists the files under the workspace's .runner folder (the
+// folder backend's states, journals and history).
+func stateFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(filepath.Join(dir, ".runner"), func(p string, d os.DirEntry, err error) error {
+		if os.IsNotExist(err) {
+			return filepath.SkipAll
+		}
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

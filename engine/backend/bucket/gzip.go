@@ -1,0 +1,63 @@
+package bucket
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
+)
+
+// gzipExt ends the key of a checkpoint the Pulumi CLI wrote gzipped.
+const gzipExt = ".gz"
+
+// gunzip decompresses a gzipped checkpoint, bounded as a state file is.
+func gunzip(data []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decompressing the gzipped checkpoint: %w", err)
+	}
+	plain, err := io.ReadAll(io.LimitReader(zr, boundedfile.State.Limit+1))
+	if err == nil && int64(len(plain)) > boundedfile.State.Limit {
+		err = fmt.Errorf("it is over %d bytes uncompressed", boundedfile.State.Limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decompressing the gzipped checkpoint: %w", err)
+	}
+	return plain, nil
+}
+
+func gzipped(plain []byte) ([]byte, error) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write(plain); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func (s *Store) setGzipped(project, stack string, gz bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gz[seenKey(project, stack)] = gz
+}
+
+// storedForm returns the key and bytes that store the checkpoint JSON data
+// of (project, stack) in the form it was read in (gzipped or plain).
+func (s *Store) storedForm(project, stack string, data []byte) (string, []byte, error) {
+	s.mu.Lock()
+	gz := s.gz[seenKey(project, stack)]
+	s.mu.Unlock()
+	if !gz {
+		return checkpointKey(project, stack), data, nil
+	}
+	stored, err := gzipped(data)
+	if err != nil {
+		return "", nil, fmt.Errorf("saving the state of project %s on stack %s: %w", project, stack, err)
+	}
+	return checkpointKey(project, stack) + gzipExt, stored, nil
+}

@@ -1,0 +1,91 @@
+package runner
+
+import (
+	"context"
+	"errors"
+
+	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/runner/orchestrate"
+)
+
+// The passphrase's key takes a core a quarter of a second or more to
+// derive (PBKDF2, a million rounds). A preview or up whose projects are all
+// programs run by language hosts derives it while the hosts start: each
+// program runs only once the passphrase is checked, and nothing changes
+// before a program runs. Every other operation checks it first, as before.
+
+// keyCheckWaits reports whether the operation may start before the
+// passphrase is checked: a preview or up, without --refresh (which reads
+// and records resources before any program runs), of a provider whose
+// every project is a hosted program (hosted: the runtimes of the run).
+func (s *Session) keyCheckWaits(o OpOptions, hosted map[string]source.Hosted) bool {
+	if o.Operation != orchestrate.Preview && o.Operation != orchestrate.Up || o.Refresh {
+		return false
+	}
+	for _, name := range s.Graph.Order() {
+		if hosted[name] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// afterKeyCheck returns the runtimes with each program's run waiting for
+// the passphrase check of c (and failing with its error).
+func afterKeyCheck(hosted map[string]source.Hosted, c *config.Crypter) map[string]source.Hosted {
+	out := make(map[string]source.Hosted, len(hosted))
+	for name, h := range hosted {
+		g := keyGated{Hosted: h, c: c}
+		if l, ok := h.(source.PackageLister); ok {
+			out[name] = keyGatedLister{keyGated: g, lister: l}
+			continue
+		}
+		out[name] = g
+	}
+	return out
+}
+
+// keyGated runs a program once the passphrase is checked.
+type keyGated struct {
+	source.Hosted
+	c *config.Crypter
+}
+
+// Run waits for the passphrase check, then runs the program.
+func (g keyGated) Run(ctx context.Context, req source.RunRequest) error {
+	if err := g.c.Wait(ctx); err != nil {
+		return err
+	}
+	return g.Hosted.Run(ctx, req)
+}
+
+// keyGatedLister is keyGated for a runtime that lists the plugins its
+// program needs: the listing does not wait for the check.
+type keyGatedLister struct {
+	keyGated
+	lister source.PackageLister
+}
+
+// RequiredPackages lists the plugins the program needs.
+func (g keyGatedLister) RequiredPackages(ctx context.Context, req source.RunRequest) ([]source.Package, error) {
+	return g.lister.RequiredPackages(ctx, req)
+}
+
+// keyChecked ends an operation that may have started before the
+// passphrase was checked: when the check failed, with its error (a
+// validation error naming the passphrase's source) whatever else failed;
+// the summary of a run already showed it when the run failed.
+func (s *Session) keyChecked(sum *orchestrate.Summary, err error) (*orchestrate.Summary, error) {
+	if s.crypter == nil {
+		return sum, err
+	}
+	kerr := s.crypter.Wait(context.Background())
+	switch {
+	case kerr == nil:
+		return sum, err
+	case errors.Is(err, orchestrate.ErrFailed):
+		return nil, &ReportedError{Err: kerr}
+	}
+	return nil, kerr
+}
