@@ -151,7 +151,7 @@ func (s *Stacks) importCrypter(stack string, data []byte, c *config.Crypter) (*c
 	if err != nil {
 		return nil, err
 	}
-	return sess.openWith(sp.State.Salt, "the secrets of the deployment (its secrets provider's salt)")
+	return sess.openWith(sp.State.Salt, "the secrets of the deployment (its secrets provider's salt)", false)
 }
 
 // Repair makes a project's state on stack (every project's, when project
