@@ -3,11 +3,16 @@ package clouds
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMissingAWSCredentials: without AWS credentials (none in the
@@ -106,5 +111,44 @@ func TestEKSTokenCommand(t *testing.T) {
 				t.Errorf("token URL %s (%v), want %s", u, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestEKSTokenInterruptedWhileAskingTheInstance: Ctrl-C while eks-token
+// waits on the instance metadata service ended as "no AWS credentials"
+// (exit 3), since the SDK's instance provider turns the cancellation into
+// a failure of its own; it is exit 130, as for every interrupted command.
+func TestEKSTokenInterruptedWhileAskingTheInstance(t *testing.T) {
+	hang := make(chan struct{})
+	imds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer imds.Close()
+	defer close(hang)
+	e := newEnv(t, "us-west-1")
+	var env []string
+	for _, kv := range e.environ() {
+		if k, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(k, "AWS_") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(binary, "eks-token", "--cluster-name", "c", "--region", "us-west-1")
+	cmd.Env = append(env, "AWS_EC2_METADATA_SERVICE_ENDPOINT="+imds.URL)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 || stdout.String() != "" {
+		t.Fatalf("eks-token interrupted while asking the instance: %v, stdout %q, stderr %q; want exit 130 and nothing on stdout", err, stdout.String(), stderr.String())
 	}
 }

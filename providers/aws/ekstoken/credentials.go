@@ -52,6 +52,7 @@ func Credentials(ctx context.Context, profile, region string, now time.Time) (aw
 	if err := checkSharedFiles(); err != nil {
 		return aws.Credentials{}, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, retrieveTimeout)
 	defer cancel()
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
@@ -59,6 +60,9 @@ func Credentials(ctx context.Context, profile, region string, now time.Time) (aw
 		return aws.Credentials{}, src.explain(err, nil)
 	}
 	creds, err := cfg.Credentials.Retrieve(ctx)
+	if err != nil && errors.Is(parent.Err(), context.Canceled) { // Ctrl-C: exit 130, whatever the provider made of it
+		return aws.Credentials{}, fmt.Errorf("finding the AWS credentials of %s: %w", src.name(), parent.Err())
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return aws.Credentials{}, fmt.Errorf("finding the AWS credentials of %s did not finish in time (a credential_process, SSO or STS that does not answer): %w", src.name(), err)
 	}
@@ -135,10 +139,10 @@ func (s source) explain(err error, p aws.CredentialsProvider) error {
 		return fmt.Errorf("%s sets only one of aws_access_key_id and aws_secret_access_key in %s; set both", s.name(), sharedFiles())
 	case errors.As(err, &mfa):
 		return fmt.Errorf("%s assumes a role with mfa_serial: runner's EKS token helper cannot ask for an MFA code; use credential_process (a tool that asks for it), SSO, or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY/AWS_SESSION_TOKEN of a session made beforehand", s.name())
-	case errors.As(err, &ssoLogin):
-		return fmt.Errorf("the SSO login of %s is missing or expired: %s", s.name(), login)
 	case errors.Is(err, fs.ErrNotExist) && fromSSO(p):
 		return fmt.Errorf("%s has no cached SSO login: %s", s.name(), login)
+	case errors.As(err, &ssoLogin), fromSSO(p) && strings.Contains(err.Error(), "refresh cached SSO token failed"):
+		return fmt.Errorf("the SSO login of %s is missing or expired: %s", s.name(), login)
 	case errors.As(err, &op) && op.ServiceID == "SSO" && errors.As(err, &resp) && (resp.HTTPStatusCode() == 401 || resp.HTTPStatusCode() == 403):
 		return fmt.Errorf("the SSO portal refused the cached login of %s (status %d): %s", s.name(), resp.HTTPStatusCode(), login)
 	case errors.As(err, &assume):

@@ -2,6 +2,9 @@ package ekstoken
 
 import (
 	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -30,5 +33,28 @@ func TestProcessTimeoutWithBackgroundChild(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Credentials still waits 10 s after its deadline: a child of the shell holds its output open")
+	}
+}
+
+// TestCancelledSearchKeepsTheCancellation: Ctrl-C while the search waits
+// on the instance metadata service, whose failure reads as "no
+// credentials", must still end as cancelled (exit 130), not as "no AWS
+// credentials" (exit 3).
+func TestCancelledSearchKeepsTheCancellation(t *testing.T) {
+	hang := make(chan struct{})
+	defer close(hang)
+	imds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer imds.Close()
+	isolate(t, t.TempDir(), map[string]string{"AWS_EC2_METADATA_DISABLED": "false", "AWS_EC2_METADATA_SERVICE_ENDPOINT": imds.URL})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	_, err := Credentials(ctx, "", "us-east-1", time.Now())
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want one wrapping context.Canceled", err)
 	}
 }

@@ -177,6 +177,13 @@ source_profile = sso
 sso_start_url = https://corp.awsapps.com/start
 sso_region = eu-west-1
 sso_registration_scopes = sso:account:access
+[profile ssoexpired]
+sso_session = oldsession
+sso_account_id = 1
+sso_role_name = R
+[sso-session oldsession]
+sso_start_url = https://oldsession.awsapps.com/start
+sso_region = eu-west-1
 [profile legacy]
 sso_start_url = https://legacy.awsapps.com/start
 sso_region = us-east-1
@@ -228,6 +235,7 @@ func TestLoadCredentialSources(t *testing.T) {
 	ssoCache(t, home, "corp", "good", time.Now().Add(time.Hour))
 	ssoCache(t, home, "https://legacy.awsapps.com/start", "good", time.Now().Add(time.Hour))
 	ssoCache(t, home, "https://old.awsapps.com/start", "good", time.Now().Add(-time.Minute))
+	ssoCache(t, home, "oldsession", "good", time.Now().Add(-time.Minute))
 	ssoCache(t, home, "https://revoked.awsapps.com/start", "revoked-token", time.Now().Add(time.Hour))
 
 	envKeys := map[string]string{"AWS_ACCESS_KEY_ID": "ENV", "AWS_SECRET_ACCESS_KEY": "envsecret"}
@@ -261,6 +269,7 @@ func TestLoadCredentialSources(t *testing.T) {
 		{"role denied", "denied", nil, "", "StatusCode: 403, RequestID: , api error AccessDenied: not authorized to assume it"},
 		{"expired SSO login", "expired", nil, "", "the SSO login of profile expired is missing or expired"},
 		{"expired SSO login says how to log in", "expired", nil, "", "run `aws sso login --profile expired`"},
+		{"expired SSO session login", "ssoexpired", nil, "", "the SSO login of profile ssoexpired is missing or expired: run `aws sso login --profile ssoexpired`"},
 		{"SSO login refused", "revoked", nil, "", "the SSO portal refused the cached login of profile revoked (status 401): run `aws sso login --profile revoked`"},
 		{"SSO session missing", "nologin", nil, "", "failed to find SSO session section, nosuch"},
 		{"no cached SSO login", "sso", map[string]string{"HOME": t.TempDir(), "AWS_CONFIG_FILE": filepath.Join(home, ".aws", "config")},
