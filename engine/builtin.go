@@ -69,6 +69,11 @@ func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadReq
 	opts := *d.opts
 	if stack != d.opts.Stack {
 		opts.References = nil // this operation's outputs are of its own stack
+		if opts.ReferenceCrypter != nil {
+			if opts.Crypter, err = opts.ReferenceCrypter(ctx, project, stack); err != nil {
+				return source.Answer{}, fmt.Errorf("stack reference %q: %w", name, err)
+			}
+		}
 	}
 	opts.Stack = stack
 	outs, _, err := stackOutputs(ctx, &opts)(project)

@@ -1,18 +1,17 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/stepgen"
+	"github.com/runnerhq/runner/internal/lines"
 )
 
 // hostedSource runs a program through its language runtime (Options.Hosted)
@@ -36,7 +35,7 @@ func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	if err != nil {
 		return err
 	}
-	out := &lineWriter{emit: func(line string) { d.ev.diag(SeverityInfo, d.maskConfig(line)) }}
+	out := lines.NewWriter(func(line string) { d.ev.diag(SeverityInfo, d.maskConfig(line)) })
 	defer out.Flush()
 	req.Stdout, req.Stderr = out, out
 	if lister, ok := h.hosted.(source.PackageLister); ok {
@@ -121,35 +120,4 @@ func (d *deployment) Log(severity, message string, urn resource.URN) {
 	}
 	message = d.maskConfig(strings.TrimRight(message, "\n"))
 	d.ev.emit(Event{Type: EventDiagnostic, Severity: severity, Message: message, URN: urn})
-}
-
-// lineWriter emits each complete line written to it.
-type lineWriter struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	emit func(string)
-}
-
-func (w *lineWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	for {
-		i := bytes.IndexByte(w.buf.Bytes(), '\n')
-		if i < 0 {
-			return len(p), nil
-		}
-		line := string(w.buf.Next(i + 1))
-		w.emit(strings.TrimRight(line, "\r\n"))
-	}
-}
-
-// Flush emits what is left after the last newline.
-func (w *lineWriter) Flush() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.buf.Len() > 0 {
-		w.emit(w.buf.String())
-		w.buf.Reset()
-	}
 }

@@ -44,6 +44,10 @@ type Options struct {
 	// "not known here, load the snapshot". Unknown values are
 	// resource.Computed, secrets resource.Secret.
 	References func(project string) (resource.PropertyMap, bool)
+	// ReferenceCrypter, when set, opens the crypter of a project's state on
+	// another stack, for a stack reference to it: each stack's secrets have
+	// a salt of their own. nil: such a state is read with Crypter.
+	ReferenceCrypter func(ctx context.Context, project, stack string) (resource.Crypter, error)
 	// EngineVersion is the version of the program running the engine,
 	// recorded in the manifest of every snapshot written ("": "dev").
 	EngineVersion string

@@ -294,6 +294,17 @@ func fileError(err error) error {
 
 // passphrase returns the stack's passphrase and where it came from.
 func (s *Session) passphrase(isNew bool) (config.Passphrase, error) {
+	if s.pass != nil {
+		return *s.pass, nil
+	}
+	p, err := s.askPassphrase(isNew)
+	if err == nil {
+		s.pass = &p // asked once a command
+	}
+	return p, err
+}
+
+func (s *Session) askPassphrase(isNew bool) (config.Passphrase, error) {
 	p, ok, err := config.PassphraseFromEnv(s.getenv, s.Env)
 	if err != nil {
 		return p, Invalid(err)

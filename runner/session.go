@@ -95,6 +95,7 @@ type Session struct {
 
 	backend backend.Store
 	crypter *config.Crypter
+	pass    *config.Passphrase      // the passphrase, once had
 	states  *[]backend.StateSecrets // what the stack's states record of their secrets, once read
 	// staged are config changes made by validation, written together by
 	// saveConfig.

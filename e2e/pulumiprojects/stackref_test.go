@@ -1,6 +1,7 @@
 package pulumiprojects
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -63,4 +64,40 @@ func TestStackReferenceUnknownProject(t *testing.T) {
 	if want := `stack reference "organization/nosuch/dev": there is no project nosuch in the environment of b`; !strings.Contains(r.Stdout+r.Stderr, want) {
 		t.Errorf("the up does not say %q:\nstdout:\n%s\nstderr:\n%s", want, r.Stdout, r.Stderr)
 	}
+}
+
+// TestStackReferenceOtherStackSecrets: a stack reference to another stack
+// whose outputs hold a secret reads them with that stack's own salt (each
+// stack's config has its own), not with the salt of the stack being
+// deployed; the secret stays secret downstream and never shows in plain
+// text.
+func TestStackReferenceOtherStackSecrets(t *testing.T) {
+	w := newWS(t)
+	w.withHosts(t, true)
+	w.write(map[string]string{
+		"a/Pulumi.yaml": "name: a\nruntime: yaml\nconfig:\n  token:\n    type: string\n    secret: true\noutputs:\n  v: ${token}\n  plain: visible\n",
+		"b/Pulumi.yaml": "name: b\nruntime: yaml\nresources:\n  ref:\n    type: pulumi:pulumi:StackReference\n    properties:\n      name: organization/a/prod\noutputs:\n  got: ${ref.outputs[\"v\"]}\n  plain: ${ref.outputs[\"plain\"]}\n",
+		"runner.yaml":   "providers:\n  e:\n    projects:\n      a: {path: a}\n      b: {path: b, dependsOn: [a]}\n",
+	})
+	var logs []string
+	run := func(r result) { logs = append(logs, r.Stdout, r.Stderr) }
+	run(w.ok("-p", "e", "-s", "prod", "config", "set", "--secret", "a:token", secretToken))
+	run(w.ok("-p", "e", "-s", "prod", "up", "--yes"))
+	run(w.ok("-p", "e", "stack", "init", "dev")) // a salt of its own
+	run(w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "a:token", "the-dev-token"))
+	run(w.ok("-p", "e", "-s", "dev", "up", "--yes"))
+	r := w.ok("-p", "e", "-s", "dev", "--json", "stack", "output", "--project", "b")
+	run(r)
+	var out map[string]any
+	if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+		t.Fatalf("stack output: %v\n%s", err, r.Stdout)
+	}
+	if out["got"] != "[secret]" || out["plain"] != "visible" {
+		t.Errorf("b's outputs on dev are %v, want got [secret] (prod's secret, still secret) and plain visible", out)
+	}
+	r = w.ok("-p", "e", "-s", "dev", "--json", "stack", "output", "--project", "b", "--show-secrets")
+	if !strings.Contains(r.Stdout, secretToken) {
+		t.Errorf("b's output on dev is not prod's secret:\n%s", r.Stdout)
+	}
+	noSecret(t, w.dir, logs)
 }

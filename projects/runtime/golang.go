@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/runnerhq/runner/engine/pluginhost"
@@ -165,12 +166,13 @@ func runTied(ctx context.Context, cmd *exec.Cmd, req source.RunRequest, close ..
 	m := newMasker(req.Config, req.ConfigSecretKeys)
 	out, errw := m.writer(orDiscard(req.Stdout)), m.writer(orDiscard(req.Stderr))
 	cmd.Stdout, cmd.Stderr = out, errw
+	name := filepath.Base(cmd.Path) // StartTied puts its keeper in front
 	t, err := pluginhost.StartTied(cmd)
 	for _, f := range close {
 		f.Close()
 	}
 	if err != nil {
-		return fmt.Errorf("starting %s: %w", cmd.Path, err)
+		return fmt.Errorf("starting %s: %w", name, err)
 	}
 	select {
 	case <-t.Exited():
@@ -185,7 +187,28 @@ func runTied(ctx context.Context, cmd *exec.Cmd, req source.RunRequest, close ..
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
-		return fmt.Errorf("%s %s (its output is in the log above): %w", filepath.Base(cmd.Path), exit.ProcessState, err)
+		return &exitedError{name: name, exit: exit}
 	}
 	return err
 }
+
+// exitedError is a program's exit with an error, named by the program's
+// executable (not the keeper in front of it).
+type exitedError struct {
+	name string
+	exit *exec.ExitError
+}
+
+// Error says how the program ended. Under the keeper a program killed by a
+// signal exits 128 plus the signal's number, as in a shell.
+func (e *exitedError) Error() string {
+	status := fmt.Sprintf("exited with status %d", e.exit.ExitCode())
+	if ws, ok := e.exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		status = fmt.Sprintf("was killed by signal %q", ws.Signal())
+	} else if code := e.exit.ExitCode(); code > 128 && code <= 128+64 {
+		status += fmt.Sprintf(" (killed by signal %q)", syscall.Signal(code-128))
+	}
+	return e.name + " " + status + " (its output is in the log above)"
+}
+
+func (e *exitedError) Unwrap() error { return e.exit }

@@ -72,11 +72,26 @@ func findRunScript(dir string) (string, bool) {
 }
 
 // preload reads the config from fd 3 into process.env before the SDK's
-// store reads it.
+// store reads it, and keeps colour out of util.inspect of an error: the
+// SDK formats a program's uncaught error with util.inspect(err, {colors:
+// true}), and Node (20.x, and later lines before nodejs/node#64011 was
+// fixed) loops, growing a string until it fails after minutes, on a
+// stack frame such as ".../node_modules/@pulumi/resource.ts:1:2" (a
+// scoped package's name with no folder after it), which @pulumi/pulumi's
+// source maps produce for a plain JavaScript program.
 const preload = `import {readFileSync, closeSync} from "node:fs";
+import util from "node:util";
 const c = JSON.parse(readFileSync(3, "utf8")); closeSync(3);
 process.env.PULUMI_CONFIG = JSON.stringify(c.config);
-process.env.PULUMI_CONFIG_SECRET_KEYS = JSON.stringify(c.secretKeys);`
+process.env.PULUMI_CONFIG_SECRET_KEYS = JSON.stringify(c.secretKeys);
+const inspect = util.inspect;
+const isError = (v) => v instanceof Error || util.types.isNativeError(v);
+util.inspect = Object.setPrototypeOf(function inspectWithoutColouredErrors(value, options) {
+  if (options !== null && typeof options === "object" && options.colors && isError(value)) {
+    return inspect.call(this, value, {...options, colors: false});
+  }
+  return inspect.apply(this, arguments);
+}, inspect);`
 
 func (n *node) args(req source.RunRequest) []string {
 	var args []string

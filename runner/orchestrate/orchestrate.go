@@ -99,9 +99,11 @@ type Request struct {
 	LoadPlugin      func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
 	Crypter         resource.Crypter
 	SecretsProvider *state.SecretsProvider
-	Config          map[string]any
-	Env             map[string]string
-	Lock            backend.LockInfo
+	// ReferenceCrypter is engine.Options.ReferenceCrypter (other stacks).
+	ReferenceCrypter func(ctx context.Context, project, stack string) (resource.Crypter, error)
+	Config           map[string]any
+	Env              map[string]string
+	Lock             backend.LockInfo
 	// EngineVersion is recorded in the snapshots written ("": "dev").
 	EngineVersion string
 	Events        event.Sink

@@ -1,19 +1,18 @@
 package orchestrate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/walk"
+	"github.com/runnerhq/runner/internal/lines"
 	"github.com/runnerhq/runner/runner/event"
 )
 
@@ -79,7 +78,7 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
 		EngineVersion: o.req.EngineVersion,
 		References:    o.references, Plan: o.req.Plans[name], Dir: dir,
-		LoadPlugin: o.req.LoadPlugin,
+		LoadPlugin: o.req.LoadPlugin, ReferenceCrypter: o.req.ReferenceCrypter,
 	}
 	if o.stackLock != nil {
 		opts.Held = []backend.Lock{o.stackLock}
@@ -137,9 +136,9 @@ func (o *run) references(project string) (resource.PropertyMap, bool) {
 
 // hook runs the project's on_success hook.
 func (o *run) hook(ctx context.Context, p *Project, res *engine.Result) error {
-	w := &logWriter{emit: func(line string) {
+	w := lines.NewWriter(func(line string) {
 		o.emit(event.Event{Type: event.Log, Project: p.Name, Message: line})
-	}}
+	})
 	err := p.OnSuccess(ctx, HookInput{Project: p.Name, Stack: o.req.Stack, Outputs: res.Outputs,
 		Config: o.req.Config, Env: o.req.Env, Log: w})
 	w.Flush()
@@ -304,38 +303,6 @@ func Display(v any) any {
 		}
 		return nil, false
 	})
-}
-
-// logWriter turns written bytes into one log event per line.
-type logWriter struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	emit func(string)
-}
-
-func (w *logWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	for {
-		line, err := w.buf.ReadString('\n')
-		if err != nil {
-			w.buf.WriteString(line)
-			break
-		}
-		w.emit(strings.TrimRight(line, "\r\n"))
-	}
-	return len(p), nil
-}
-
-// Flush emits a last line without its newline.
-func (w *logWriter) Flush() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.buf.Len() > 0 {
-		w.emit(w.buf.String())
-		w.buf.Reset()
-	}
 }
 
 // upstream returns the projects name depends on, transitively: those its
