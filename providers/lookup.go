@@ -26,7 +26,7 @@ func OneID(result resource.PropertyMap, key, what string) (string, error) {
 	default:
 		return "", fmt.Errorf("%d %s match, so which one this stack made cannot be told; delete those it did not make, then run up again", len(list), what)
 	}
-	item := asMap(list[0])
+	item := ObjectOf(list[0])
 	id, ok := IDText(item["id"])
 	if !ok {
 		return "", fmt.Errorf("the %s found has no ID", what)
@@ -53,8 +53,9 @@ func IDText(v any) (string, bool) {
 	return "", false
 }
 
-// asMap returns the object v (an item of a function's result).
-func asMap(v any) resource.PropertyMap {
+// ObjectOf returns the object v (an item of a function's result; nil when
+// v is not one).
+func ObjectOf(v any) resource.PropertyMap {
 	v, _ = resource.Unsecret(v)
 	switch m := v.(type) {
 	case map[string]any:
@@ -73,4 +74,15 @@ func Plain(inputs resource.PropertyMap, key string) string {
 		return ""
 	}
 	return s
+}
+
+// SameRegion returns an error naming what when the region of a found
+// resource (its result's "region") is known and is not want: a resource
+// of the same name elsewhere is not the one an interrupted create made.
+func SameRegion(found resource.PropertyMap, want, what string) error {
+	got := Plain(found, "region")
+	if got == "" || want == "" || got == want {
+		return nil
+	}
+	return fmt.Errorf("%s exists in region %s, not %s, so it is not the one this stack was making; delete or rename it (or change the region back), then run up again", what, got, want)
 }

@@ -1,6 +1,9 @@
 package clouds
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,5 +67,46 @@ func TestCutShortCloudCreatesAreAdopted(t *testing.T) {
 			e.converged(c.provider, "after a create cut short")
 			e.secondUpChangesNothing(c.provider)
 		})
+	}
+}
+
+// TestCutShortCreateNotAdoptedElsewhere: after a DOKS create cut short,
+// the cluster found by that name is in another region (someone changed
+// it by hand, or it was never this stack's): the next up does not adopt
+// it (its region differs, so adopting would replace it: delete it) and
+// creates nothing; it fails naming the cluster and what to do, and the
+// cluster stays.
+func TestCutShortCreateNotAdoptedElsewhere(t *testing.T) {
+	e := doWorkspace(t, true)
+	const typ = "digitalocean:index/kubernetesCluster:KubernetesCluster"
+	e.extra = append(e.extra, "FAKECLOUD_DIE_AFTER_CREATE="+typ)
+	e.fails(1, "-p", "do", "up", "--yes")
+	files, _ := filepath.Glob(filepath.Join(e.cloud, "digitalocean", "*.json"))
+	moved := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r map[string]any
+		if json.Unmarshal(data, &r) != nil || r["type"] != typ {
+			continue
+		}
+		r["outputs"].(map[string]any)["region"] = "nyc1"
+		data, _ = json.Marshal(r)
+		if err := os.WriteFile(f, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		moved++
+	}
+	if moved != 1 {
+		t.Fatalf("%d DOKS clusters in the fake cloud, want the 1 the cut-short create made", moved)
+	}
+	r := e.fails(1, "-p", "do", "up", "--yes")
+	if !strings.Contains(r.Stdout+r.Stderr, "the DOKS cluster mara-dev exists in region nyc1, not sfo3, so it is not the one this stack was making") {
+		t.Errorf("the up does not name the cluster found elsewhere:\n%s", r)
+	}
+	if n := len(e.ofType(typ)); n != 1 {
+		t.Errorf("%d DOKS clusters in the fake cloud after the refused up, want the 1 left alone", n)
 	}
 }

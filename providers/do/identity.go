@@ -33,7 +33,8 @@ func identity(typ string, inputs resource.PropertyMap) (string, bool) {
 // lookup finds the resources whose ID DigitalOcean assigns by what the
 // programs named them, through the plugin's own functions: a DOKS cluster
 // by its name (unique in an account; getKubernetesCluster fails when there
-// is none), a DNS record by its domain, name, type and value
+// is none), refused when it is in another region (it is then not the one
+// this create made, and adopting it would replace it), a DNS record by its domain, name, type and value
 // (getRecords: a record of the same four is the same record).
 func lookup(typ string, inputs resource.PropertyMap) (resource.Lookup, bool) {
 	str := func(k string) string { return providers.Plain(inputs, k) }
@@ -47,7 +48,7 @@ func lookup(typ string, inputs resource.PropertyMap) (resource.Lookup, bool) {
 			Args:  resource.PropertyMap{"name": str("name")},
 			Found: func(r resource.PropertyMap) (string, error) {
 				id, _ := providers.IDText(r["id"])
-				return id, nil
+				return id, providers.SameRegion(r, str("region"), "the DOKS cluster "+str("name"))
 			},
 			Absent: func(err error) bool {
 				msg := err.Error()

@@ -2,6 +2,7 @@ package do
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -34,8 +35,12 @@ func TestLookup(t *testing.T) {
 	if !l.Absent(errors.New("rpc error: code = Unknown desc = Unable to find cluster with name: mara-dev")) || l.Absent(errors.New("401 Unauthorized")) {
 		t.Error("the cluster's lookup does not tell the provider's not-found error from others")
 	}
-	if id, err := l.Found(resource.PropertyMap{"id": "0b5e-uuid", "name": "mara-dev"}); id != "0b5e-uuid" || err != nil {
+	if id, err := l.Found(resource.PropertyMap{"id": "0b5e-uuid", "name": "mara-dev", "region": "sfo3"}); id != "0b5e-uuid" || err != nil {
 		t.Errorf("Found = %q, %v", id, err)
+	}
+	if _, err := l.Found(resource.PropertyMap{"id": "0b5e-uuid", "name": "mara-dev", "region": "nyc1"}); err == nil ||
+		!strings.Contains(err.Error(), "the DOKS cluster mara-dev exists in region nyc1, not sfo3") {
+		t.Errorf("a cluster of that name in another region is adopted: %v", err)
 	}
 	rec := resource.PropertyMap{"domain": "example.com", "name": "mara", "type": "A", "value": "203.0.113.7", "ttl": 1800.0}
 	l, ok = lookup(dnsRecordType, rec)

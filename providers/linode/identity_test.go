@@ -1,6 +1,7 @@
 package linode
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -15,8 +16,15 @@ func TestLookup(t *testing.T) {
 	if f["name"] != "label" || f["values"].([]any)[0] != "mara-dev" {
 		t.Errorf("the filter is %v, want the label mara-dev", f)
 	}
-	if id, err := l.Found(resource.PropertyMap{"lkeClusters": []any{map[string]any{"id": 201534.0, "label": "mara-dev"}}}); id != "201534" || err != nil {
+	if id, err := l.Found(resource.PropertyMap{"lkeClusters": []any{map[string]any{"id": 201534.0, "label": "mara-dev", "region": "us-central"}}}); id != "201534" || err != nil {
 		t.Errorf("Found = %q, %v; want 201534", id, err)
+	}
+	if _, err := l.Found(resource.PropertyMap{"lkeClusters": []any{map[string]any{"id": 201534.0, "label": "mara-dev", "region": "eu-west"}}}); err == nil ||
+		!strings.Contains(err.Error(), "exists in region eu-west, not us-central") {
+		t.Errorf("a cluster of that label in another region is adopted: %v", err)
+	}
+	if id, err := l.Found(resource.PropertyMap{"lkeClusters": []any{}}); id != "" || err != nil {
+		t.Errorf("Found of none = %q, %v", id, err)
 	}
 	if _, ok := lookup("linode:index/lkeCluster:LkeCluster", resource.PropertyMap{}); ok {
 		t.Error("a cluster without a label is looked up")
