@@ -137,3 +137,26 @@ func TestPlaintextValueOfASecretKey(t *testing.T) {
 		t.Errorf("up does not say %q:\n%s", want, r.Stderr)
 	}
 }
+
+// TestYAMLHostOutputHasNoColour: with NO_COLOR (as every run here has)
+// and no terminal, the YAML host's diagnostics, which it colours whatever
+// NO_COLOR says, reach the output without escape sequences, in the plain
+// view and in --json.
+func TestYAMLHostOutputHasNoColour(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{
+		"p/Pulumi.yaml": "name: p\nruntime: yaml\nresources:\n  t:\n    type: testprov:index:Thing\n    properties:\n      value: ${nosuch.value}\n",
+		"runner.yaml":   "providers:\n  e:\n    projects:\n      p: {path: p}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	for _, args := range [][]string{{"up", "--yes"}, {"--json", "preview"}} {
+		r := w.fails(1, append([]string{"-p", "e", "-s", "dev"}, args...)...)
+		if !strings.Contains(r.Stdout, `config value`) || !strings.Contains(r.Stdout, `nosuch`) {
+			t.Errorf("%v does not show the host's diagnostic:\n%s", args, r.Stdout)
+		}
+		if strings.Contains(r.Stdout+r.Stderr, "\x1b") || strings.Contains(r.Stdout, `\u001b`) {
+			t.Errorf("%v shows escape sequences:\n%q", args, r.Stdout)
+		}
+	}
+}
