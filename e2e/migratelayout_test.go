@@ -211,3 +211,27 @@ func TestMigrationKilledAnywhereConverges(t *testing.T) {
 	}
 	t.Logf("%d of 12 kills landed inside the first command (span %s)", inside, span.Len())
 }
+
+// TestMigrationFourAtOnce: four commands started together on an old-layout
+// folder: one migrates, the others wait for it; all succeed, and the move
+// is said once (before: a waiter whose migrator finished first crashed on
+// a nil lock).
+func TestMigrationFourAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	oldLayoutTemplate(t, dir, 6, 4, 150)
+	results := make(chan Result, 4)
+	for i := 0; i < 4; i++ {
+		go func() { results <- run(t, dir, "", nil, "stack", "ls") }()
+	}
+	said := 0
+	for i := 0; i < 4; i++ {
+		r := <-results
+		if r.Code != 0 || strings.Count(r.Stdout, "p0,p1,p2,p3") != 6 {
+			t.Errorf("a command started with three others: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+		}
+		said += strings.Count(r.Stderr, migrated)
+	}
+	if said != 1 {
+		t.Errorf("the move was said %d times, want once", said)
+	}
+}

@@ -3,6 +3,9 @@ package backend
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -119,4 +122,34 @@ func BenchmarkLoadCommit10000(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkMigrate10k moves a folder in runner's old layout holding one
+// project of 10,000 resources (and its history) to Pulumi's layout: the
+// one-time cost of the first command on such a workspace.
+func BenchmarkMigrate10k(b *testing.B) {
+	ctx := context.Background()
+	c := statetest.NewCrypter(1)
+	export, err := state.Marshal(ctx, statetest.Snapshot("network", "dev", 10_000), c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(export)))
+	for b.Loop() {
+		b.StopTimer()
+		f, err := Open("file://" + b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Notices = io.Discard
+		dir := filepath.Join(f.Root, "stacks", "dev", "network")
+		os.MkdirAll(dir, 0o755)
+		if err := os.WriteFile(filepath.Join(dir, "snapshot.json"), export, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := f.ready(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -212,3 +212,35 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// sameDeployment reports whether two exports hold the same deployment,
+// whatever their spacing.
+func sameDeployment(a, b []byte) bool {
+	var ea, eb exportJSON
+	if json.Unmarshal(a, &ea) != nil || json.Unmarshal(b, &eb) != nil {
+		return false
+	}
+	var ca, cb bytes.Buffer
+	return json.Compact(&ca, ea.Deployment) == nil && json.Compact(&cb, eb.Deployment) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// TestSpliceCheckpoint: the migration's checkpoint is ToCheckpoint's, the
+// deployment's bytes kept as they are.
+func TestSpliceCheckpoint(t *testing.T) {
+	export, _ := state.Marshal(context.Background(), statetest.Snapshot("network", "dev", 3), statetest.NewCrypter(1))
+	cp, err := spliceCheckpoint("network", "dev", export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vc pulumiVersionedCheckpoint
+	strictDecode(t, "the checkpoint", cp, &vc)
+	var body pulumiCheckpointV3
+	strictDecode(t, "the checkpoint's body", vc.Checkpoint, &body)
+	back, err := FromCheckpoint("x", cp)
+	if vc.Version != 3 || body.Stack != "organization/network/dev" || err != nil || !sameDeployment(back, export) {
+		t.Fatalf("spliced checkpoint %s: %v", cp, err)
+	}
+	if _, err := spliceCheckpoint("network", "dev", []byte(`{"version":2,"deployment":{}}`)); err == nil {
+		t.Fatal("a version 2 deployment was spliced")
+	}
+}

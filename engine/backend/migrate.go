@@ -50,15 +50,15 @@ const migrateWait = 10 * time.Minute
 // migrate migrates the folder from runner's old layout, if it is in it.
 func (f *Folder) migrate() error {
 	old := filepath.Join(f.Root, "stacks")
-	if st, err := os.Stat(old); err != nil || !st.IsDir() {
+	if !isOldLayout(old) {
 		return nil
 	}
 	if fileExists(f.key(layoutMarker)) {
 		return f.retireOld(nil)
 	}
 	lock, err := f.takeMigrationLock()
-	if err != nil {
-		return err
+	if err != nil || lock == nil {
+		return err // lock nil: another process migrated meanwhile
 	}
 	defer lock.Unlock()
 	if fileExists(f.key(layoutMarker)) {
@@ -86,7 +86,7 @@ func (f *Folder) migrate() error {
 }
 
 // takeMigrationLock takes the migration lock, waiting while another
-// process migrates.
+// process migrates; nil when that process finished meanwhile.
 func (f *Folder) takeMigrationLock() (*folderLock, error) {
 	path := f.key(migrateLock)
 	deadline := time.Now().Add(migrateWait)
@@ -143,6 +143,18 @@ func (f *Folder) retireOld(plan *migration) error {
 	fmt.Fprintf(w, "runner: moved the state in %s to Pulumi's DIY layout (%s), so `pulumi login file://%s` reads it; the old files are kept in %s until you remove them\n",
 		f.Root, what, f.Root, target)
 	return nil
+}
+
+// isOldLayout reports whether old is a folder of runner's old layout: a
+// stack folder in it holds one of the files runner kept there (a folder
+// named stacks that runner did not write is left alone).
+func isOldLayout(old string) bool {
+	for _, pattern := range []string{"*/*/snapshot.json", "*/*/journal.jsonl", "*/*/lock.json", "*/history.jsonl", "*/tags.json", "*/lock.json"} {
+		if found, _ := filepath.Glob(filepath.Join(old, pattern)); len(found) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // sameFile reports whether path holds exactly data.

@@ -121,3 +121,21 @@ func TestMigrationRefusedWhileAnOlderRunnerRuns(t *testing.T) {
 		t.Fatalf("Load once the old holder is gone = %v", err)
 	}
 }
+
+// TestAStacksFolderRunnerDidNotWriteIsLeftAlone: a folder named stacks in
+// the backend's folder that holds nothing of runner's old layout is not
+// migrated or moved.
+func TestAStacksFolderRunnerDidNotWriteIsLeftAlone(t *testing.T) {
+	f := openTemp(t)
+	notes := filepath.Join(f.Root, "stacks", "notes", "todo.txt")
+	os.MkdirAll(filepath.Dir(notes), 0o755)
+	os.WriteFile(notes, []byte("mine"), 0o600)
+	var said bytes.Buffer
+	f.Notices = &said
+	if _, err := f.ListStacks(context.Background()); err != nil || said.Len() > 0 {
+		t.Fatalf("ListStacks = %v, said %q", err, said.String())
+	}
+	if _, err := os.Stat(notes); err != nil {
+		t.Fatalf("a file runner did not write was moved: %v", err)
+	}
+}

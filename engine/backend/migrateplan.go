@@ -109,7 +109,7 @@ func (m *migration) planProject(dir, project, stack string) error {
 	}
 	oldHash, newHash := "", ""
 	if snapshot != nil {
-		cp, err := ToCheckpoint(project, stack, snapshot)
+		cp, err := spliceCheckpoint(project, stack, snapshot)
 		if err != nil {
 			return fmt.Errorf("migrating %s: %w; fix or move that file, then run again", filepath.Join(dir, "snapshot.json"), err)
 		}
@@ -157,7 +157,7 @@ func (m *migration) planReplaced(dir, newDir, project, stack string) error {
 			return err
 		}
 		if !strings.HasSuffix(e.Name(), ".journal.jsonl") {
-			if cp, err := ToCheckpoint(project, stack, data); err == nil {
+			if cp, err := spliceCheckpoint(project, stack, data); err == nil {
 				data = cp
 			}
 		}
@@ -260,26 +260,38 @@ func (m *migration) verify() error {
 		if err != nil {
 			return err
 		}
-		back, err := FromCheckpoint(path, data)
-		if err != nil {
-			return err
+		var cp checkpointJSON
+		var e exportJSON
+		if err := json.Unmarshal(data, &cp); err != nil {
+			return fmt.Errorf("%s does not read back: %w", path, err)
 		}
-		if !sameDeployment(back, export) {
-			return fmt.Errorf("%s does not hold the deployment of the old snapshot", path)
+		if json.Unmarshal(export, &e) != nil || !bytes.Equal(cp.Checkpoint.Latest, e.Deployment) || cp.Version != CheckpointVersion {
+			return fmt.Errorf("%s does not hold the deployment of the old snapshot %s", path, m.sources[path])
 		}
 	}
 	return nil
 }
 
-// sameDeployment reports whether two exports hold the same deployment,
-// whatever their spacing.
-func sameDeployment(a, b []byte) bool {
-	var ea, eb exportJSON
-	if json.Unmarshal(a, &ea) != nil || json.Unmarshal(b, &eb) != nil {
-		return false
+// spliceCheckpoint is ToCheckpoint without re-encoding the deployment: its
+// bytes are kept as the export has them (one pass over a large state).
+func spliceCheckpoint(project, stack string, export []byte) ([]byte, error) {
+	var e exportJSON
+	if err := json.Unmarshal(export, &e); err != nil {
+		return nil, fmt.Errorf("converting the state of project %s on stack %s to a checkpoint: %w", project, stack, err)
 	}
-	var ca, cb bytes.Buffer
-	return json.Compact(&ca, ea.Deployment) == nil && json.Compact(&cb, eb.Deployment) == nil && bytes.Equal(ca.Bytes(), cb.Bytes())
+	if e.Version != 3 || len(e.Deployment) == 0 || e.Deployment[0] != '{' {
+		return nil, fmt.Errorf("converting the state of project %s on stack %s to a checkpoint: it is not a version 3 deployment", project, stack)
+	}
+	head, _ := json.Marshal(map[string]any{"version": CheckpointVersion, "checkpoint": map[string]string{"stack": "organization/" + project + "/" + stack}})
+	// head is {"checkpoint":{"stack":"..."},"version":3}: open its checkpoint
+	// object again to add latest.
+	i := bytes.Index(head, []byte(`"},"version"`))
+	out := make([]byte, 0, len(head)+len(e.Deployment)+16)
+	out = append(out, head[:i+1]...)
+	out = append(out, `,"latest":`...)
+	out = append(out, e.Deployment...)
+	out = append(out, head[i+1:]...)
+	return append(out, '\n'), nil
 }
 
 // rebaseJournal makes a journal that began from the snapshot whose SHA-256
