@@ -52,12 +52,14 @@ func TestStackCommandsOnAStackThatDoesNotExist(t *testing.T) {
 // selected printed what a new stack needs, as commands with a
 // "<NAME>" placeholder (runner --stack <NAME> config set ...). It now says
 // which stacks there are and the command that selects one, or, with none,
-// how to create one; nothing is written.
+// how to create one; nothing is written. The stack commands, which said
+// "no stack selected" as a usage error (exit 2) without the stacks, say
+// the same.
 func TestConfigGetWithNoStackSelected(t *testing.T) {
 	dir := workspace(t)
 	check := func(want ...string) {
 		t.Helper()
-		for _, args := range [][]string{{"config", "get", "app:port"}, {"config", "ls"}} {
+		for _, args := range [][]string{{"config", "get", "app:port"}, {"config", "ls"}, {"stack", "tag", "ls"}, {"stack", "history"}} {
 			before := tree(t, dir)
 			r := run(t, dir, "", nil, args...)
 			if r.Code != 3 || strings.Contains(r.Stderr, "<NAME>") || !strings.Contains(r.Stderr, "no stack selected") {

@@ -89,11 +89,8 @@ func newStackListing(probe *Session) error {
 // one, or, with none, the one that creates one.
 func refuseNoStack(opts Options, ws string, env *config.EnvFile) (string, bool, error) {
 	names := map[string]bool{}
-	files, _ := filepath.Glob(filepath.Join(ws, ConfigDir, "Pulumi.*.yaml"))
-	for _, f := range files {
-		if name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "Pulumi."), ".yaml"); config.ValidStackName(name) {
-			names[name] = true
-		}
+	for _, name := range configStacks(ws) {
+		names[name] = true
 	}
 	// The listing is advice: a backend that cannot be read leaves it to
 	// the config files.
@@ -108,4 +105,17 @@ func refuseNoStack(opts Options, ws string, env *config.EnvFile) (string, bool, 
 	}
 	sorted := slices.Sorted(maps.Keys(names))
 	return "", false, Invalid(fmt.Errorf("%w; this workspace's stacks: %s (select one with `runner stack select %s`)", config.ErrNoStack, strings.Join(sorted, ", "), sorted[0]))
+}
+
+// configStacks are the stacks that have a config file in workspace ws
+// (config/pulumi/Pulumi.NAME.yaml with a valid NAME).
+func configStacks(ws string) []string {
+	var out []string
+	files, _ := filepath.Glob(filepath.Join(ws, ConfigDir, "Pulumi.*.yaml"))
+	for _, f := range files {
+		if name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "Pulumi."), ".yaml"); config.ValidStackName(name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }

@@ -105,7 +105,15 @@ func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte)
 	if err != nil {
 		return err
 	}
-	data, _, err = state.SealPlaintextSecrets(ctx, data, c, state.PassphraseProvider(c.EncryptionSalt()))
+	from, err := s.importCrypter(stack, data, c)
+	if err != nil {
+		return err
+	}
+	if from != nil {
+		data, _, err = state.ResealSecrets(ctx, data, from, c, state.PassphraseProvider(c.EncryptionSalt()))
+	} else {
+		data, _, err = state.SealPlaintextSecrets(ctx, data, c, state.PassphraseProvider(c.EncryptionSalt()))
+	}
 	if err != nil {
 		return Invalid(fmt.Errorf("importing into project %s of stack %s: %w; the current state was left as it was", project, stack, err))
 	}
@@ -113,6 +121,37 @@ func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte)
 		return Invalid(fmt.Errorf("%w; the current state was left as it was", err))
 	}
 	return nil
+}
+
+// importCrypter returns the crypter of the passphrase salt that the
+// deployment data records when it differs from the stack's (c): an export
+// of the Pulumi CLI, whose stack config beside Pulumi.yaml has a salt of its
+// own. Its secrets are then encrypted again with the stack's salt, since
+// every state of a runner stack shares one. It returns nil when the
+// deployment records no passphrase salt or the stack's.
+func (s *Stacks) importCrypter(stack string, data []byte, c *config.Crypter) (*config.Crypter, error) {
+	var d struct {
+		Deployment struct {
+			SecretsProviders *struct {
+				Type  string `json:"type"`
+				State struct {
+					Salt string `json:"salt"`
+				} `json:"state"`
+			} `json:"secrets_providers"`
+		} `json:"deployment"`
+	}
+	if json.Unmarshal(data, &d) != nil || d.Deployment.SecretsProviders == nil {
+		return nil, nil // the import's checks name what is wrong
+	}
+	sp := d.Deployment.SecretsProviders
+	if sp.Type != "passphrase" || sp.State.Salt == "" || sp.State.Salt == c.EncryptionSalt() {
+		return nil, nil
+	}
+	sess, err := s.session(stack)
+	if err != nil {
+		return nil, err
+	}
+	return sess.openWith(sp.State.Salt, "the secrets of the deployment (its secrets provider's salt)", false)
 }
 
 // Repair makes a project's state on stack (every project's, when project

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/runner/orchestrate"
@@ -68,12 +67,8 @@ func (s *Stacks) List(ctx context.Context) ([]StackListing, error) {
 		byName[name] = l
 		return l
 	}
-	files, _ := filepath.Glob(filepath.Join(s.Workspace, ConfigDir, "Pulumi.*.yaml"))
-	for _, f := range files {
-		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "Pulumi."), ".yaml")
-		if config.ValidStackName(name) {
-			get(name).ConfigFile = filepath.Join(ConfigDir, filepath.Base(f))
-		}
+	for _, name := range configStacks(s.Workspace) {
+		get(name).ConfigFile = filepath.Join(ConfigDir, "Pulumi."+name+".yaml")
 	}
 	infos, err := s.backend.ListStacks(ctx)
 	if err != nil {

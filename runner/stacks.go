@@ -36,7 +36,8 @@ func OpenStacks(opts Options) (*Stacks, error) {
 	return &Stacks{Session: s, Selected: env.Values[config.StackVar]}, nil
 }
 
-// Stack returns the stack the command is about: --stack, else the selected one.
+// Stack returns the stack the command is about: --stack, else the selected
+// one; with neither, the refusal names the workspace's stacks (exit 3).
 func (s *Stacks) Stack() (string, error) {
 	if s.Opts.Stack != "" {
 		return s.Opts.Stack, nil
@@ -44,7 +45,8 @@ func (s *Stacks) Stack() (string, error) {
 	if s.Selected != "" {
 		return s.Selected, nil
 	}
-	return "", Usage(config.ErrNoStack)
+	_, _, err := refuseNoStack(s.Opts, s.Workspace, s.Env)
+	return "", err
 }
 
 // Projects returns the projects of stack: the provider's, in execution

@@ -21,21 +21,27 @@ const SchemaBaseURL = "https://github.com/pulumi/pulumi/blob/master/sdk/go/commo
 // SchemaFiles names Pulumi's schema files, each loaded under SchemaBaseURL+name.
 var SchemaFiles = []string{"deployments.json", "resources.json", "property-values.json", "project.json"}
 
-// extensionFields are ResourceV3 fields that Pulumi itself writes but that
-// its published resources.json (additionalProperties: false) does not list.
-// ValidateSchema sets them aside, checking only their JSON type.
+// extensionFields are ResourceV3 fields that Pulumi itself writes (its
+// apitype.ResourceV3, up to v3.274) but that its published resources.json
+// (additionalProperties: false) does not list. ValidateSchema sets them
+// aside, checking only their JSON type ("" for any type).
 var extensionFields = map[string]string{
 	"retainOnDelete":      "boolean",
 	"deletedWith":         "string",
+	"replaceWith":         "array",
 	"created":             "string",
 	"modified":            "string",
 	"sourcePosition":      "string",
+	"stackTrace":          "array",
 	"ignoreChanges":       "array",
 	"replaceOnChanges":    "array",
+	"replacementTrigger":  "",
 	"refreshBeforeUpdate": "boolean",
-	"hideDiffs":           "array",
+	"hideDiff":            "array",
 	"taint":               "boolean",
 	"viewOf":              "string",
+	"resourceHooks":       "object",
+	"extensionRef":        "string",
 }
 
 var (
@@ -136,7 +142,7 @@ func stripResource(r any) error {
 		if !ok {
 			continue
 		}
-		if got := jsonType(v); got != want {
+		if got := jsonType(v); want != "" && got != want {
 			return fmt.Errorf("field %q is a %s, want a %s", field, got, want)
 		}
 		delete(m, field)

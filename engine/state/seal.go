@@ -19,18 +19,35 @@ import (
 // as they are. It returns how many secrets it encrypted; when none, data is
 // returned unchanged. Errors never quote a secret.
 func SealPlaintextSecrets(ctx context.Context, data []byte, c resource.Crypter, sp *SecretsProvider) ([]byte, int, error) {
+	return seal(ctx, data, sealer{ctx: ctx, crypter: c}, sp)
+}
+
+// ResealSecrets returns data, a deployment export whose secrets were
+// encrypted with another salt of the passphrase (from: a Pulumi CLI stack
+// whose own stack config has an encryptionsalt of its own), with every
+// ciphertext decrypted with from and encrypted again with to, plaintext
+// secrets encrypted with to, and the deployment's secrets_providers set to
+// sp. It returns how many secrets it encrypted. Errors never quote a
+// secret.
+func ResealSecrets(ctx context.Context, data []byte, from, to resource.Crypter, sp *SecretsProvider) ([]byte, int, error) {
+	if sp == nil {
+		return nil, 0, errors.New("resealing secrets needs the secrets provider of the new crypter")
+	}
+	return seal(ctx, data, sealer{ctx: ctx, crypter: to, from: from}, sp)
+}
+
+func seal(ctx context.Context, data []byte, s sealer, sp *SecretsProvider) ([]byte, int, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber() // keep every number exactly as written
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
 		return nil, 0, fmt.Errorf("the deployment is not JSON: %w", err)
 	}
-	s := sealer{ctx: ctx, crypter: c}
 	sealed, err := s.walk(doc, "")
 	if err != nil {
 		return nil, 0, err
 	}
-	if s.count == 0 {
+	if s.count == 0 && s.from == nil {
 		return data, 0, nil
 	}
 	if sp != nil {
@@ -51,6 +68,7 @@ func SealPlaintextSecrets(ctx context.Context, data []byte, c resource.Crypter, 
 type sealer struct {
 	ctx     context.Context
 	crypter resource.Crypter
+	from    resource.Crypter // when set, ciphertexts are decrypted with it and encrypted again
 	count   int
 }
 
@@ -81,12 +99,24 @@ func (s *sealer) walk(v any, where string) (any, error) {
 	return v, nil
 }
 
-// seal encrypts one secret object's plaintext; a ciphertext is kept.
+// seal encrypts one secret object's plaintext; a ciphertext is kept, or
+// with from, decrypted with it and encrypted again.
 func (s *sealer) seal(obj map[string]any, where string) (any, error) {
-	if _, ok := obj["ciphertext"]; ok {
-		return obj, nil
-	}
 	raw, ok := obj["plaintext"]
+	if ct, has := obj["ciphertext"]; has {
+		if s.from == nil {
+			return obj, nil
+		}
+		str, isString := ct.(string)
+		if !isString {
+			return nil, fmt.Errorf("the ciphertext of the secret at %s is not a string", where)
+		}
+		pt, err := s.from.DecryptValue(s.ctx, str)
+		if err != nil {
+			return nil, fmt.Errorf("decrypting the secret at %s: %w", where, err)
+		}
+		raw, ok = pt, true
+	}
 	if !ok {
 		return nil, fmt.Errorf("the secret at %s has neither ciphertext nor plaintext", where)
 	}
