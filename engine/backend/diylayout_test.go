@@ -171,6 +171,15 @@ func TestFolderReadsWhatPulumiWrote(t *testing.T) {
 		t.Fatalf("the checkpoint was not written back gzipped: %v", err)
 	}
 	zr.Close()
+	zst := filepath.Join(f.Root, ".pulumi", "stacks", "api", "prod.json.zst")
+	os.MkdirAll(filepath.Dir(zst), 0o755)
+	os.WriteFile(zst, []byte{0x28, 0xb5, 0x2f, 0xfd}, 0o644)
+	if _, err := f.Load(ctx, "api", "prod", c); err == nil || !strings.Contains(err.Error(), "PULUMI_DIY_BACKEND_ZSTD") {
+		t.Fatalf("Load of a zstd checkpoint = %v, want a refusal saying what to do", err)
+	}
+	if projects, _ := f.Projects(ctx, "prod"); len(projects) != 2 {
+		t.Fatalf("Projects(prod) = %v, want app and api (the zstd one listed)", projects)
+	}
 	if _, err := f.Lock(ctx, "web", "dev", CurrentLockInfo("runner up")); err == nil || !strings.Contains(err.Error(), "the Pulumi CLI (alice)") {
 		t.Fatalf("Lock beside a Pulumi lock file = %v", err)
 	}

@@ -3,14 +3,46 @@ package bucket
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
-// gzipExt ends the key of a checkpoint the Pulumi CLI wrote gzipped.
-const gzipExt = ".gz"
+// gzipExt and zstdExt end the keys of checkpoints the Pulumi CLI wrote
+// compressed (PULUMI_DIY_BACKEND_GZIP, PULUMI_DIY_BACKEND_ZSTD).
+const (
+	gzipExt = ".gz"
+	zstdExt = ".zst"
+)
+
+// readCompressed reads the (project, stack) checkpoint when there is no
+// plain one: one LIST finds its compressed forms; a gzipped one is read
+// (gz set), a zstd one refused saying what to do; nil when there is none.
+func (s *Store) readCompressed(ctx context.Context, project, stack string) (*Object, bool, error) {
+	key := checkpointKey(project, stack)
+	list, err := s.obj.List(ctx, key)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, l := range list {
+		switch l.Key {
+		case key + zstdExt:
+			return nil, false, fmt.Errorf("%s/%s is compressed with zstd (PULUMI_DIY_BACKEND_ZSTD), which runner does not read; "+
+				"have the Pulumi CLI write it plain or with gzip (unset PULUMI_DIY_BACKEND_ZSTD, or set PULUMI_DIY_BACKEND_GZIP=true, then `pulumi stack export | pulumi stack import`)",
+				s.obj.Describe(), l.Key)
+		case key + gzipExt:
+			o, err := s.obj.Get(ctx, l.Key)
+			if errors.Is(err, ErrNotExist) {
+				return nil, false, nil
+			}
+			return o, err == nil, err
+		}
+	}
+	return nil, false, nil
+}
 
 // gunzip decompresses a gzipped checkpoint, bounded as a state file is.
 func gunzip(data []byte) ([]byte, error) {

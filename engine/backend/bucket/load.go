@@ -23,11 +23,10 @@ func (s *Store) readCheckpoint(ctx context.Context, project, stack string) (*Obj
 	o, err := s.obj.Get(ctx, checkpointKey(project, stack))
 	gz := false
 	if errors.Is(err, ErrNotExist) {
-		o, err = s.obj.Get(ctx, checkpointKey(project, stack)+gzipExt)
-		gz = err == nil
-	}
-	if errors.Is(err, ErrNotExist) {
-		return nil, nil
+		o, gz, err = s.readCompressed(ctx, project, stack)
+		if o == nil && err == nil {
+			return nil, nil
+		}
 	}
 	if err == nil && gz {
 		o.Data, err = gunzip(o.Data)

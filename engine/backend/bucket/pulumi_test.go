@@ -107,3 +107,17 @@ func TestGzippedCheckpointReadAndWrittenBack(t *testing.T) {
 		t.Fatalf("Load after the gzipped write = %v", err)
 	}
 }
+
+// TestZstdCheckpointRefused: a checkpoint the Pulumi CLI wrote with zstd is
+// refused with what to do, not taken for a stack with no state (a first
+// up would then create everything again).
+func TestZstdCheckpointRefused(t *testing.T) {
+	mem := bucket.NewMemory()
+	ctx := context.Background()
+	mem.Put(ctx, ".pulumi/meta.yaml", []byte("version: 1\n"), bucket.Cond{})
+	mem.Put(ctx, ".pulumi/stacks/app/prod.json.zst", []byte{0x28, 0xb5, 0x2f, 0xfd}, bucket.Cond{})
+	_, err := bucket.New(mem).Load(ctx, "app", "prod", statetest.NewCrypter(1))
+	if err == nil || !strings.Contains(err.Error(), "PULUMI_DIY_BACKEND_ZSTD") {
+		t.Fatalf("Load of a zstd checkpoint = %v, want a refusal saying what to do", err)
+	}
+}

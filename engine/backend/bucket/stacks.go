@@ -36,6 +36,8 @@ func (s *Store) stateKeys(ctx context.Context) (map[string]map[string]bool, erro
 			add(strings.TrimSuffix(parts[1], ".json"), parts[0])
 		} else if len(parts) == 2 && strings.HasSuffix(parts[1], ".json"+gzipExt) {
 			add(strings.TrimSuffix(parts[1], ".json"+gzipExt), parts[0])
+		} else if len(parts) == 2 && strings.HasSuffix(parts[1], ".json"+zstdExt) {
+			add(strings.TrimSuffix(parts[1], ".json"+zstdExt), parts[0]) // listed; reading it is refused
 		}
 	}
 	list, err = s.obj.List(ctx, ".runner/stacks/")
