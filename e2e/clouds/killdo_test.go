@@ -11,7 +11,7 @@ import (
 // doLinodeKills is how many SIGKILLs must land inside a first up of -p do
 // and of -p linode (fewer than aws's 30: the machine is shared, and the
 // cut-short creates of each cloud type are also made certain below).
-const doLinodeKills = 20
+const doLinodeKills = 15
 
 // TestKillDOAndLinodeConverge is TestKillAnywhereConverges for -p do and
 // -p linode: SIGKILL at random moments of a first up, then the next up
