@@ -50,4 +50,17 @@ func TestPulumiCLIOnRunnersStateFolder(t *testing.T) {
 	if got, want := values(t, store), []string{"p-a", "p-a-b", "p-a-b-c"}; !equal(got, want) {
 		t.Errorf("the store holds %v, want %v", got, want)
 	}
+
+	// While runner holds the project (its lock file in Pulumi's lock
+	// folder, as runner writes it), the Pulumi CLI refuses to update it,
+	// naming runner's host and pid.
+	lock := filepath.Join(w.dir, ".runner", ".pulumi", "locks", "organization", "chain", "dev", "runner.json")
+	body := `{"pid":4242,"host":"machine-a","user":"ci","started":"2026-11-28T10:00:00Z","command":"runner up","username":"ci","hostname":"machine-a","timestamp":"2026-11-28T10:00:00Z"}`
+	if err := os.WriteFile(lock, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := pl.run(chain, "up", "--yes"); r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, "machine-a") {
+		t.Errorf("pulumi up while runner holds the project: exit %d, want a refusal naming runner's host:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	os.Remove(lock)
 }
