@@ -121,11 +121,46 @@ func (s *Session) projectConfig(ctx context.Context, pp *pulumiproject.Project, 
 			}
 		}
 		if _, isSecret := v.(resource.Secret); ck.Secret && !isSecret {
+			if ok {
+				errs = append(errs, s.plaintextSecret(pp, ck, own, ownPath))
+				continue
+			}
 			v = resource.Secret{Element: v}
 		}
 		out[ck.Key] = v
 	}
 	return out, warnings, errors.Join(errs...)
+}
+
+// plaintextSecret is the error of a stack config value in plain text for
+// a key that pp's Pulumi.yaml declares secret, as Pulumi refuses it ("must
+// be encrypted as it's secret"), naming the file and line of the value.
+func (s *Session) plaintextSecret(pp *pulumiproject.Project, ck pulumiproject.ConfigKey, own *ownFile, ownPath string) error {
+	file, line, fix := s.ConfigPath, s.Config.Line(ck.Key), "encrypt it: `runner config set --secret "+ck.Key+" <value>`"
+	if own != nil {
+		if _, there := own.vals[ck.Key]; there {
+			file, line, fix = ownPath, own.file.Line(ck.Key), "remove it there and set it with `runner config set --secret "+ck.Key+" <value>`"
+		}
+	}
+	return fmt.Errorf("%s line %d: %s is in plain text, but %s line %d declares it secret (project %s), so it must be encrypted; %s",
+		file, line, ck.Key, pp.File, ck.Line, pp.Name, fix)
+}
+
+// declaredSecret is the plaintextSecret error of q's value when q is a
+// key a user project's Pulumi.yaml declares secret (nil for any other
+// question: a provider's secret stored in plain text, as MARA's example
+// stores some, is only warned of).
+func (s *Session) declaredSecret(q providers.Question) error {
+	p, ok := s.Provider.Project(q.Project)
+	if q.Project == "" || !ok || p.User == nil {
+		return nil
+	}
+	for _, ck := range p.User.Project.Config {
+		if ck.Key == q.Key && ck.Secret {
+			return s.plaintextSecret(p.User.Project, ck, nil, "")
+		}
+	}
+	return nil
 }
 
 func plainValue(v any) any {

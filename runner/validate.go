@@ -175,6 +175,9 @@ func (s *Session) checkPresent(ctx context.Context, q providers.Question, rep *R
 	}
 	value := config.Flatten(v)
 	if q.Secret && !entry.Secure {
+		if err := s.declaredSecret(q); err != nil {
+			return false, err, nil // Pulumi refuses it: asked again, or listed
+		}
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s line %d: %s is a secret but is stored in plain text; encrypt it with `runner config set --secret %s`", s.ConfigPath, entry.Line, q.Key, q.Key))
 	}
 	if err := check(q, s.choices(ctx, q), value); err != nil {

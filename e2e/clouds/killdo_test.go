@@ -11,7 +11,7 @@ import (
 // doLinodeKills is how many SIGKILLs must land inside a first up of -p do
 // and of -p linode (fewer than aws's 30: the machine is shared, and the
 // cut-short creates of each cloud type are also made certain below).
-const doLinodeKills = 20
+const doLinodeKills = 15
 
 // TestKillDOAndLinodeConverge is TestKillAnywhereConverges for -p do and
 // -p linode: SIGKILL at random moments of a first up, then the next up
@@ -108,5 +108,36 @@ func TestCutShortCreateNotAdoptedElsewhere(t *testing.T) {
 	}
 	if n := len(e.ofType(typ)); n != 1 {
 		t.Errorf("%d DOKS clusters in the fake cloud after the refused up, want the 1 left alone", n)
+	}
+}
+
+// TestCutShortCreateThatDidNotHappenIsMadeAgain: a DOKS or LKE create cut
+// short before the cloud made the cluster (here: made, then deleted by
+// hand) is looked up, found absent (getKubernetesCluster's not-found
+// error, getLkeClusters' empty list) and made again once.
+func TestCutShortCreateThatDidNotHappenIsMadeAgain(t *testing.T) {
+	for _, c := range []struct{ provider, typ string }{
+		{"do", "digitalocean:index/kubernetesCluster:KubernetesCluster"},
+		{"linode", "linode:index/lkeCluster:LkeCluster"},
+	} {
+		t.Run(c.provider, func(t *testing.T) {
+			t.Parallel()
+			var e *env
+			if c.provider == "do" {
+				e = doWorkspace(t, true)
+			} else {
+				e = linodeWorkspace(t, true)
+			}
+			e.extra = append(e.extra, "FAKECLOUD_DIE_AFTER_CREATE="+c.typ)
+			e.fails(1, "-p", c.provider, "up", "--yes")
+			if n := e.removeFromCloud(c.typ); n != 1 {
+				t.Fatalf("%d clusters in the fake cloud, want the 1 the cut-short create made", n)
+			}
+			r := e.ok("-p", c.provider, "up", "--yes")
+			if !strings.Contains(r.Stdout+r.Stderr, "did not happen; it will be created again") {
+				t.Errorf("the up does not say the interrupted create did not happen:\n%s", r)
+			}
+			e.converged(c.provider, "after a create that did not happen")
+		})
 	}
 }

@@ -69,11 +69,40 @@ func TestBadMainIsInvalid(t *testing.T) {
 		"runner.yaml":   "providers:\n  e:\n    projects:\n      p: {path: p}\n",
 	})
 	r := w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
-	if want := filepath.Join(w.dir, "p", "Pulumi.yaml") + ": main: src/ does not exist in " + filepath.Join(w.dir, "p"); !strings.Contains(r.Stderr, want) {
+	if want := filepath.Join(w.dir, "p", "Pulumi.yaml") + ":3: main: src/ does not exist in " + filepath.Join(w.dir, "p"); !strings.Contains(r.Stderr, want) {
 		t.Errorf("the error does not say %q:\n%s", want, r.Stderr)
 	}
 	if _, err := os.Stat(filepath.Join(w.dir, "config")); err == nil {
 		t.Error("a refused up wrote the config folder")
+	}
+}
+
+// TestPulumiYAMLProblemsNameTheirLine: a YAML program with aliases
+// (which Pulumi YAML's host refuses) is exit 3 before anything runs,
+// naming each alias's file and line; a Pulumi.yaml that is not YAML names
+// its line too.
+func TestPulumiYAMLProblemsNameTheirLine(t *testing.T) {
+	w := newWS(t)
+	w.write(map[string]string{
+		"p/Pulumi.yaml": "name: p\nruntime: yaml\nvariables:\n  base: &base\n    value: v\nresources:\n  t:\n    type: testprov:index:Thing\n    properties: *base\noutputs:\n  o: *base\n",
+		"runner.yaml":   "providers:\n  e:\n    projects:\n      p: {path: p}\n",
+	})
+	r := w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
+	file := filepath.Join(w.dir, "p", "Pulumi.yaml")
+	for _, want := range []string{file + ":9: the alias *base: Pulumi YAML does not support aliases", file + ":11: the alias *base"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("the error does not say %q:\n%s", want, r.Stderr)
+		}
+	}
+	for _, dir := range []string{"config", ".runner"} {
+		if _, err := os.Stat(filepath.Join(w.dir, dir)); err == nil {
+			t.Errorf("a refused up wrote %s", dir)
+		}
+	}
+	w.write(map[string]string{"p/Pulumi.yaml": "name: p\nruntime: yaml\nconfig:\n  a: [1\n"})
+	r = w.fails(3, "-p", "e", "-s", "dev", "validate")
+	if want := file + ":3: not valid YAML"; !strings.Contains(r.Stderr, want) {
+		t.Errorf("the error does not say %q:\n%s", want, r.Stderr)
 	}
 }
 

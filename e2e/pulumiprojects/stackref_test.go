@@ -2,6 +2,8 @@ package pulumiprojects
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -100,4 +102,61 @@ func TestStackReferenceOtherStackSecrets(t *testing.T) {
 		t.Errorf("b's output on dev is not prod's secret:\n%s", r.Stdout)
 	}
 	noSecret(t, w.dir, logs)
+}
+
+// TestPlaintextValueOfASecretKey: a stack config value in plain text for
+// a key that Pulumi.yaml declares secret is refused before anything runs,
+// as Pulumi refuses it, naming the file and line of the value, in the
+// shared stack config and in the project's own.
+func TestPlaintextValueOfASecretKey(t *testing.T) {
+	w := newWS(t)
+	w.withHosts(t, true)
+	w.write(map[string]string{
+		"p/Pulumi.yaml": "name: p\nruntime: yaml\nconfig:\n  token:\n    type: string\n    secret: true\noutputs:\n  t: ${token}\n",
+		"runner.yaml":   "providers:\n  e:\n    projects:\n      p: {path: p}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "p:other", "x")
+	w.ok("-p", "e", "-s", "dev", "config", "set", "p:token", "in-plain-text")
+	shared := filepath.Join(w.dir, "config", "pulumi", "Pulumi.dev.yaml")
+	decl := filepath.Join(w.dir, "p", "Pulumi.yaml") + " line 4 declares it secret"
+	for _, cmd := range [][]string{{"validate"}, {"up", "--yes"}} {
+		r := w.fails(3, append([]string{"-p", "e", "-s", "dev"}, cmd...)...)
+		if want := shared + " line 4: p:token is in plain text, but " + decl; !strings.Contains(r.Stderr, want) {
+			t.Errorf("%s does not say %q:\n%s", cmd, want, r.Stderr)
+		}
+		if strings.Contains(r.Stdout+r.Stderr, "in-plain-text") {
+			t.Errorf("%s shows the value:\n%s%s", cmd, r.Stdout, r.Stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, ".runner")); err == nil {
+		t.Error("a refused up wrote state")
+	}
+	w.write(map[string]string{"p/Pulumi.dev.yaml": "config:\n  p:token: own-plain\n"})
+	r := w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
+	if want := filepath.Join(w.dir, "p", "Pulumi.dev.yaml") + " line 2: p:token is in plain text, but " + decl; !strings.Contains(r.Stderr, want) {
+		t.Errorf("up does not say %q:\n%s", want, r.Stderr)
+	}
+}
+
+// TestYAMLHostOutputHasNoColour: with NO_COLOR (as every run here has)
+// and no terminal, the YAML host's diagnostics, which it colours whatever
+// NO_COLOR says, reach the output without escape sequences, in the plain
+// view and in --json.
+func TestYAMLHostOutputHasNoColour(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{
+		"p/Pulumi.yaml": "name: p\nruntime: yaml\nresources:\n  t:\n    type: testprov:index:Thing\n    properties:\n      value: ${nosuch.value}\n",
+		"runner.yaml":   "providers:\n  e:\n    projects:\n      p: {path: p}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	for _, args := range [][]string{{"up", "--yes"}, {"--json", "preview"}} {
+		r := w.fails(1, append([]string{"-p", "e", "-s", "dev"}, args...)...)
+		if !strings.Contains(r.Stdout, `config value`) || !strings.Contains(r.Stdout, `nosuch`) {
+			t.Errorf("%v does not show the host's diagnostic:\n%s", args, r.Stdout)
+		}
+		if strings.Contains(r.Stdout+r.Stderr, "\x1b") || strings.Contains(r.Stdout, `\u001b`) {
+			t.Errorf("%v shows escape sequences:\n%q", args, r.Stdout)
+		}
+	}
 }

@@ -25,7 +25,7 @@ func (r *reader) config(v *yaml.Node) {
 		return
 	}
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
+		k, val := deref(v.Content[i]), deref(v.Content[i+1])
 		ck := ConfigKey{Key: k.Value, Line: k.Line}
 		if isDecl(val) {
 			r.declaration(&ck, val)
@@ -45,7 +45,7 @@ func isDecl(v *yaml.Node) bool {
 		return false
 	}
 	for i := 0; i < len(v.Content); i += 2 {
-		if !declKeys[v.Content[i].Value] {
+		if !declKeys[deref(v.Content[i]).Value] {
 			return false
 		}
 	}
@@ -54,7 +54,7 @@ func isDecl(v *yaml.Node) bool {
 
 func (r *reader) declaration(ck *ConfigKey, v *yaml.Node) {
 	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
+		k, val := deref(v.Content[i]), deref(v.Content[i+1])
 		switch k.Value {
 		case "type":
 			if !types[val.Value] {
@@ -137,15 +137,15 @@ func (p *Project) Program() (Program, error) {
 		return Program{Pwd: p.Dir, EntryPoint: "."}, nil
 	}
 	if filepath.IsAbs(p.Main) {
-		return Program{}, &Error{File: p.File, Msg: fmt.Sprintf("main: %s must be relative to the project folder", p.Main)}
+		return Program{}, &Error{File: p.File, Line: p.MainLine, Msg: fmt.Sprintf("main: %s must be relative to the project folder", p.Main)}
 	}
 	main := filepath.Clean(filepath.Join(p.Dir, p.Main))
 	if main != p.Dir && !strings.HasPrefix(main, p.Dir+string(filepath.Separator)) {
-		return Program{}, &Error{File: p.File, Msg: fmt.Sprintf("main: %s is outside the project folder", p.Main)}
+		return Program{}, &Error{File: p.File, Line: p.MainLine, Msg: fmt.Sprintf("main: %s is outside the project folder", p.Main)}
 	}
 	st, err := os.Stat(main)
 	if err != nil {
-		return Program{}, &Error{File: p.File, Msg: fmt.Sprintf("main: %s does not exist in %s", p.Main, p.Dir)}
+		return Program{}, &Error{File: p.File, Line: p.MainLine, Msg: fmt.Sprintf("main: %s does not exist in %s", p.Main, p.Dir)}
 	}
 	if st.IsDir() {
 		return Program{Pwd: main, EntryPoint: "."}, nil

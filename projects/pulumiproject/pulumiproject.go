@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -25,8 +26,9 @@ type Project struct {
 	// Options its runtime.options.
 	Runtime string
 	Options map[string]any
-	// Main is Pulumi.yaml's main ("" for none).
-	Main string
+	// Main is Pulumi.yaml's main ("" for none), written at MainLine.
+	Main     string
+	MainLine int
 	// StackConfigDir is the absolute folder of the project's own
 	// Pulumi.<stack>.yaml files (Dir unless stackConfigDir says otherwise).
 	StackConfigDir string
@@ -99,17 +101,17 @@ func Load(dir string) (*Project, error) {
 func Parse(file string, data []byte) (*Project, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("not valid YAML: %v", err)}
+		return nil, yamlError(file, err)
 	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+	if len(doc.Content) == 0 || deref(doc.Content[0]).Kind != yaml.MappingNode {
 		return nil, &Error{File: file, Line: 1, Msg: "must be a mapping with at least name: and runtime:"}
 	}
 	p := &Project{File: file, Dir: filepath.Dir(file)}
 	r := &reader{p: p}
-	root := doc.Content[0]
+	root := deref(doc.Content[0])
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
+		k, v := deref(root.Content[i]), deref(root.Content[i+1])
 		if seen[k.Value] {
 			r.fail(k.Line, "the key %s is written twice", k.Value)
 			continue
@@ -165,7 +167,7 @@ func (r *reader) top(k, v *yaml.Node) {
 			r.fail(v.Line, "main: must be a path inside the project folder")
 			return
 		}
-		r.p.Main = v.Value
+		r.p.Main, r.p.MainLine = v.Value, v.Line
 	case "stackConfigDir":
 		if v.Kind != yaml.ScalarNode || v.Value == "" || filepath.IsAbs(v.Value) {
 			r.fail(v.Line, "stackConfigDir: must be a folder relative to the project folder")
@@ -183,7 +185,7 @@ func (r *reader) runtime(v *yaml.Node) {
 		r.p.Runtime = v.Value
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(v.Content); i += 2 {
-			k, val := v.Content[i], v.Content[i+1]
+			k, val := deref(v.Content[i]), deref(v.Content[i+1])
 			switch k.Value {
 			case "name":
 				r.p.Runtime = val.Value
@@ -205,4 +207,27 @@ func (r *reader) runtime(v *yaml.Node) {
 	if r.p.Runtime == "" {
 		r.fail(v.Line, "runtime: names no runtime (yaml, nodejs, go, python, ...)")
 	}
+}
+
+// deref returns the node an alias (*name) stands for, as the Pulumi CLI
+// reads Pulumi.yaml through aliases; any other node as it is.
+func deref(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// yamlError is a file that does not parse as YAML, at the line the parser
+// names.
+func yamlError(file string, err error) *Error {
+	msg := err.Error()
+	line := 0
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = msg[len(m[0]):]
+	}
+	return &Error{File: file, Line: line, Msg: "not valid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
 }

@@ -41,6 +41,11 @@ func TestParse(t *testing.T) {
 			}
 		}},
 		{"a YAML program's own keys are left alone", "name: x\nruntime: yaml\nresources:\n  a: {type: t:i:T}\noutputs: {o: 1}\n", nil},
+		{"aliases read through", "x-rt: &rt\n  name: go\n  options: {binary: b}\nname: app\nruntime: *rt\nmain: &m src\nconfig:\n  k: *m\n", func(t *testing.T, p *Project) {
+			if p.Runtime != "go" || p.Options["binary"] != "b" || p.Main != "src" || p.MainLine != 6 || len(p.Config) != 1 || p.Config[0].Default != "src" {
+				t.Errorf("got %+v", p)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +69,8 @@ func TestParseRefuses(t *testing.T) {
 		{"default of the wrong type", "name: x\nruntime: yaml\nconfig:\n  k:\n    type: integer\n    default: abc\n", "Pulumi.yaml:4: config k: the default is not of type integer"},
 		{"runtime setting", "name: x\nruntime:\n  name: go\n  opts: {}\n", "Pulumi.yaml:4: runtime.opts is not a runtime setting"},
 		{"twice", "name: x\nname: y\nruntime: go\n", "Pulumi.yaml:2: the key name is written twice"},
+		{"not YAML", "name: x\nruntime: go\nconfig:\n  a: [1\n", "Pulumi.yaml:3: not valid YAML: did not find expected ',' or ']'"},
+		{"a tab", "name: x\n\truntime: go\n", "Pulumi.yaml:2: not valid YAML: found a tab character"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,5 +130,45 @@ func TestCheckType(t *testing.T) {
 		if err := CheckType(tt.typ, tt.v); (err == nil) != tt.ok {
 			t.Errorf("CheckType(%s, %#v) = %v", tt.typ, tt.v, err)
 		}
+	}
+}
+
+func TestCheckYAMLTemplate(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string // "" for none
+	}{
+		{"no alias", map[string]string{"Pulumi.yaml": "name: x\nruntime: yaml\nvariables:\n  a: &a 1\n"}, nil},
+		{"each alias at its line", map[string]string{"Pulumi.yaml": "name: x\nruntime: yaml\nvariables:\n  a: &a {v: 1}\n  b: *a\nresources:\n  r:\n    properties: *a\n"},
+			[]string{"Pulumi.yaml:5: the alias *a: Pulumi YAML does not support aliases", "Pulumi.yaml:8: the alias *a"}},
+		{"Main.yaml is the program", map[string]string{"Pulumi.yaml": "name: x\nruntime: yaml\nx: &a 1\ny: *a\n", "Main.yaml": "outputs:\n  o: &o 1\n  p: *o\n"},
+			[]string{"Main.yaml:3: the alias *o"}},
+		{"Main.json comes first", map[string]string{"Main.json": "{}", "Main.yaml": "a: &a 1\nb: *a\n"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, body := range tt.files {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := CheckYAMLTemplate(Program{Pwd: dir, EntryPoint: "."})
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("not refused")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
 	}
 }

@@ -64,6 +64,11 @@ func For(p *pulumiproject.Project, o Options) (source.Hosted, error) {
 		return newNode(p, prog, o)
 	case "go":
 		return newGo(p, prog, o)
+	case "yaml":
+		if err := pulumiproject.CheckYAMLTemplate(prog); err != nil {
+			return nil, err
+		}
+		return newHost(p, prog, o)
 	default:
 		return newHost(p, prog, o)
 	}

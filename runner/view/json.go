@@ -37,6 +37,7 @@ func (j *JSON) Emit(e event.Event) {
 		return
 	}
 	e.V = event.Version
+	e = withoutEscapes(e)
 	if err := j.enc.Encode(e); err != nil && j.w.err == nil && j.bad == nil {
 		j.bad = fmt.Errorf("encoding the %s event of project %q as JSON: %w", e.Type, e.Project, err)
 	}

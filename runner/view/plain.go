@@ -50,6 +50,9 @@ func (p *Plain) Err() error {
 
 // render returns what must be printed now for e ("" while a block grows).
 func (p *Plain) render(e event.Event) string {
+	if !p.color {
+		e = withoutEscapes(e)
+	}
 	switch e.Type {
 	case event.ConfigDefaulted:
 		return fmt.Sprintf("Defaults taken for the keys %s does not set (up saves them there): %s\n", e.File, strings.Join(e.Keys, ", "))
