@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,8 +29,11 @@ type deployment struct {
 	journalOnce sync.Once
 	journalErr  error
 	seq         atomic.Int64
-	provs       providerCache // the providers configured so far
-	sem         chan struct{} // bounds the steps in flight (nil: the source does)
+	// leases are the locks confirmed before every step's plugin call: the
+	// caller's (Options.Held) and the operation's own.
+	leases []backend.Lock
+	provs  providerCache // the providers configured so far
+	sem    chan struct{} // bounds the steps in flight (nil: the source does)
 	// workCtx is the context of the steps: the operation's without its
 	// cancellation, so that steps in flight finish.
 	workCtx context.Context
@@ -115,8 +119,9 @@ func (d *deployment) setOld(snap *state.Snapshot) {
 }
 
 // snapshot builds the current state: the records written by this operation
-// in the order their steps finished (a dependency order), then the old
-// records not yet superseded or deleted, in their old order.
+// and the old records not yet superseded or deleted, in the old order
+// where they have an old record and after them, in the order their steps
+// finished, where not (see canonicalOrder).
 func (d *deployment) snapshot() *state.Snapshot {
 	res := make([]*state.Resource, 0, len(d.news)+len(d.old.Resources))
 	res = append(res, d.news...)
@@ -129,6 +134,7 @@ func (d *deployment) snapshot() *state.Snapshot {
 		}
 		res = append(res, r)
 	}
+	res = canonicalOrder(res, d.old.Resources)
 	dropDanglingDependencies(res)
 	sp := d.opts.SecretsProvider
 	if sp == nil {
@@ -189,10 +195,17 @@ func (d *deployment) count(op Op, rec *state.Resource, keys []string) {
 	}
 }
 
-// begin journals the start of a mutating step (not during preview).
+// begin journals the start of a mutating step (not during preview), its
+// plugin call to follow at once. The locks the step runs under are
+// confirmed before and after the journal write (which may be slow, and
+// the process stopped within it): a step whose locks are not proven its
+// own does not start, and its begun entry is ended as failed.
 func (d *deployment) begin(ctx context.Context, op Op, old, new *state.Resource) (int64, error) {
 	if d.dryRun {
 		return 0, nil
+	}
+	if err := d.confirmLeases(); err != nil {
+		return 0, err
 	}
 	if err := d.openJournal(ctx); err != nil {
 		return 0, err
@@ -202,7 +215,21 @@ func (d *deployment) begin(ctx context.Context, op Op, old, new *state.Resource)
 	if err != nil {
 		return 0, fmt.Errorf("recording the start of the step in the journal: %w", err)
 	}
+	if err := d.confirmLeases(); err != nil {
+		return 0, errors.Join(err, d.end(context.WithoutCancel(ctx), seq, false, op, old, nil))
+	}
 	return seq, nil
+}
+
+// confirmLeases proves that every lock the operation runs under is still
+// its own (backend.Lock.Confirm).
+func (d *deployment) confirmLeases() error {
+	for _, l := range d.leases {
+		if err := l.Confirm(); err != nil {
+			return fmt.Errorf("the step was not started: %w", err)
+		}
+	}
+	return nil
 }
 
 // end journals the outcome of a mutating step.
@@ -316,4 +343,31 @@ func dropDanglingDependencies(list []*state.Resource) {
 		}
 		list[i] = &c
 	}
+}
+
+// canonicalOrder orders res (the records written by an operation, in the
+// order their steps finished, then the old records kept) as the old
+// snapshot old orders their URNs, records of new URNs after them in the
+// order of res, then moves as little as it must so that each record comes
+// after those it refers to (state.SortDependencyOrder). Steps running side
+// by side finish in any order: so a run that changed nothing writes the
+// old order again, and a store can see that nothing changed.
+func canonicalOrder(res, old []*state.Resource) []*state.Resource {
+	pos := make(map[resource.URN]int, len(old))
+	for i, r := range old {
+		if _, ok := pos[r.URN]; !ok {
+			pos[r.URN] = i
+		}
+	}
+	rank := make(map[*state.Resource]int, len(res))
+	for i, r := range res {
+		if p, ok := pos[r.URN]; ok {
+			rank[r] = p
+		} else {
+			rank[r] = len(old) + i
+		}
+	}
+	sorted := append([]*state.Resource(nil), res...)
+	sort.SliceStable(sorted, func(i, j int) bool { return rank[sorted[i]] < rank[sorted[j]] })
+	return state.SortDependencyOrder(sorted)
 }

@@ -76,6 +76,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		if dead := lock.Previous(); dead != nil {
 			d.ev.diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
 		}
+		d.leases = append(append(d.leases, opts.Held...), lock)
 		var stopWatch func()
 		ctx, stopWatch = cancelOnLost(ctx, lock)
 		defer stopWatch()

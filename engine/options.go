@@ -31,6 +31,11 @@ type Options struct {
 	Events func(Event)
 	// Lock names the holder recorded in the (project, stack) lock.
 	Lock backend.LockInfo
+	// Held are the locks the caller holds around the operation (the
+	// stack's own lock): like the (project, stack) lock the operation
+	// takes, each is confirmed (backend.Lock.Confirm) before every step
+	// calls its plugin, and no step starts unless all are.
+	Held []backend.Lock
 	// Refresh makes Preview and Up read every recorded resource back first
 	// (as Refresh does), so that the plan starts from the real state.
 	Refresh bool

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/source"
@@ -32,11 +33,12 @@ func (s *Session) keyCheckWaits(o OpOptions, hosted map[string]source.Hosted) bo
 }
 
 // afterKeyCheck returns the runtimes with each program's run waiting for
-// the passphrase check of c (and failing with its error).
-func afterKeyCheck(hosted map[string]source.Hosted, c *config.Crypter) map[string]source.Hosted {
+// the passphrase check of c (and failing with its error, which sets
+// shown: the run's summary shows that project's failure).
+func afterKeyCheck(hosted map[string]source.Hosted, c *config.Crypter, shown *atomic.Bool) map[string]source.Hosted {
 	out := make(map[string]source.Hosted, len(hosted))
 	for name, h := range hosted {
-		g := keyGated{Hosted: h, c: c}
+		g := keyGated{Hosted: h, c: c, shown: shown}
 		if l, ok := h.(source.PackageLister); ok {
 			out[name] = keyGatedLister{keyGated: g, lister: l}
 			continue
@@ -49,12 +51,16 @@ func afterKeyCheck(hosted map[string]source.Hosted, c *config.Crypter) map[strin
 // keyGated runs a program once the passphrase is checked.
 type keyGated struct {
 	source.Hosted
-	c *config.Crypter
+	c     *config.Crypter
+	shown *atomic.Bool
 }
 
 // Run waits for the passphrase check, then runs the program.
 func (g keyGated) Run(ctx context.Context, req source.RunRequest) error {
 	if err := g.c.Wait(ctx); err != nil {
+		if ctx.Err() == nil {
+			g.shown.Store(true)
+		}
 		return err
 	}
 	return g.Hosted.Run(ctx, req)
@@ -74,8 +80,9 @@ func (g keyGatedLister) RequiredPackages(ctx context.Context, req source.RunRequ
 
 // keyChecked ends an operation that may have started before the
 // passphrase was checked: when the check failed, with its error (a
-// validation error naming the passphrase's source) whatever else failed;
-// the summary of a run already showed it when the run failed.
+// validation error naming the passphrase's source) whatever else failed.
+// It is printed unless the run's summary already showed it as a
+// project's failure.
 func (s *Session) keyChecked(sum *orchestrate.Summary, err error) (*orchestrate.Summary, error) {
 	if s.crypter == nil {
 		return sum, err
@@ -84,7 +91,7 @@ func (s *Session) keyChecked(sum *orchestrate.Summary, err error) (*orchestrate.
 	switch {
 	case kerr == nil:
 		return sum, err
-	case errors.Is(err, orchestrate.ErrFailed):
+	case errors.Is(err, orchestrate.ErrFailed) && s.keyShown.Load():
 		return nil, &ReportedError{Err: kerr}
 	}
 	return nil, kerr

@@ -185,7 +185,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, run
 		return orchestrate.Request{}, nil, err
 	}
 	if s.keyCheckWaits(o, runtimes) {
-		runtimes = afterKeyCheck(runtimes, c)
+		runtimes = afterKeyCheck(runtimes, c, &s.keyShown)
 	} else if err := c.Wait(ctx); err != nil {
 		return orchestrate.Request{}, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/runnerhq/runner/config"
 	"github.com/runnerhq/runner/engine/backend"
@@ -93,10 +94,11 @@ type Session struct {
 	ConfigPath string
 	Config     *config.Stack
 
-	backend backend.Store
-	crypter *config.Crypter
-	pass    *config.Passphrase      // the passphrase, once had
-	states  *[]backend.StateSecrets // what the stack's states record of their secrets, once read
+	backend  backend.Store
+	crypter  *config.Crypter
+	keyShown atomic.Bool             // a program's run failed with the passphrase check's error (keycheck.go)
+	pass     *config.Passphrase      // the passphrase, once had
+	states   *[]backend.StateSecrets // what the stack's states record of their secrets, once read
 	// staged are config changes made by validation, written together by
 	// saveConfig.
 	staged []func(*config.Stack) error

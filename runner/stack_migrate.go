@@ -24,14 +24,25 @@ func StackMigrate(ctx context.Context, opts Options, to string) (string, error) 
 		return "", err
 	}
 	from := BackendURL(opts, s.Workspace)
+	itself := func(what string) error {
+		return Invalid(fmt.Errorf("stack migrate --to %s names the backend stack %s is already in (%s): %s; nothing was copied, and the stack's only copy is there (do not `runner stack rm` it)",
+			backend.RedactURL(to), stack, backend.RedactURL(from), what))
+	}
 	if strings.TrimSuffix(from, "/") == strings.TrimSuffix(to, "/") {
-		return "", Usage(fmt.Errorf("stack migrate --to names the backend the stack is already in (%s)", backend.RedactURL(to)))
+		return "", itself("the same URL")
 	}
 	dstOpts := opts
 	dstOpts.Backend = to
 	dst, err := OpenBackend(dstOpts, s.Workspace)
 	if err != nil {
 		return "", err
+	}
+	same, id, err := backend.SameStorage(ctx, s.backend, dst)
+	if err != nil {
+		return "", fmt.Errorf("stack migrate: telling whether %s is the backend the stack is in: %w", backend.RedactURL(to), err)
+	}
+	if same {
+		return "", itself("both are " + id)
 	}
 	return s.Migrate(ctx, stack, dst, backend.RedactURL(to))
 }

@@ -50,6 +50,30 @@ func TestWrongPassphraseRunsNoProgram(t *testing.T) {
 	}
 }
 
+// TestWrongPassphraseAndAnotherFailure: when the run fails for another
+// reason before the passphrase is checked (a plugin the program names is
+// not installed), the output names both problems, and the exit is 3.
+func TestWrongPassphraseAndAnotherFailure(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{
+		"one/Pulumi.yaml": "name: one\nruntime: yaml\nresources:\n  r:\n    type: nosuchpkg:index:Thing\n",
+		"runner.yaml":     "providers:\n  e:\n    projects:\n      one: {path: one}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.extra = append(w.extra, "PULUMI_CONFIG_PASSPHRASE=not-the-passphrase")
+	r := w.fails(3, "-p", "e", "-s", "dev", "preview")
+	out := r.Stdout + r.Stderr
+	for _, want := range []string{"incorrect passphrase for stack dev", "runner plugin install nosuchpkg"} {
+		if strings.Count(out, want) == 0 {
+			t.Errorf("the output does not say %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "incorrect passphrase"); n != 1 {
+		t.Errorf("the passphrase error is shown %d times, want once:\n%s", n, out)
+	}
+}
+
 // stateFiles lists the files under the workspace's .runner folder (the
 // folder backend's states, journals and history).
 func stateFiles(t *testing.T, dir string) []string {

@@ -86,7 +86,10 @@ func (h LockInfo) Lease() time.Duration {
 // it through Lost, and cannot commit (ErrFenced).
 type Lock interface {
 	// Unlock releases the lock and stops its heartbeat. It fails, leaving
-	// the lock as it is, when the lock no longer is this holder's.
+	// the lock as it is, when another holder has taken it, and when the
+	// lock was cleared meanwhile where the store can tell (a release that
+	// is one conditional DELETE on an S3 store that answers it for a
+	// missing object with success cannot).
 	Unlock() error
 	// Previous returns the dead holder (LockInfo.Dead) this lock was taken
 	// over from, whose run the backend recorded as Interrupted in the
@@ -96,6 +99,14 @@ type Lock interface {
 	// own (its heartbeat found it cleared or taken); an operation then
 	// starts nothing new. It is never closed by Unlock.
 	Lost() <-chan struct{}
+	// Confirm proves that the lock is still the holder's, before a step
+	// calls its plugin: nil when its lease was renewed recently enough
+	// (within half of it) or a renewal made now succeeds; else an error,
+	// wrapping ErrLockLost when the lock was found lost (it is then marked
+	// lost, see Lost), and the step must not start. A holder stopped past
+	// its lease (SIGSTOP, a sleeping laptop) thus starts no step once
+	// another run may have taken its lock.
+	Confirm() error
 }
 
 // ErrFenced is returned (wrapped) by Journal.Commit when the (project,

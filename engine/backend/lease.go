@@ -55,8 +55,12 @@ type Heartbeat struct {
 	pause    chan struct{}
 
 	lease   time.Duration
+	renew   func() error
 	mu      sync.Mutex
 	renewed time.Time // when the last renewal that succeeded was sent
+	// confirmMu lets one Confirm at a time renew, so that steps starting
+	// together after a pause make one request, not one each.
+	confirmMu sync.Mutex
 }
 
 // ErrLockLost is what a renewal returns when the lock is no longer the
@@ -66,7 +70,7 @@ var ErrLockLost = errors.New("the lock is no longer held by this holder")
 // StartHeartbeat starts renewing a lease of length lease with renew.
 func StartHeartbeat(lease time.Duration, renew func() error) *Heartbeat {
 	h := &Heartbeat{lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), pause: make(chan struct{}),
-		lease: lease, renewed: time.Now()}
+		lease: lease, renew: renew, renewed: time.Now()}
 	go func() {
 		defer close(h.done)
 		t := time.NewTicker(lease / 3)
@@ -79,16 +83,8 @@ func StartHeartbeat(lease time.Duration, renew func() error) *Heartbeat {
 				<-h.stop
 				return
 			case <-t.C:
-				sent := time.Now()
-				err := renew()
-				if errors.Is(err, ErrLockLost) {
-					h.MarkLost()
+				if errors.Is(h.renewNow(), ErrLockLost) {
 					return
-				}
-				if err == nil {
-					h.mu.Lock()
-					h.renewed = sent
-					h.mu.Unlock()
 				}
 			}
 		}
@@ -99,18 +95,74 @@ func StartHeartbeat(lease time.Duration, renew func() error) *Heartbeat {
 // Lost is closed once the lock is found lost.
 func (h *Heartbeat) Lost() <-chan struct{} { return h.lost }
 
-// Expired reports whether a whole lease has passed since the last renewal
-// that succeeded (the process was stopped, or could not reach the store):
-// others may then judge the lock stale and take it, so the holder must
-// start no new step. It marks the lock lost when so.
-func (h *Heartbeat) Expired() bool {
-	h.mu.Lock()
-	expired := time.Since(h.renewed) > h.lease
-	h.mu.Unlock()
-	if expired {
+// renewNow renews the lease once and, when the renewal succeeded, records
+// when it was sent (the lease is counted from then: the store saw it
+// later). A lock found lost is marked so (Lost).
+func (h *Heartbeat) renewNow() error {
+	sent := time.Now()
+	err := h.renew()
+	switch {
+	case errors.Is(err, ErrLockLost):
 		h.MarkLost()
+	case err == nil:
+		h.mu.Lock()
+		if sent.After(h.renewed) {
+			h.renewed = sent
+		}
+		h.mu.Unlock()
 	}
-	return expired
+	return err
+}
+
+// fresh reports whether the last renewal that succeeded was sent within
+// half a lease: others judge the lock stale only after a whole lease
+// without one, so the other half covers a step's start.
+func (h *Heartbeat) fresh() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return time.Since(h.renewed) < h.lease/2
+}
+
+// Confirm proves, before a step calls its plugin, that the lock is still
+// the holder's: it returns nil when the lease was renewed within half of
+// it, or when a renewal made now succeeds. Otherwise no step may start: a
+// lock found lost (cleared, or taken by another run once this one had
+// stopped past its lease) is an error wrapping ErrLockLost, a renewal
+// that could not be made (the store unreachable) one saying so; what
+// names the lock in them.
+func (h *Heartbeat) Confirm(what string) error {
+	if err := h.ended(what); err != nil {
+		return err
+	}
+	if h.fresh() {
+		return nil
+	}
+	h.confirmMu.Lock()
+	defer h.confirmMu.Unlock()
+	if err := h.ended(what); err != nil || h.fresh() {
+		return err // lost, or renewed by the heartbeat or another Confirm meanwhile
+	}
+	err := h.renewNow()
+	if errors.Is(err, ErrLockLost) {
+		return fmt.Errorf("the lock of %s was lost: its lease ran out without a renewal (the run was stopped, or could not reach the store) and the lock was cleared or taken since: %w", what, ErrLockLost)
+	}
+	if err != nil {
+		return fmt.Errorf("the lease of the lock of %s could not be renewed, so it cannot be proven that this run still holds it: %w", what, err)
+	}
+	return nil
+}
+
+// ended returns an error wrapping ErrLockLost once the lock is lost or
+// released (Stop).
+func (h *Heartbeat) ended(what string) error {
+	select {
+	case <-h.lost:
+		return fmt.Errorf("the lock of %s was lost (cleared by force, or taken by another run after this one stopped renewing it): %w", what, ErrLockLost)
+	case <-h.stop:
+		return fmt.Errorf("the lock of %s was already released: %w", what, ErrLockLost)
+	default:
+		return nil
+	}
 }
 
 // MarkLost closes Lost.
@@ -154,6 +206,9 @@ func (l *folderLock) stillHeld() bool {
 
 // Lost is closed once the heartbeat finds the lock cleared or taken.
 func (l *folderLock) Lost() <-chan struct{} { return l.beat.Lost() }
+
+// Confirm proves that the lock is still this holder's (Heartbeat.Confirm).
+func (l *folderLock) Confirm() error { return l.beat.Confirm(l.path) }
 
 // PauseHeartbeat stops renewing the lease (tests of expiry).
 func (l *folderLock) PauseHeartbeat() { l.beat.Pause() }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
 )
@@ -18,6 +19,7 @@ import (
 type LineWriter struct {
 	crypter resource.Crypter
 	write   func(lines [][]byte) error
+	linger  time.Duration // see NewBatchingLineWriter
 
 	mu     sync.RWMutex // held for reading while queueing, for writing by Stop
 	closed bool
@@ -38,7 +40,15 @@ var ErrJournalClosed = errors.New("the journal is already committed")
 
 // NewLineWriter starts the writer of a journal whose lines write stores.
 func NewLineWriter(crypter resource.Crypter, write func(lines [][]byte) error) *LineWriter {
-	w := &LineWriter{crypter: crypter, write: write, queue: make(chan lineReq, maxBatch), exited: make(chan struct{})}
+	return NewBatchingLineWriter(crypter, 0, write)
+}
+
+// NewBatchingLineWriter is NewLineWriter for a store where each write is a
+// request (an object per batch): while steps run side by side (the
+// previous batch held more than one line), a batch waits up to linger for
+// more of their lines; a lone step's line never waits.
+func NewBatchingLineWriter(crypter resource.Crypter, linger time.Duration, write func(lines [][]byte) error) *LineWriter {
+	w := &LineWriter{crypter: crypter, write: write, linger: linger, queue: make(chan lineReq, maxBatch), exited: make(chan struct{})}
 	go w.run()
 	return w
 }
@@ -48,20 +58,10 @@ func (w *LineWriter) run() {
 	var failed error
 	batch := make([]lineReq, 0, maxBatch)
 	lines := make([][]byte, 0, maxBatch)
+	last := 0 // lines in the previous batch
 	for req := range w.queue {
-		batch = append(batch[:0], req)
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case r, ok := <-w.queue:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
+		batch = w.gather(append(batch[:0], req), last > 1)
+		last = len(batch)
 		if failed == nil {
 			lines = lines[:0]
 			for _, r := range batch {
@@ -123,4 +123,37 @@ func (w *LineWriter) Stop() error {
 	w.mu.Unlock()
 	<-w.exited
 	return nil
+}
+
+// gather adds to batch the lines queued meanwhile and, when wait is set
+// (and a linger is), those queued within the linger.
+func (w *LineWriter) gather(batch []lineReq, wait bool) []lineReq {
+	var linger <-chan time.Time
+	if wait && w.linger > 0 {
+		linger = time.After(w.linger)
+	}
+	for len(batch) < maxBatch {
+		select {
+		case r, ok := <-w.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, r)
+			continue
+		default:
+		}
+		if linger == nil {
+			return batch
+		}
+		select {
+		case r, ok := <-w.queue:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, r)
+		case <-linger:
+			return batch
+		}
+	}
+	return batch
 }

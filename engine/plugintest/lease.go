@@ -1,6 +1,7 @@
 package plugintest
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -77,6 +78,23 @@ func (l *memLock) Previous() *backend.LockInfo { return l.previous }
 
 // Lost is closed when the lock is cleared by force.
 func (l *memLock) Lost() <-chan struct{} { return l.lost }
+
+// Confirm fails, wrapping backend.ErrLockLost, once the lock was cleared
+// by force; a lock still held is renewed (a paused one counts its lease
+// from now).
+func (l *memLock) Confirm() error {
+	select {
+	case <-l.lost:
+		return fmt.Errorf("the lock of %s was lost: %w", l.what, backend.ErrLockLost)
+	default:
+	}
+	l.b.mu.Lock()
+	defer l.b.mu.Unlock()
+	if !l.pausedAt.IsZero() {
+		l.pausedAt = time.Now()
+	}
+	return nil
+}
 
 // PauseHeartbeat stops renewing the lease, as if the holder were stopped.
 func (l *memLock) PauseHeartbeat() {

@@ -8,10 +8,12 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +36,19 @@ type S3Server struct {
 	Env      []string
 	// AccessKey and SecretKey are the credentials Env holds.
 	AccessKey, SecretKey string
+
+	intercept *atomic.Pointer[func(*http.Request)]
+}
+
+// Intercept makes the server call fn with each request before serving it
+// (nil: none), so that a test can hold or delay chosen requests; only
+// GoFakeS3 servers call it (it is ignored on others).
+func (s *S3Server) Intercept(fn func(*http.Request)) {
+	if fn == nil {
+		s.intercept.Store(nil)
+		return
+	}
+	s.intercept.Store(&fn)
 }
 
 // URLWithPrefix is a backend URL of the server's bucket under prefix.
@@ -59,7 +74,7 @@ func cut(kv string) (string, string, bool) {
 }
 
 func newServer(endpoint, bucket, access, secret string) *S3Server {
-	return &S3Server{Endpoint: endpoint, Bucket: bucket, AccessKey: access, SecretKey: secret,
+	return &S3Server{Endpoint: endpoint, Bucket: bucket, AccessKey: access, SecretKey: secret, intercept: new(atomic.Pointer[func(*http.Request)]),
 		URL: fmt.Sprintf("s3://%s/team/state?endpoint=%s&region=us-east-1&use_path_style=true", bucket, endpoint),
 		Env: []string{"AWS_ACCESS_KEY_ID=" + access, "AWS_SECRET_ACCESS_KEY=" + secret, "AWS_REGION=us-east-1",
 			"AWS_EC2_METADATA_DISABLED=true", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null"}}
@@ -71,9 +86,17 @@ func newServer(endpoint, bucket, access, secret string) *S3Server {
 func GoFakeS3(t testing.TB) *S3Server {
 	t.Helper()
 	faker := gofakes3.New(s3mem.New(), gofakes3.WithLogger(gofakes3.DiscardLog()))
-	srv := httptest.NewServer(faker.Server())
+	hook := new(atomic.Pointer[func(*http.Request)])
+	serve := faker.Server()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fn := hook.Load(); fn != nil {
+			(*fn)(r)
+		}
+		serve.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	s := newServer(srv.URL, "runner-state", "AKIAFAKES3TEST", "fakes3-secret-"+fmt.Sprint(time.Now().UnixNano()))
+	s.intercept = hook
 	createBucket(t, s)
 	return s
 }

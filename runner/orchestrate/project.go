@@ -80,6 +80,9 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		References:    o.references, Plan: o.req.Plans[name], Dir: dir,
 		LoadPlugin: o.req.LoadPlugin, ReferenceCrypter: o.req.ReferenceCrypter,
 	}
+	if o.stackLock != nil {
+		opts.Held = []backend.Lock{o.stackLock}
+	}
 	if o.req.Plugins != nil {
 		opts.Plugins = o.req.Plugins()
 	}

@@ -44,6 +44,7 @@ func Run(t *testing.T, open Open) {
 		{"LockRace", testLockRace},
 		{"LeaseExpiry", testLeaseExpiry},
 		{"LockLost", testLockLost},
+		{"LeaseConfirm", testLeaseConfirm},
 		{"CommitFenced", testCommitFenced},
 	}
 	for _, tt := range tests {

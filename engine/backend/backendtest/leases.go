@@ -212,3 +212,55 @@ func testCommitFenced(t *testing.T, b backend.Store) {
 		t.Fatalf("after the next run: %v, want %v", urns(got), urns(final))
 	}
 }
+
+// testLeaseConfirm checks Confirm, which a step calls before its plugin
+// call, on a project's lock and the stack's own: a held lock confirms; a
+// holder stopped past its lease (its heartbeat paused) whose lock nobody
+// touched confirms by renewing it, after which it is live again; once the
+// lock was cleared after such a stop, Confirm fails wrapping ErrLockLost
+// and the lock is marked lost.
+func testLeaseConfirm(t *testing.T, b backend.Store) {
+	const lease = time.Second
+	leaser(t, b, lease)
+	ctx := context.Background()
+	for _, wide := range []bool{false, true} {
+		take := func(cmd string) (backend.Lock, error) {
+			if wide {
+				return b.LockStack(ctx, stack, backend.CurrentLockInfo(cmd))
+			}
+			return b.Lock(ctx, project, stack, backend.CurrentLockInfo(cmd))
+		}
+		l, err := take("runner up")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Confirm(); err != nil {
+			t.Fatalf("stack-wide %v: Confirm of a held lock: %v", wide, err)
+		}
+		l.(backend.HeartbeatPauser).PauseHeartbeat()
+		time.Sleep(lease + lease/4)
+		if err := l.Confirm(); err != nil {
+			t.Fatalf("stack-wide %v: Confirm after a stop past the lease, the lock untouched: %v", wide, err)
+		}
+		if _, err := take("runner destroy"); lockedErr(t, err).Stale {
+			t.Fatalf("stack-wide %v: a lock Confirm renewed is stale: %v", wide, err)
+		}
+		time.Sleep(lease + lease/4)
+		clear := b.ForceUnlock(ctx, project, stack)
+		if wide {
+			clear = b.ForceUnlockStack(ctx, stack)
+		}
+		if clear != nil {
+			t.Fatal(clear)
+		}
+		if err := l.Confirm(); !errors.Is(err, backend.ErrLockLost) {
+			t.Fatalf("stack-wide %v: Confirm of a lock cleared after its lease ran out = %v, want ErrLockLost", wide, err)
+		}
+		select {
+		case <-l.Lost():
+		default:
+			t.Fatalf("stack-wide %v: a lock Confirm found cleared is not marked lost", wide)
+		}
+		_ = l.Unlock()
+	}
+}

@@ -173,8 +173,15 @@ func (l *objLock) Lost() <-chan struct{} { return l.beat.Lost() }
 // PauseHeartbeat stops renewing the lease (tests of expiry).
 func (l *objLock) PauseHeartbeat() { l.beat.Pause() }
 
-// Unlock releases the lock: it reads it back and deletes it only while it
-// is this holder's (If-Match, where the store honours it on DELETE).
+// Confirm proves that the lock is still this holder's (Heartbeat.Confirm):
+// a renewal, when one is needed, is a write conditional on the ETag this
+// holder last wrote.
+func (l *objLock) Confirm() error { return l.beat.Confirm(l.what) }
+
+// Unlock releases the lock: a DELETE conditional on the ETag this holder
+// last wrote where the store honours If-Match on DELETE (Probe); where it
+// does not, the lock is read back first and deleted only while it is this
+// holder's.
 func (l *objLock) Unlock() error {
 	l.beat.Stop()
 	l.s.mu.Lock()
@@ -182,8 +189,24 @@ func (l *objLock) Unlock() error {
 		delete(l.s.held, l.key)
 	}
 	l.s.mu.Unlock()
+	select {
+	case <-l.beat.Lost():
+		return fmt.Errorf("unlocking %s: the lock was cleared (or taken by another holder) meanwhile; leaving it", l.what)
+	default:
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if l.s.condDelete {
+		err := l.s.obj.Delete(ctx, l.key, l.etag)
+		if errors.Is(err, ErrPrecondition) || errors.Is(err, ErrNotExist) {
+			l.beat.MarkLost()
+			return fmt.Errorf("unlocking %s: the lock was cleared (or taken by another holder) meanwhile; leaving it", l.what)
+		}
+		if err != nil {
+			return fmt.Errorf("unlocking %s: %w", l.what, err)
+		}
+		return nil
+	}
 	held, err := l.stillHeld(ctx)
 	switch {
 	case err != nil:

@@ -62,6 +62,9 @@ func (m *Memory) Delete(_ context.Context, key, ifMatch string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	o, ok := m.objects[key]
+	if !ok && ifMatch != "" && !m.IgnoreConditions {
+		return fmt.Errorf("deleting %s: %w", key, ErrNotExist)
+	}
 	if !ok {
 		return nil
 	}

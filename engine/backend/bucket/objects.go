@@ -39,11 +39,13 @@ type Objects interface {
 	// there is none.
 	Get(ctx context.Context, key string) (*Object, error)
 	// Put writes data at key, under cond; it returns the new ETag. An unmet
-	// condition is an error wrapping ErrPrecondition.
+	// condition (IfMatch on a key that has no object included) is an
+	// error wrapping ErrPrecondition.
 	Put(ctx context.Context, key string, data []byte, cond Cond) (string, error)
 	// Delete removes key; with ifMatch set, only while its ETag is ifMatch
 	// (else ErrPrecondition, where the store honours it). A missing key is
-	// not an error.
+	// not an error, but with ifMatch set it may be one wrapping ErrNotExist
+	// (as S3 answers a conditional DELETE of a missing key).
 	Delete(ctx context.Context, key, ifMatch string) error
 	// DeleteMany removes keys (missing ones are not an error).
 	DeleteMany(ctx context.Context, keys []string) error

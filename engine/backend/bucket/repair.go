@@ -51,7 +51,7 @@ func (s *Store) Repair(ctx context.Context, project, stack string, c resource.Cr
 		if err != nil {
 			return err
 		}
-		if _, err := s.replace(ctx, project, stack, cur, data, leftovers); err != nil {
+		if _, err := s.replace(ctx, project, stack, cur, data, leftovers, c); err != nil {
 			return err
 		}
 		return s.addHistory(ctx, project, stack, backend.RepairRecord(start, changes))

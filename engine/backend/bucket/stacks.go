@@ -236,7 +236,7 @@ func (s *Store) Import(ctx context.Context, project, stack string, data []byte, 
 		if err != nil {
 			return err
 		}
-		if _, err := s.replace(ctx, project, stack, cur, cp, leftovers); err != nil {
+		if _, err := s.replace(ctx, project, stack, cur, cp, leftovers, c); err != nil {
 			return err
 		}
 		return s.addHistory(ctx, project, stack, backend.ImportRecord(start, snap))

@@ -197,3 +197,14 @@ func names(project, stack string) error {
 	}
 	return backend.CheckName("stack", stack)
 }
+
+var _ backend.Identifier = (*Store)(nil)
+
+// Identity names the storage, when the object store can name itself (an
+// Identity() string method, as S3's): "" when it cannot.
+func (s *Store) Identity(context.Context) (string, error) {
+	if id, ok := s.obj.(interface{ Identity() string }); ok {
+		return id.Identity(), nil
+	}
+	return "", nil
+}

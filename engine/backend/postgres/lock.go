@@ -208,6 +208,10 @@ func (l *heldLock) Previous() *backend.LockInfo { return l.previous }
 // Lost is closed once the heartbeat finds the lock cleared or taken.
 func (l *heldLock) Lost() <-chan struct{} { return l.beat.Lost() }
 
+// Confirm proves that the lock is still this holder's
+// (Heartbeat.Confirm): its session is open and its row its own.
+func (l *heldLock) Confirm() error { return l.beat.Confirm(l.what()) }
+
 // recordInterrupted records the run of dead, whose lock by took over, in
 // the stack's history.
 func (s *Store) recordInterrupted(ctx context.Context, stack, project string, dead, by backend.LockInfo) error {

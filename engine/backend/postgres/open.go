@@ -302,3 +302,28 @@ func (c tripCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Tra
 
 func (tripCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (tripCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+var _ backend.Identifier = (*Store)(nil)
+
+// Identity names the database cluster (its system identifier, which every
+// connection to it reads the same), the database and the schema the
+// tables are in. A role that may not read the identifier gets the
+// server's address and port instead.
+func (s *Store) Identity(ctx context.Context) (string, error) {
+	var cluster, db, schema string
+	err := s.pool.QueryRow(ctx, `SELECT (SELECT system_identifier::text FROM pg_control_system()), current_database(), current_schema()`).Scan(&cluster, &db, &schema)
+	if err != nil {
+		var addr *string
+		err = s.pool.QueryRow(ctx, `SELECT host(inet_server_addr()) || ':' || inet_server_port(), current_database(), current_schema()`).Scan(&addr, &db, &schema)
+		if err != nil {
+			return "", fmt.Errorf("naming the database of %s: %w", s.url, err)
+		}
+		if addr == nil { // a Unix socket: the path names the server
+			cfg := s.pool.Config().ConnConfig
+			cluster = fmt.Sprintf("socket %s:%d", cfg.Host, cfg.Port)
+		} else {
+			cluster = "server " + *addr
+		}
+	}
+	return fmt.Sprintf("postgres cluster %s, database %s, schema %s", cluster, db, schema), nil
+}

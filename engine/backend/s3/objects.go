@@ -104,8 +104,15 @@ func (o *Objects) Put(ctx context.Context, key string, data []byte, cond bucket.
 		in.IfMatch = aws.String(cond.IfMatch)
 	}
 	out, err := o.client.PutObject(ctx, in)
+	err = classify(err)
+	if cond.IfMatch != "" && errors.Is(err, bucket.ErrNotExist) {
+		// S3 answers a write conditional on the ETag of an object that is
+		// gone with 404 NoSuchKey: the condition is unmet all the same (a
+		// renewal of a lock cleared meanwhile must learn it is lost).
+		err = fmt.Errorf("%w (the object is gone: %w)", bucket.ErrPrecondition, err)
+	}
 	if err != nil {
-		return "", fmt.Errorf("writing %s: %w", key, classify(err))
+		return "", fmt.Errorf("writing %s: %w", key, err)
 	}
 	return aws.ToString(out.ETag), nil
 }
@@ -128,7 +135,7 @@ func (o *Objects) Delete(ctx context.Context, key, ifMatch string) error {
 	}
 	_, err := o.client.DeleteObject(ctx, in)
 	err = classify(err)
-	if errors.Is(err, bucket.ErrNotExist) {
+	if errors.Is(err, bucket.ErrNotExist) && ifMatch == "" {
 		return nil
 	}
 	if err != nil {
@@ -181,3 +188,7 @@ func (o *Objects) List(ctx context.Context, prefix string) ([]bucket.ObjectInfo,
 	}
 	return out, nil
 }
+
+// Identity names the bucket prefix the objects are kept in
+// (Location.Identity).
+func (o *Objects) Identity() string { return o.loc.Identity() }

@@ -161,3 +161,30 @@ func Redact(raw string) string {
 	}
 	return redactQuery(u)
 }
+
+// Identity names the bucket prefix the location keeps state in, the same
+// however the URL spells it: the endpoint reduced to its scheme and host
+// (lower case, without a default port; AWS's own endpoints, or none, as
+// "aws"), the bucket and the prefix.
+func (loc *Location) Identity() string {
+	endpoint := "aws"
+	if loc.Endpoint != "" {
+		if u, err := url.Parse(loc.Endpoint); err == nil {
+			scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname())
+			port := u.Port()
+			if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+				port = ""
+			}
+			endpoint = scheme + "://" + host
+			if port != "" {
+				endpoint += ":" + port
+			}
+			if host == "amazonaws.com" || strings.HasSuffix(host, ".amazonaws.com") {
+				endpoint = "aws"
+			}
+		} else {
+			endpoint = loc.Endpoint
+		}
+	}
+	return "s3://" + loc.Bucket + "/" + loc.Prefix + " at " + endpoint
+}
