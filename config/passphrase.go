@@ -61,8 +61,15 @@ type Crypter struct {
 	ready chan struct{} // closed once the key is checked; nil: checked when opened
 	err   error         // the check's error, set before ready closes
 	aead  cipher.AEAD
-	state string // the encryptionsalt value
+	state string     // the encryptionsalt value
+	also  []*Crypter // crypters of other salts of the passphrase that DecryptValue tries too
 }
+
+// ReadsAlso makes c decrypt, besides its own, the secrets of others: the
+// same passphrase under other salts (a project state the Pulumi CLI wrote
+// with its own stack config's salt). c still encrypts with its own salt.
+// It is called before c is used.
+func (c *Crypter) ReadsAlso(others ...*Crypter) { c.also = append(c.also, others...) }
 
 // keyCache derives each (passphrase, salt) key once per process: a
 // derivation costs about a second.
@@ -245,6 +252,11 @@ func (c *Crypter) DecryptValue(ctx context.Context, ciphertext string) (string, 
 	}
 	plain, err := c.aead.Open(nil, nonce, sealed, nil)
 	if err != nil {
+		for _, o := range c.also {
+			if v, err := o.DecryptValue(ctx, ciphertext); err == nil {
+				return v, nil
+			}
+		}
 		return "", errors.New("a secret does not decrypt with this stack's passphrase")
 	}
 	return string(plain), nil

@@ -231,3 +231,35 @@ func TestWaitHonoursContext(t *testing.T) {
 		t.Fatalf("a finished check hid behind a canceled context: %v", err)
 	}
 }
+
+// TestCrypterReadsAlso: a crypter decrypts the secrets of another salt of
+// the passphrase once told to, and still encrypts with its own salt.
+func TestCrypterReadsAlso(t *testing.T) {
+	ctx := context.Background()
+	a, err := NewCrypter("s3cret", WithIterations(testIterations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewCrypter("s3cret", WithIterations(testIterations))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, err := a.EncryptValue(ctx, `"v"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.DecryptValue(ctx, ct); err == nil {
+		t.Fatal("a crypter of another salt decrypts the secret without ReadsAlso")
+	}
+	b.ReadsAlso(a)
+	if v, err := b.DecryptValue(ctx, ct); err != nil || v != `"v"` {
+		t.Fatalf("after ReadsAlso: %q, %v", v, err)
+	}
+	own, err := b.EncryptValue(ctx, `"w"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.DecryptValue(ctx, own); err == nil {
+		t.Error("b encrypts with a's salt after ReadsAlso")
+	}
+}

@@ -62,10 +62,25 @@ func (s *Session) openCrypter(mayCreate, background bool) (*config.Crypter, erro
 	}
 	var c *config.Crypter
 	if salt := s.Config.EncryptionSalt(); salt != "" {
-		if err := s.checkStateSalts(salt, states); err != nil {
+		others, err := s.otherStateSalts(salt, states)
+		if err != nil {
 			return nil, err
 		}
-		c, err = s.openWith(salt, "the encryptionsalt of "+s.ConfigPath, background)
+		if c, err = s.openWith(salt, "the encryptionsalt of "+s.ConfigPath, background); err != nil {
+			return nil, err
+		}
+		if len(others) > 0 {
+			// The stack config's own secrets must open with its own salt:
+			// else the file was replaced or its salt line edited, and what
+			// runner writes next would leave them unreadable.
+			if _, err := s.Config.Values(context.Background(), c); err != nil {
+				return nil, Invalid(fmt.Errorf("the encryptionsalt of %s differs from the salt recorded in %s, and the file's own secrets do not open with its salt (%w); "+
+					"if the stack config was replaced, put back the salt the state records (encryptionsalt: %s)", s.ConfigPath, others[0].what, err, others[0].c.EncryptionSalt()))
+			}
+			for _, o := range others {
+				c.ReadsAlso(o.c)
+			}
+		}
 	} else {
 		c, err = s.cryptFromStates(states, mayCreate)
 	}
@@ -128,16 +143,35 @@ func stateName(st backend.StateSecrets) string {
 	return fmt.Sprintf("the state of project %s (%s)", st.Project, st.Path)
 }
 
-// checkStateSalts refuses a stack config whose salt is not the one a state
-// records: that state's secrets would not decrypt.
-func (s *Session) checkStateSalts(salt string, states []backend.StateSecrets) error {
+// otherStateSalts returns crypters for the salts that states of the stack
+// record besides the stack config's salt: a project state the Pulumi CLI
+// wrote in place records its own stack config's salt (Pulumi.<stack>.yaml
+// beside Pulumi.yaml). Each must open with the passphrase; else the stack
+// config is refused, naming the state and its salt. runner's next write of
+// such a state encrypts it with the stack's salt.
+func (s *Session) otherStateSalts(salt string, states []backend.StateSecrets) ([]otherSalt, error) {
+	var out []otherSalt
+	seen := map[string]bool{salt: true}
 	for _, st := range states {
-		if other := st.Salt(); other != "" && other != salt {
-			return Invalid(fmt.Errorf("the encryptionsalt of %s differs from the salt recorded in %s, so the state's secrets cannot be read with it; "+
-				"if the stack config was replaced, put back the salt the state records (encryptionsalt: %s)", s.ConfigPath, stateName(st), other))
+		other := st.Salt()
+		if other == "" || seen[other] {
+			continue
 		}
+		seen[other] = true
+		c, err := s.openWith(other, "the salt recorded in "+stateName(st), false)
+		if err != nil {
+			return nil, Invalid(fmt.Errorf("the encryptionsalt of %s differs from the salt recorded in %s, and the passphrase does not open that salt either (%w); "+
+				"if the stack config was replaced, put back the salt the state records (encryptionsalt: %s)", s.ConfigPath, stateName(st), err, other))
+		}
+		out = append(out, otherSalt{c: c, what: stateName(st)})
 	}
-	return nil
+	return out, nil
+}
+
+// otherSalt is the crypter of a salt a state records, and that state.
+type otherSalt struct {
+	c    *config.Crypter
+	what string
 }
 
 // stateSalt returns the salt the stack's states record ("" when none does)

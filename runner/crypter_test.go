@@ -67,8 +67,12 @@ func TestCrypterChoosesTheSaltTheStateRecords(t *testing.T) {
 		{name: "salt from the state", config: "config:\n  t:name: abc\n", states: map[string]string{"a": saltProvider(salt), "b": ""}, secrets: true, wantSalt: salt},
 		{name: "empty salt from the state", config: "encryptionsalt:\nconfig: {}\n", states: map[string]string{"a": saltProvider(salt)}, wantSalt: salt},
 		{name: "file and state agree", config: "encryptionsalt: " + salt + "\n", states: map[string]string{"a": saltProvider(salt)}, wantSalt: salt},
+		// A state the Pulumi CLI wrote with the project's own stack config:
+		// another salt of the same passphrase, read besides the file's.
 		{name: "file and state disagree", config: "encryptionsalt: " + other.EncryptionSalt() + "\n", states: map[string]string{"a": saltProvider(salt)},
-			wantErr: []string{"Pulumi.dev.yaml differs from the salt recorded in the state of project a (", "a/dev.json"}},
+			wantSalt: other.EncryptionSalt()},
+		{name: "file and state of another passphrase disagree", config: "encryptionsalt: " + other.EncryptionSalt() + "\n", states: map[string]string{"a": saltProvider(foreign.EncryptionSalt())},
+			wantErr: []string{"Pulumi.dev.yaml differs from the salt recorded in the state of project a (", "a/dev.json", "the passphrase does not open that salt either"}},
 		{name: "states disagree", config: "config: {}\n", states: map[string]string{"a": saltProvider(salt), "b": saltProvider(other.EncryptionSalt())},
 			wantErr: []string{"record different salts", "project a", "project b"}},
 		{name: "secrets in the state, no salt anywhere", config: "config: {}\n", states: map[string]string{"a": ""}, secrets: true,

@@ -135,7 +135,7 @@ func lookups(specs []providers.PluginSpec) map[string]resource.LookupFunc {
 
 // pluginLogEvent turns a plugin's log line into an event of the project its
 // URN names: debug lines and ephemeral progress only with --debug, warnings
-// as warnings and errors as warnings that say "error:".
+// as warnings and errors as warnings of Severity error.
 func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
 	ev := event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: e.Message, URN: string(e.URN)}
 	if e.URN.Valid() {
@@ -148,7 +148,7 @@ func (s *Session) pluginLogEvent(e pluginhost.LogEntry) (event.Event, bool) {
 	case "warning":
 		ev.Type = event.Warning
 	case "error":
-		ev.Type, ev.Message = event.Warning, "error: "+e.Message
+		ev.Type, ev.Severity = event.Warning, event.SeverityError
 	}
 	return ev, true
 }

@@ -33,11 +33,11 @@ func TestPluginLogEvent(t *testing.T) {
 		if !ok {
 			continue
 		}
-		msg := "hello"
+		sev := ""
 		if tt.severity == "error" {
-			msg = "error: hello"
+			sev = event.SeverityError
 		}
-		if ev.Type != tt.want || ev.Project != "one" || ev.Message != msg || ev.URN != urn {
+		if ev.Type != tt.want || ev.Project != "one" || ev.Message != "hello" || ev.Severity != sev || ev.URN != urn {
 			t.Errorf("%s: event %+v", tt.severity, ev)
 		}
 		if ev.Time.IsZero() {

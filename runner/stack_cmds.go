@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
@@ -189,6 +190,9 @@ func StackImport(ctx context.Context, opts Options, o StackImportOptions) (strin
 	}
 	if err != nil {
 		return "", Usage(fmt.Errorf("reading the file to import: %w", err))
+	}
+	if data, err = backend.AsExport(o.File, data); err != nil {
+		return "", Invalid(err)
 	}
 	if err := s.Import(ctx, stack, o.Project, data); err != nil {
 		return "", err

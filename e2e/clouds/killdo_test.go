@@ -110,3 +110,34 @@ func TestCutShortCreateNotAdoptedElsewhere(t *testing.T) {
 		t.Errorf("%d DOKS clusters in the fake cloud after the refused up, want the 1 left alone", n)
 	}
 }
+
+// TestCutShortCreateThatDidNotHappenIsMadeAgain: a DOKS or LKE create cut
+// short before the cloud made the cluster (here: made, then deleted by
+// hand) is looked up, found absent (getKubernetesCluster's not-found
+// error, getLkeClusters' empty list) and made again once.
+func TestCutShortCreateThatDidNotHappenIsMadeAgain(t *testing.T) {
+	for _, c := range []struct{ provider, typ string }{
+		{"do", "digitalocean:index/kubernetesCluster:KubernetesCluster"},
+		{"linode", "linode:index/lkeCluster:LkeCluster"},
+	} {
+		t.Run(c.provider, func(t *testing.T) {
+			t.Parallel()
+			var e *env
+			if c.provider == "do" {
+				e = doWorkspace(t, true)
+			} else {
+				e = linodeWorkspace(t, true)
+			}
+			e.extra = append(e.extra, "FAKECLOUD_DIE_AFTER_CREATE="+c.typ)
+			e.fails(1, "-p", c.provider, "up", "--yes")
+			if n := e.removeFromCloud(c.typ); n != 1 {
+				t.Fatalf("%d clusters in the fake cloud, want the 1 the cut-short create made", n)
+			}
+			r := e.ok("-p", c.provider, "up", "--yes")
+			if !strings.Contains(r.Stdout+r.Stderr, "did not happen; it will be created again") {
+				t.Errorf("the up does not say the interrupted create did not happen:\n%s", r)
+			}
+			e.converged(c.provider, "after a create that did not happen")
+		})
+	}
+}

@@ -213,6 +213,9 @@ func TestJavaScriptProgramError(t *testing.T) {
 	if n := strings.Count(r.Stdout+r.Stderr, "boom-unique"); n != 1 {
 		t.Errorf("the program's error is printed %d times\n%s%s", n, r.Stdout, r.Stderr)
 	}
+	if !strings.Contains(r.Stdout, "  error: Running program") {
+		t.Errorf("the program's error is not shown as an error:\n%s", r.Stdout)
+	}
 	// A program killed by a signal is named, not the keeper in front of it.
 	w.write(map[string]string{"p/index.js": "require(\"@pulumi/pulumi\");\nprocess.kill(process.pid, \"SIGABRT\");\n"})
 	r = w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")

@@ -81,3 +81,45 @@ func TestPulumiCLIReadsRunnerBackends(t *testing.T) {
 		})
 	}
 }
+
+// TestPulumiCLIUpdatesRunnerStackInPlace shares runner's folder backend with
+// the Pulumi CLI: runner deploys, Pulumi (logged in to the same folder, its
+// stack config beside Pulumi.yaml with an encryptionsalt of its own) changes
+// an input and updates, then runner previews no change and updates nothing,
+// and Pulumi, after runner's next write, still previews no change and opens
+// the secret. Before the fix runner refused the stack: the state Pulumi
+// wrote records the project's salt, not the stack config's.
+func TestPulumiCLIUpdatesRunnerStackInPlace(t *testing.T) {
+	w, store := chainWorkspace(t)
+	pl := newPulumi(t, w)
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "chain:token", secretToken)
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+
+	chain := filepath.Join(w.dir, "chain")
+	pl.ok(chain, "login", "file://"+filepath.Join(w.dir, ".runner"))
+	pl.ok(chain, "stack", "select", "dev")
+	pl.ok(chain, "config", "set", "testprov:store", string(store))
+	pl.ok(chain, "config", "set", "--secret", "token", secretToken)
+	pl.ok(chain, "config", "set", "prefix", "q")
+	pl.ok(chain, "up", "--yes")
+	if got, want := values(t, store), []string{"q-a", "q-a-b", "q-a-b-c"}; !equal(got, want) {
+		t.Fatalf("after Pulumi's up the store holds %v, want %v", got, want)
+	}
+
+	r := w.ok("-p", "e", "-s", "dev", "--json", "preview")
+	if c := runnerSummary(t, r); len(c) != 1 || c["same"] != 4 {
+		t.Errorf("runner's preview after Pulumi's up: counts %v, want only 4 same\n%s", c, r.Stdout)
+	}
+	r = w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes")
+	if c := runnerSummary(t, r); len(c) != 1 || c["same"] != 4 {
+		t.Errorf("runner's up after Pulumi's up: counts %v, want only 4 same\n%s", c, r.Stdout)
+	}
+	if outs := w.outputs("chain"); outs["last"] != "q-a-b-c" {
+		t.Errorf("runner's stack output: %v", outs)
+	}
+	pl.ok(chain, "preview", "--expect-no-changes")
+	if r := pl.ok(chain, "stack", "output", "token", "--show-secrets"); strings.TrimSpace(r.Stdout) != secretToken {
+		t.Errorf("pulumi stack output token after runner's write is not the secret")
+	}
+}

@@ -216,6 +216,18 @@ func runnerSummary(t *testing.T, r result) map[string]float64 {
 // encryptionsalt as the state's secrets provider).
 func TestPulumiCLIPreviewsRunnerStack(t *testing.T) {
 	w, store := chainWorkspace(t)
+	// Resource a asks for the plugin's version: its default provider is
+	// named after it (default_1_2_3), beside b's and c's "default".
+	file := filepath.Join(w.dir, "chain", "Pulumi.yaml")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versioned := strings.Replace(string(b), "      value: ${prefix}-a\n", "      value: ${prefix}-a\n    options:\n      version: 1.2.3\n", 1)
+	if versioned == string(b) {
+		t.Fatal("the chain program has no resource a to give a version")
+	}
+	w.write(map[string]string{"chain/Pulumi.yaml": versioned})
 	pl := newPulumi(t, w)
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
 	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "chain:token", secretToken)
@@ -247,7 +259,11 @@ func TestPulumiCLIPreviewsRunnerStack(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "chain", "--show-secrets", "--file", shown)
 	pshown := filepath.Join(tmp, "pulumi-shown.json")
 	pl.ok(chain, "stack", "export", "--show-secrets", "--file", pshown)
-	sameResources(t, "runner's export", readDeployment(t, shown), "Pulumi's export after the import", readDeployment(t, pshown))
+	rd := readDeployment(t, shown)
+	sameResources(t, "runner's export", rd, "Pulumi's export after the import", readDeployment(t, pshown))
+	if _, ok := rd.byURN()["urn:pulumi:dev::chain::pulumi:providers:testprov::default_1_2_3"]; !ok {
+		t.Errorf("runner's export has no default provider named after version 1.2.3")
+	}
 	// The chain's resources are as runner made them: Pulumi's no-op
 	// update touches nothing.
 	pl.ok(chain, "up", "--yes", "--expect-no-changes")

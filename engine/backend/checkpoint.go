@@ -66,3 +66,19 @@ func FromCheckpoint(where string, data []byte) ([]byte, error) {
 	}
 	return json.Marshal(exportJSON{Version: 3, Deployment: latest})
 }
+
+// AsExport returns data, a file given to `runner stack import` (where, for
+// messages), as an export: a Pulumi checkpoint (the <stack>.json.bak beside
+// a checkpoint, or a copy kept in runner's history folder, which is what
+// the messages about an unreadable checkpoint point to) is converted with
+// FromCheckpoint; anything else is returned as it is.
+func AsExport(where string, data []byte) ([]byte, error) {
+	var probe struct {
+		Checkpoint json.RawMessage `json:"checkpoint"`
+		Deployment json.RawMessage `json:"deployment"`
+	}
+	if json.Unmarshal(data, &probe) != nil || probe.Checkpoint == nil || probe.Deployment != nil {
+		return data, nil
+	}
+	return FromCheckpoint(where, data)
+}

@@ -30,6 +30,11 @@ var lockKind = boundedfile.Kind{Name: "the lock file", Limit: 64 << 10}
 func readOptional(path string) ([]byte, error) {
 	data, err := boundedfile.ReadFile(path, boundedfile.State)
 	if errors.Is(err, fs.ErrNotExist) {
+		// A link to a file that is gone is not "no state": taking it so
+		// would create every resource again.
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, &boundedfile.RefusedError{Path: path, Kind: boundedfile.State, Mode: fs.ModeSymlink}
+		}
 		return nil, nil
 	}
 	if boundedfile.IsRefused(err) {

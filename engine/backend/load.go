@@ -87,11 +87,11 @@ func readSnapshot(ctx context.Context, p paths, crypter resource.Crypter) (*stat
 		return nil, "", err
 	}
 	snap, err := state.UnmarshalCheckpoint(ctx, plain, crypter)
-	if err != nil {
-		return nil, "", fmt.Errorf("reading the state file %s: %w", p.snapshot, err)
+	if err == nil {
+		err = state.Check(snap, p.project, p.stack)
 	}
-	if err := state.Check(snap, p.project, p.stack); err != nil {
-		return nil, "", fmt.Errorf("reading the state file %s: %w", p.snapshot, err)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the state file %s: %w%s", p.snapshot, err, restoreHint(p))
 	}
 	return snap, hashOf(data), nil
 }
@@ -185,4 +185,16 @@ func (f *Folder) checkWritable(p paths, trusted string) ([]byte, error) {
 		return nil, fmt.Errorf("refusing to write over the state file %s, which cannot be read (%w); repair or move it first", p.snapshot, err)
 	}
 	return data, nil
+}
+
+// restoreHint says how to put back a checkpoint that cannot be read: from
+// the <checkpoint>.bak beside it (the version its last write replaced) when
+// there is one, or from a copy in runner's history folder of the project.
+func restoreHint(p paths) string {
+	from := "COPY (a copy in " + p.history + ")"
+	if fileExists(p.snapshot + ".bak") {
+		from = p.snapshot + ".bak"
+	}
+	return fmt.Sprintf("; put back the version before its last write with `runner --stack %s stack import --project %s --file %s`, then `runner --stack %s refresh`",
+		p.stack, p.project, from, p.stack)
 }

@@ -28,6 +28,9 @@ type LockedError struct {
 	Stale bool
 	// File is the lock file.
 	File string
+	// Pulumi is set for a lock file the Pulumi CLI wrote (no lease, no
+	// liveness runner can judge): it is cleared by removing File.
+	Pulumi bool
 }
 
 // Error names the holder and, for a stale lock, how to clear it.
@@ -55,6 +58,9 @@ func (e *LockedError) Error() string {
 		}
 	} else {
 		msg += "; wait for it to finish, then run again"
+	}
+	if e.Pulumi {
+		msg += fmt.Sprintf(" (if no Pulumi CLI on host %s works on this stack any more, remove its lock file %s)", e.Holder.Host, e.File)
 	}
 	return msg
 }
@@ -122,7 +128,7 @@ func pulumiLocks(p paths) error {
 		}
 		e := &LockedError{Project: p.project, Stack: p.stack, File: filepath.Join(dir, name)}
 		describeHolder(e)
-		e.Stale = false // judged by its holder: Pulumi's locks have no lease
+		e.Stale, e.Pulumi = false, true // judged by its holder: Pulumi's locks have no lease
 		return e
 	}
 	return nil

@@ -76,6 +76,8 @@ func describe(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeDir != 0:
 		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link to a file that does not exist"
 	case m&fs.ModeNamedPipe != 0:
 		return "a named pipe"
 	case m&fs.ModeSocket != 0:

@@ -34,6 +34,9 @@ const (
 	Summary        Type = "summary"
 )
 
+// SeverityError is the Severity of a warning event that reports an error.
+const SeverityError = "error"
+
 // ConfigDefaulted reports the config keys that validation set to their
 // defaults (Keys) and the file it wrote them to (File).
 const ConfigDefaulted Type = "config-defaulted"
@@ -54,7 +57,11 @@ type Event struct {
 	Keys       []string  `json:"keys,omitempty"` // properties that change
 	DurationMS int64     `json:"duration_ms"`
 	Message    string    `json:"message,omitempty"`
-	Error      string    `json:"error,omitempty"`
+	// Severity is "error" on a warning event that reports an error a
+	// program or a plugin logged (the run goes on; its end says whether
+	// the project failed).
+	Severity string `json:"severity,omitempty"`
+	Error    string `json:"error,omitempty"`
 	// Outputs holds a project's outputs for display: secrets already shown
 	// as "[secret]" and unknown values as "[unknown]".
 	Outputs map[string]any `json:"outputs,omitempty"`

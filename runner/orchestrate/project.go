@@ -165,6 +165,9 @@ func (o *run) engineEvents() func(engine.Event) {
 			if e.Severity == engine.SeverityWarning || e.Severity == engine.SeverityError || e.Type == engine.EventPendingOperation {
 				ev.Type = event.Warning
 			}
+			if e.Severity == engine.SeverityError {
+				ev.Severity = event.SeverityError
+			}
 		default:
 			return
 		}

@@ -115,6 +115,9 @@ func (p *Plain) line(e event.Event) string {
 	case event.Log:
 		return "  " + e.Message + "\n"
 	case event.Warning:
+		if e.Severity == event.SeverityError {
+			return p.paint(red, "  error: "+e.Message) + "\n"
+		}
 		return p.paint(yellow, "  warning: "+e.Message) + "\n"
 	case event.Outputs:
 		if len(e.Outputs) == 0 {
