@@ -58,6 +58,16 @@ func Label(stack string) string {
 	return strings.TrimRight(n[:24], "-") + "-" + hex.EncodeToString(sum[:])[:7]
 }
 
+// StackTag is the cluster's tag naming stack: the stack's name when
+// Linode takes it as a tag (3 to 50 characters), else the cluster's label
+// (a name such as qa would fail the create with Linode's 400).
+func StackTag(stack string) string {
+	if len(stack) >= 3 && len(stack) <= 50 {
+		return stack
+	}
+	return Label(stack)
+}
+
 // Cluster is the lke project: the LKE cluster with one pool. Outputs:
 // cluster_name, cluster_id, endpoint, kubeconfig (secret: LKE's base64
 // kubeconfig decoded, for the kubeconfig project and the hook).
@@ -81,7 +91,7 @@ func Cluster(envToken bool) engine.Program {
 			"label": Label(ctx.Stack()), "k8sVersion": s[0], "region": s[1],
 			"pools":        []any{map[string]any{"type": s[2], "count": nodes}},
 			"controlPlane": map[string]any{"highAvailability": ha},
-			"tags":         []any{"mara", ctx.Stack()},
+			"tags":         []any{"mara", StackTag(ctx.Stack())},
 		}, engine.Provider(p))
 		endpoint := c.Output("apiEndpoints").Apply(func(v any) (any, error) {
 			if l, _ := v.([]any); len(l) > 0 {

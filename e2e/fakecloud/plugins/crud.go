@@ -74,6 +74,22 @@ type idOutputs interface {
 	idOutputs(typ, id string, outs resource.PropertyMap)
 }
 
+// apiRefuser is a cloud whose API refuses some inputs its plugin's schema
+// lets through: the create or update fails, as the real call would.
+type apiRefuser interface {
+	refuse(typ string, inputs resource.PropertyMap) error
+}
+
+// refused is what the cloud's API says of inputs (nil when it takes them).
+func (p *provider) refused(typ string, inputs resource.PropertyMap) error {
+	if c, ok := p.cloud.(apiRefuser); ok {
+		if err := c.refuse(typ, inputs); err != nil {
+			return status.Error(codes.InvalidArgument, err.Error())
+		}
+	}
+	return nil
+}
+
 // Create makes the resource in the fake cloud (nothing in preview, where
 // the computed outputs are unknown and the ID empty).
 func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.CreateResponse, error) {
@@ -88,6 +104,9 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 	}
 	s, err := p.configured("Create")
 	if err != nil {
+		return plugin.CreateResponse{}, err
+	}
+	if err := p.refused(typ, req.Properties); err != nil {
 		return plugin.CreateResponse{}, err
 	}
 	id := p.cloud.newID(typ, req.Properties)
@@ -125,6 +144,9 @@ func (p *provider) Update(_ context.Context, req plugin.UpdateRequest) (plugin.U
 	}
 	s, err := p.configured("Update")
 	if err != nil {
+		return plugin.UpdateResponse{}, err
+	}
+	if err := p.refused(typ, req.NewInputs); err != nil {
 		return plugin.UpdateResponse{}, err
 	}
 	rec, err := s.get(typ, id)

@@ -22,6 +22,21 @@ func (c *linodeCloud) replaces(typ string, key resource.PropertyKey, _, _ resour
 	return typ == "linode:index/lkeCluster:LkeCluster" && key == "region"
 }
 
+// refuse fails what Linode's API answers 400 to though the plugin's
+// schema takes it: a tag must be 3 to 50 characters long.
+func (c *linodeCloud) refuse(_ string, inputs resource.PropertyMap) error {
+	tags := Plain(inputs["tags"])
+	if !tags.IsArray() {
+		return nil
+	}
+	for i, t := range tags.ArrayValue() {
+		if s := Plain(t); s.IsString() && (len(s.StringValue()) < 3 || len(s.StringValue()) > 50) {
+			return fmt.Errorf("[400] [tags[%d]] Length must be 3-50 characters (the tag %q)", i, s.StringValue())
+		}
+	}
+	return nil
+}
+
 // outputs computes what Linode's API returns for an LKE cluster: its API
 // endpoints, status, dashboard and the kubeconfig, base64 as LKE gives
 // it (context lke<id>-ctx, user lke<id>-admin).
