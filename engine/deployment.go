@@ -353,21 +353,30 @@ func dropDanglingDependencies(list []*state.Resource) {
 // by side finish in any order: so a run that changed nothing writes the
 // old order again, and a store can see that nothing changed.
 func canonicalOrder(res, old []*state.Resource) []*state.Resource {
+	if len(old) == 0 {
+		return res // already a dependency order, and no old order to keep
+	}
 	pos := make(map[resource.URN]int, len(old))
 	for i, r := range old {
 		if _, ok := pos[r.URN]; !ok {
 			pos[r.URN] = i
 		}
 	}
-	rank := make(map[*state.Resource]int, len(res))
+	type ranked struct {
+		rank int
+		r    *state.Resource
+	}
+	order := make([]ranked, len(res))
 	for i, r := range res {
+		order[i] = ranked{len(old) + i, r}
 		if p, ok := pos[r.URN]; ok {
-			rank[r] = p
-		} else {
-			rank[r] = len(old) + i
+			order[i].rank = p
 		}
 	}
-	sorted := append([]*state.Resource(nil), res...)
-	sort.SliceStable(sorted, func(i, j int) bool { return rank[sorted[i]] < rank[sorted[j]] })
+	sort.SliceStable(order, func(i, j int) bool { return order[i].rank < order[j].rank })
+	sorted := make([]*state.Resource, len(order))
+	for i, o := range order {
+		sorted[i] = o.r
+	}
 	return state.SortDependencyOrder(sorted)
 }

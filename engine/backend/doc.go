@@ -43,7 +43,10 @@
 // renewing it for longer than its lease is stale wherever the holder ran; a
 // holder on this host whose process is gone is stale at once. A holder
 // whose lock file was cleared or taken learns it (Lock.Lost), and its
-// commit is refused (ErrFenced): every backend fences commits so.
+// commit is refused (ErrFenced): every backend fences commits so. Before
+// a step calls its plugin, the engine proves each lock it runs under
+// still the holder's (Lock.Confirm): no step starts on a lease that may
+// have run out and been taken.
 //
 // Runner and its command line use a backend through Store, and open it by
 // its URL's scheme from a Registry built at start-up; the package

@@ -129,8 +129,9 @@ func (h *Heartbeat) fresh() bool {
 // lock found lost (cleared, or taken by another run once this one had
 // stopped past its lease) is an error wrapping ErrLockLost, a renewal
 // that could not be made (the store unreachable) one saying so; what
-// names the lock in them.
-func (h *Heartbeat) Confirm(what string) error {
+// names the lock in them (called only then: Confirm runs before every
+// step).
+func (h *Heartbeat) Confirm(what func() string) error {
 	if err := h.ended(what); err != nil {
 		return err
 	}
@@ -144,22 +145,22 @@ func (h *Heartbeat) Confirm(what string) error {
 	}
 	err := h.renewNow()
 	if errors.Is(err, ErrLockLost) {
-		return fmt.Errorf("the lock of %s was lost: its lease ran out without a renewal (the run was stopped, or could not reach the store) and the lock was cleared or taken since: %w", what, ErrLockLost)
+		return fmt.Errorf("the lock of %s was lost: its lease ran out without a renewal (the run was stopped, or could not reach the store) and the lock was cleared or taken since: %w", what(), ErrLockLost)
 	}
 	if err != nil {
-		return fmt.Errorf("the lease of the lock of %s could not be renewed, so it cannot be proven that this run still holds it: %w", what, err)
+		return fmt.Errorf("the lease of the lock of %s could not be renewed, so it cannot be proven that this run still holds it: %w", what(), err)
 	}
 	return nil
 }
 
 // ended returns an error wrapping ErrLockLost once the lock is lost or
 // released (Stop).
-func (h *Heartbeat) ended(what string) error {
+func (h *Heartbeat) ended(what func() string) error {
 	select {
 	case <-h.lost:
-		return fmt.Errorf("the lock of %s was lost (cleared by force, or taken by another run after this one stopped renewing it): %w", what, ErrLockLost)
+		return fmt.Errorf("the lock of %s was lost (cleared by force, or taken by another run after this one stopped renewing it): %w", what(), ErrLockLost)
 	case <-h.stop:
-		return fmt.Errorf("the lock of %s was already released: %w", what, ErrLockLost)
+		return fmt.Errorf("the lock of %s was already released: %w", what(), ErrLockLost)
 	default:
 		return nil
 	}
@@ -208,7 +209,9 @@ func (l *folderLock) stillHeld() bool {
 func (l *folderLock) Lost() <-chan struct{} { return l.beat.Lost() }
 
 // Confirm proves that the lock is still this holder's (Heartbeat.Confirm).
-func (l *folderLock) Confirm() error { return l.beat.Confirm(l.path) }
+func (l *folderLock) Confirm() error { return l.beat.Confirm(l.name) }
+
+func (l *folderLock) name() string { return l.path }
 
 // PauseHeartbeat stops renewing the lease (tests of expiry).
 func (l *folderLock) PauseHeartbeat() { l.beat.Pause() }

@@ -176,7 +176,7 @@ func (l *objLock) PauseHeartbeat() { l.beat.Pause() }
 // Confirm proves that the lock is still this holder's (Heartbeat.Confirm):
 // a renewal, when one is needed, is a write conditional on the ETag this
 // holder last wrote.
-func (l *objLock) Confirm() error { return l.beat.Confirm(l.what) }
+func (l *objLock) Confirm() error { return l.beat.Confirm(func() string { return l.what }) }
 
 // Unlock releases the lock: a DELETE conditional on the ETag this holder
 // last wrote where the store honours If-Match on DELETE (Probe); where it

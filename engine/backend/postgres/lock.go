@@ -210,7 +210,7 @@ func (l *heldLock) Lost() <-chan struct{} { return l.beat.Lost() }
 
 // Confirm proves that the lock is still this holder's
 // (Heartbeat.Confirm): its session is open and its row its own.
-func (l *heldLock) Confirm() error { return l.beat.Confirm(l.what()) }
+func (l *heldLock) Confirm() error { return l.beat.Confirm(l.what) }
 
 // recordInterrupted records the run of dead, whose lock by took over, in
 // the stack's history.
