@@ -101,3 +101,27 @@ func TestAPulumiLockFromAnotherHostNamesItsFile(t *testing.T) {
 	}
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network")
 }
+
+// TestAnEmptiedMetaYamlSaysWhatToWrite: a .pulumi/meta.yaml emptied by
+// hand refuses the stack commands (exit 3) saying what to write into it,
+// where it said only to use another folder; once written, every stack is
+// as it was.
+func TestAnEmptiedMetaYamlSaysWhatToWrite(t *testing.T) {
+	dir := deployable(t)
+	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network")
+	meta := filepath.Join(dir, ".runner", ".pulumi", "meta.yaml")
+	if err := os.WriteFile(meta, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "", nil, "-s", "dev", "stack", "ls")
+	if out := r.Stdout + r.Stderr; r.Code != 3 || !strings.Contains(out, `write "version: 1" into `+meta) {
+		t.Errorf("stack ls with meta.yaml emptied exited %d, want 3 saying what to write into %s:\n%s", r.Code, meta, out)
+	}
+	if err := os.WriteFile(meta, []byte("version: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = ok(t, dir, "-s", "dev", "stack", "ls")
+	if !strings.Contains(r.Stdout, "network") {
+		t.Errorf("stack ls once meta.yaml is written again:\n%s", r.Stdout)
+	}
+}

@@ -43,12 +43,20 @@ func (f *Folder) checkLayout() error {
 	}
 	if data != nil {
 		version, err := ParseDIYMeta(data)
-		if err == nil && version != 1 {
+		hint := "use another folder for runner's state; nothing was changed"
+		switch {
+		case err != nil: // emptied or hand-edited: the folder's stacks say which layout it is
+			hint = fmt.Sprintf("if the stacks in %s are grouped by project (Pulumi's project layout), write %q into %s; otherwise %s",
+				f.key(".pulumi/stacks"), strings.TrimSpace(DIYMeta), meta, hint)
+		case version == 0:
+			err = fmt.Errorf("it names layout version 0")
+			hint = "upgrade it with `pulumi state upgrade`, then run again; nothing was changed"
+		case version != 1:
 			err = fmt.Errorf("it names layout version %d", version)
 		}
 		if err != nil {
 			return &UnavailableError{URL: "file://" + f.Root, Problem: fmt.Errorf("%s: %w, and runner keeps Pulumi's project layout, version 1", meta, err),
-				Hint: "use another folder for runner's state; nothing was changed"}
+				Hint: hint}
 		}
 		return nil
 	}
