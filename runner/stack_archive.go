@@ -107,7 +107,7 @@ func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte)
 	}
 	from, err := s.importCrypter(stack, data, c)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; the current state was left as it was", err)
 	}
 	if from != nil {
 		data, _, err = state.ResealSecrets(ctx, data, from, c, state.PassphraseProvider(c.EncryptionSalt()))
