@@ -1,11 +1,9 @@
 package backend
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -21,8 +19,8 @@ import (
 // what to do.
 
 const (
-	gzipExt = ".gz"
-	zstdExt = ".zst"
+	gzipExt = GzipExt
+	zstdExt = ZstdExt
 )
 
 // checkpointPath is the file of the (project, stack) checkpoint.
@@ -53,12 +51,8 @@ func readCheckpointFile(path string) (raw, plain []byte, err error) {
 func decompress(path string, raw []byte) ([]byte, error) {
 	switch filepath.Ext(path) {
 	case gzipExt:
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return nil, fmt.Errorf("reading the state file %s: %w", path, err)
-		}
-		plain, err := io.ReadAll(io.LimitReader(zr, boundedfile.State.Limit+1))
-		if err == nil && int64(len(plain)) > boundedfile.State.Limit {
+		plain, err := Gunzip(raw)
+		if errors.Is(err, ErrUncompressedTooLarge) {
 			err = &boundedfile.RefusedError{Path: path, Kind: boundedfile.State, TooLarge: true}
 		}
 		if err != nil {
@@ -66,8 +60,7 @@ func decompress(path string, raw []byte) ([]byte, error) {
 		}
 		return plain, nil
 	case zstdExt:
-		return nil, fmt.Errorf("reading the state file %s: it is compressed with zstd (PULUMI_DIY_BACKEND_ZSTD), which runner does not read; "+
-			"have the Pulumi CLI write it plain or with gzip (unset PULUMI_DIY_BACKEND_ZSTD, or set PULUMI_DIY_BACKEND_GZIP=true, then `pulumi stack export | pulumi stack import`)", path)
+		return nil, fmt.Errorf("reading the state file %s: %s", path, ZstdAdvice)
 	}
 	return raw, nil
 }
@@ -77,15 +70,7 @@ func compress(path string, plain []byte) ([]byte, error) {
 	if filepath.Ext(path) != gzipExt {
 		return plain, nil
 	}
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(plain); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return Gzip(plain)
 }
 
 // encodeSnapshot renders snap as the file bytes of p's checkpoint.

@@ -1,21 +1,20 @@
 package bucket
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"strings"
 
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
 // gzipExt and zstdExt end the keys of checkpoints the Pulumi CLI wrote
 // compressed (PULUMI_DIY_BACKEND_GZIP, PULUMI_DIY_BACKEND_ZSTD).
 const (
-	gzipExt = ".gz"
-	zstdExt = ".zst"
+	gzipExt = backend.GzipExt
+	zstdExt = backend.ZstdExt
 )
 
 // readCompressed reads the (project, stack) checkpoint when there is no
@@ -30,9 +29,7 @@ func (s *Store) readCompressed(ctx context.Context, project, stack string) (*Obj
 	for _, l := range list {
 		switch l.Key {
 		case key + zstdExt:
-			return nil, false, fmt.Errorf("%s/%s is compressed with zstd (PULUMI_DIY_BACKEND_ZSTD), which runner does not read; "+
-				"have the Pulumi CLI write it plain or with gzip (unset PULUMI_DIY_BACKEND_ZSTD, or set PULUMI_DIY_BACKEND_GZIP=true, then `pulumi stack export | pulumi stack import`)",
-				s.obj.Describe(), l.Key)
+			return nil, false, fmt.Errorf("%s/%s %s", s.obj.Describe(), l.Key, strings.TrimPrefix(backend.ZstdAdvice, "it "))
 		case key + gzipExt:
 			o, err := s.obj.Get(ctx, l.Key)
 			if errors.Is(err, ErrNotExist) {
@@ -46,30 +43,14 @@ func (s *Store) readCompressed(ctx context.Context, project, stack string) (*Obj
 
 // gunzip decompresses a gzipped checkpoint, bounded as a state file is.
 func gunzip(data []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("decompressing the gzipped checkpoint: %w", err)
-	}
-	plain, err := io.ReadAll(io.LimitReader(zr, boundedfile.State.Limit+1))
-	if err == nil && int64(len(plain)) > boundedfile.State.Limit {
+	plain, err := backend.Gunzip(data)
+	if errors.Is(err, backend.ErrUncompressedTooLarge) {
 		err = fmt.Errorf("it is over %d bytes uncompressed", boundedfile.State.Limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("decompressing the gzipped checkpoint: %w", err)
 	}
 	return plain, nil
-}
-
-func gzipped(plain []byte) ([]byte, error) {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	if _, err := zw.Write(plain); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 func (s *Store) setGzipped(project, stack string, gz bool) {
@@ -87,7 +68,7 @@ func (s *Store) storedForm(project, stack string, data []byte) (string, []byte, 
 	if !gz {
 		return checkpointKey(project, stack), data, nil
 	}
-	stored, err := gzipped(data)
+	stored, err := backend.Gzip(data)
 	if err != nil {
 		return "", nil, fmt.Errorf("saving the state of project %s on stack %s: %w", project, stack, err)
 	}

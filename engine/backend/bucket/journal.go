@@ -71,7 +71,7 @@ func (s *Store) replace(ctx context.Context, project, stack string, cur seenStat
 	if cur.data != nil {
 		bak := cur.data
 		if key != checkpointKey(project, stack) {
-			bak, _ = gzipped(cur.data)
+			bak, _ = backend.Gzip(cur.data)
 		}
 		if _, err := s.obj.Put(ctx, key+".bak", bak, Cond{}); err != nil {
 			return cur, fmt.Errorf("keeping the state of project %s on stack %s: %w", project, stack, err)
