@@ -52,9 +52,9 @@ func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink even
 		// stack's secret config, which a program may pass on in plain.
 		Secrets:       append(append(ownEnvValues(s.Provider.Plugins, getenv), secrets...), getenv("PULUMI_CONFIG_PASSPHRASE")),
 		OwnEnv:        ownEnv(s.Provider.Plugins),
-		ConfigureHelp: configureHelp(s.Provider.Plugins),
-		Identity:      identities(s.Provider.Plugins),
-		Lookup:        lookups(s.Provider.Plugins),
+		ConfigureHelp: byPackage(s.Provider.Plugins, func(p providers.PluginSpec) (string, bool) { return p.Help, p.Help != "" }),
+		Identity:      byPackage(s.Provider.Plugins, func(p providers.PluginSpec) (resource.IdentityFunc, bool) { return p.Identity, p.Identity != nil }),
+		Lookup:        byPackage(s.Provider.Plugins, func(p providers.PluginSpec) (resource.LookupFunc, bool) { return p.Lookup, p.Lookup != nil }),
 	})
 	handles := make([]resource.Plugin, 0, len(s.Provider.Plugins))
 	for _, spec := range s.Provider.Plugins {
@@ -98,36 +98,14 @@ func (s *Session) preflight(ctx context.Context, hosted []resource.Plugin, cfg m
 	return nil
 }
 
-// configureHelp returns the Help of each plugin that has one, by package:
-// appended to the error of a plugin that refuses its configuration.
-func configureHelp(specs []providers.PluginSpec) map[string]string {
-	help := make(map[string]string)
+// byPackage collects, by package, one setting of each plugin that has it
+// (set reports whether it does): the Help appended to a refused
+// configuration, the identity rule, the lookup rule.
+func byPackage[T any](specs []providers.PluginSpec, get func(providers.PluginSpec) (T, bool)) map[string]T {
+	out := make(map[string]T)
 	for _, s := range specs {
-		if s.Help != "" {
-			help[s.Name] = s.Help
-		}
-	}
-	return help
-}
-
-// identities returns the identity rule of each plugin that declares one,
-// by package.
-func identities(specs []providers.PluginSpec) map[string]resource.IdentityFunc {
-	out := make(map[string]resource.IdentityFunc)
-	for _, s := range specs {
-		if s.Identity != nil {
-			out[s.Name] = s.Identity
-		}
-	}
-	return out
-}
-
-// lookups are the plugins' lookup rules by package.
-func lookups(specs []providers.PluginSpec) map[string]resource.LookupFunc {
-	out := make(map[string]resource.LookupFunc)
-	for _, s := range specs {
-		if s.Lookup != nil {
-			out[s.Name] = s.Lookup
+		if v, ok := get(s); ok {
+			out[s.Name] = v
 		}
 	}
 	return out
