@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -290,8 +292,9 @@ func machineB(t *testing.T) []string {
 // TestPostgresTwoMachines: runner on this host and runner on machine-b
 // (other hostname and pid namespace) run up on one stack in one database:
 // exactly one runs, the other exits 4 naming the holder. Then a run on
-// this host is killed (SIGKILL) holding the locks, and machine-b's next
-// run converges: it takes the locks the dead session let go, records the
+// this host is killed (SIGKILL) holding the locks, with the services it
+// started (as when a machine crashes), and machine-b's next up --refresh
+// converges: it takes the locks the dead session let go, records the
 // killed run as interrupted, and leaves nothing to do.
 func TestPostgresTwoMachines(t *testing.T) {
 	dir, srv, db, env := pgWorkspace(t)
@@ -328,7 +331,12 @@ func TestPostgresTwoMachines(t *testing.T) {
 	// On an idle machine the run may end before the kill comes: then
 	// there is no interrupted run to record.
 	killed := a.Wait() != nil
-	b, bOut = startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
+	// A machine that crashes takes its services with it: machine-b cannot
+	// look into this host's processes (another pid namespace), so a service
+	// the killed run started but never recorded would hold its port forever.
+	// So machine-b refreshes, as after any crash.
+	crashServices(t, dir)
+	b, bOut = startRunner(t, dir, env, prefix, "--non-interactive", "up", "--refresh", "--yes")
 	if err := b.Wait(); err != nil {
 		t.Fatalf("machine-b's run after the kill did not converge (%v):\n%s", err, bOut)
 	}
@@ -340,6 +348,35 @@ func TestPostgresTwoMachines(t *testing.T) {
 	if hist := pgOK(t, dir, env, srv, "stack", "history").Stdout; killed && !strings.Contains(hist, "interrupted") {
 		t.Errorf("the killed run is not recorded as interrupted:\n%s", hist)
 	}
+}
+
+// crashServices kills (SIGKILL) every process working in dir, as the
+// services of a machine that crashed die with it, and waits until they
+// are gone (or zombies, which hold no port).
+func crashServices(t *testing.T, dir string) {
+	t.Helper()
+	var victims []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid)); err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			victims = append(victims, pid)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		alive := slices.ContainsFunc(victims, func(pid int) bool {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			return err == nil && !strings.Contains(string(b), ") Z ")
+		})
+		if !alive {
+			return
+		}
+	}
+	t.Fatalf("the processes working in %s (pids %v) outlived SIGKILL by 10 s", dir, victims)
 }
 
 // TestPostgresForcedUnlockFencesTheHolder: `stack unlock --force` from
