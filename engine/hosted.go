@@ -74,16 +74,16 @@ func (d *deployment) requirePlugins(ctx context.Context, lister source.PackageLi
 // process. Nothing is checked or configured yet; the provider's step still
 // runs when the first resource that uses it is registered.
 func (d *deployment) startDefaultProvider(ctx context.Context, pkg source.Package) {
-	p, err := d.defaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
+	p, err := d.DefaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
 	if err != nil {
 		return // the first resource of the package meets the error
 	}
-	s, ok := p.configurable.(resource.Starter)
+	s, ok := p.Configurable.(resource.Starter)
 	if !ok {
 		return
 	}
 	if news, err := d.providerNews(p); err == nil {
-		s.Start(p.urn, news)
+		s.Start(p.URN, news)
 	}
 }
 
