@@ -56,6 +56,9 @@ func projects() []providers.Project {
 		Program: providers.StaticProgram(cluster.FromProject("lke"))}
 	out := []providers.Project{own}
 	for _, p := range k8s.Projects(kubeconfig) {
+		if p.Name == cluster.IngressProject {
+			p.OnSuccess = dnsNotice
+		}
 		out = append(out, p)
 		switch p.Name {
 		case "secrets":

@@ -1,10 +1,14 @@
 package linode
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/providers"
 )
 
 // TestVersionFollowsOldestMinor: the LKE version check refuses exactly the
@@ -29,5 +33,33 @@ func TestVersionFollowsOldestMinor(t *testing.T) {
 		if err := version(tt.v); (err == nil) != tt.ok {
 			t.Errorf("version(%q) = %v, want ok %v", tt.v, err, tt.ok)
 		}
+	}
+}
+
+// TestDNSNotice: the ingress controller's hook names the two DNS records
+// to make and the load balancer's address, or where to find it.
+func TestDNSNotice(t *testing.T) {
+	for _, tt := range []struct {
+		name, fqdn, ip, want string
+	}{
+		{"address known", "mara.example.org", "192.0.2.7",
+			"point mara.example.org and harbor.mara.example.org at the ingress controller's load balancer 192.0.2.7;"},
+		{"address not known", "mara.example.org", "", "(its address is not known yet: see `runner stack output --project ingress-controller`)"},
+		{"no host name", "", "192.0.2.7", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var log strings.Builder
+			in := providers.HookInput{Project: "ingress-controller", Config: map[string]any{}, Log: &log,
+				Outputs: resource.PropertyMap{"lb_ingress_ip": tt.ip}}
+			if tt.fqdn != "" {
+				in.Config["kic-helm:fqdn"] = tt.fqdn
+			}
+			if err := dnsNotice(context.Background(), in); err != nil {
+				t.Fatal(err)
+			}
+			if got := log.String(); tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Errorf("dnsNotice wrote %q, want it to hold %q", got, tt.want)
+			}
+		})
 	}
 }
