@@ -63,3 +63,30 @@ func TestDNSNotice(t *testing.T) {
 		})
 	}
 }
+
+// TestFQDN: kic-helm:fqdn must be a host name in a domain whose labels
+// DNS takes, short enough for harbor.<it>.
+func TestFQDN(t *testing.T) {
+	label := strings.Repeat("a", 63)
+	for _, tt := range []struct {
+		v  string
+		ok bool
+	}{
+		{"mara.example.com", true},
+		{"a-b.c1.example.org", true},
+		{label + ".example.com", true},
+		{label + "a.example.com", false},
+		{strings.Repeat(label+".", 3) + strings.Repeat("b", 50) + ".com", true}, // 246 characters
+		{strings.Repeat(label+".", 3) + strings.Repeat("b", 51) + ".com", false},
+		{"mara", false},
+		{"Mara.Example.com", false},
+		{"mara.example.com.", false},
+		{"-mara.example.com", false},
+		{"mara.example.123", false},
+		{"", false},
+	} {
+		if err := fqdn(tt.v); (err == nil) != tt.ok {
+			t.Errorf("fqdn(%q) = %v, want ok %v", tt.v, err, tt.ok)
+		}
+	}
+}
