@@ -8,6 +8,7 @@ package docean
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/runnerhq/runner/engine"
@@ -20,10 +21,14 @@ const (
 	RegionKey    = "docean:region"
 	SizeKey      = "docean:instance_size"
 	NodeCountKey = "docean:node_count"
-	// TierKey is the registry's subscription tier; MARA put it in the
-	// plugin's namespace, which runner keeps (the projects configure
-	// their plugin explicitly, so the key never reaches it).
-	TierKey = "digitalocean:container_registry_subscription_tier"
+	// TierKey is the registry's subscription tier, where MARA's
+	// container-registry project read it (its docean namespace).
+	TierKey = "docean:container_registry_subscription_tier"
+	// TierAliasKey is the same setting where MARA's example config puts
+	// it (the plugin's namespace, which MARA's program never read): runner
+	// reads both, and refuses them set to different tiers (the projects
+	// configure their plugin explicitly, so the key never reaches it).
+	TierAliasKey = "digitalocean:container_registry_subscription_tier"
 	// TokenKey is the API token when DIGITALOCEAN_TOKEN is not set.
 	TokenKey = "digitalocean:token"
 	// TokenEnv is the environment variable of the API token.
@@ -49,6 +54,37 @@ func Provider(ctx *engine.Context, envToken bool) *engine.Resource {
 // setting returns the trimmed plain value of key, or def when unset.
 func setting(ctx *engine.Context, key, def string) (string, error) {
 	return cluster.Setting(ctx, key, def)
+}
+
+// Tiers are the registry's subscription tiers DigitalOcean offers.
+var Tiers = []string{"starter", "basic", "professional"}
+
+// Tier returns the registry's subscription tier from the config (get
+// returns a key's trimmed value, "" when unset): TierKey, else
+// TierAliasKey, else DefaultTier. A value that is no tier, or the two keys
+// set to different tiers, is an error naming the keys.
+func Tier(get func(key string) (string, error)) (string, error) {
+	var tier, from string
+	for _, k := range []string{TierKey, TierAliasKey} {
+		v, err := get(k)
+		switch {
+		case err != nil:
+			return "", err
+		case v == "":
+			continue
+		case !slices.Contains(Tiers, v):
+			return "", fmt.Errorf("%s is %q: it must be one of %s; fix it with `runner config set %s <tier>`", k, v, strings.Join(Tiers, ", "), k)
+		case tier != "" && v != tier:
+			return "", fmt.Errorf("%s is %q but %s is %q: both set the registry's subscription tier (MARA's program read the first, its example config holds the second); remove one with `runner config rm %s`, or set both to the same tier",
+				from, tier, k, v, k)
+		case tier == "":
+			tier, from = v, k
+		}
+	}
+	if tier == "" {
+		tier = DefaultTier
+	}
+	return tier, nil
 }
 
 var nameCut = regexp.MustCompile(`[^a-z0-9-]+`)

@@ -29,7 +29,7 @@ func Registry(envToken bool) engine.Program {
 		if err != nil {
 			return err
 		}
-		tier, err := setting(ctx, TierKey, DefaultTier)
+		tier, err := Tier(func(k string) (string, error) { return setting(ctx, k, "") })
 		if err != nil {
 			return err
 		}

@@ -63,7 +63,7 @@ func envHas(environ []string, name string) bool {
 func projects() []providers.Project {
 	inf := providers.Infrastructure
 	own := []providers.Project{
-		{Name: "container-registry", Category: inf, Description: "DigitalOcean container registry (digitalocean:container_registry_subscription_tier)",
+		{Name: "container-registry", Category: inf, Description: "DigitalOcean container registry: the account's own when it has one, else a new one (docean:container_registry_subscription_tier)",
 			Program: program(docean.Registry)},
 		{Name: "domk8s", Category: inf, Description: "DOKS cluster (docean:k8s_version, docean:region, docean:instance_size, docean:node_count)",
 			Program: program(docean.Cluster), OnSuccess: updateKubeconfig},

@@ -12,14 +12,19 @@ import (
 	"github.com/runnerhq/runner/providers"
 )
 
-// questions are MARA's DigitalOcean settings with MARA's defaults. MARA
-// looked versions, regions and sizes up with doctl; runner checks the
-// shape of each answer instead (a later version may ask DigitalOcean's
-// API).
+// questions are MARA's DigitalOcean settings with MARA's defaults, in
+// the order MARA asked them (the token, the host name, the Kubernetes
+// version, the region, the node size and count), then the registry's
+// subscription tier, which MARA read but never asked. MARA looked
+// versions, regions and sizes up with doctl; runner checks the shape of
+// each answer instead (a later version may ask DigitalOcean's API).
 func questions() []providers.Question {
 	return []providers.Question{
 		{Key: docean.TokenKey, Message: "DigitalOcean API token", Secret: true, SetBy: []string{docean.TokenEnv},
 			Help: "a personal access token with read and write scope; DIGITALOCEAN_TOKEN in the environment or the environment file is used instead when set", Validate: providers.APIToken("a DigitalOcean API token (such as dop_v1_ and 64 hex digits)")},
+		{Key: "kic-helm:fqdn", Message: "Host name of the ingress controller (its DNS A record is made in this domain of your account)",
+			Help:     "such as mara.example.com: the record mara in the domain example.com, which must be in your DigitalOcean account",
+			Validate: func(v string) error { _, _, err := docean.SplitFQDN(v); return err }},
 		{Key: docean.VersionKey, Message: "Kubernetes version of DOKS", Help: "a DOKS version slug, " + oldestMinor + " or later, such as " + docean.DefaultVersion,
 			Default: providers.Constant(docean.DefaultVersion), Validate: version},
 		{Key: docean.RegionKey, Message: "DigitalOcean region", Help: "the region slug of the cluster and registry, such as sfo3 or nyc1",
@@ -27,12 +32,17 @@ func questions() []providers.Question {
 		{Key: docean.SizeKey, Message: "Droplet size of the nodes", Default: providers.Constant(docean.DefaultSize),
 			Validate: providers.Matches(`^[a-z0-9]+(-[a-z0-9]+)+$`, "a Droplet size slug such as s-4vcpu-8gb")},
 		{Key: docean.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(docean.DefaultNodeCount), Validate: providers.NodeCount(512)},
-		{Key: docean.TierKey, Message: "Subscription tier of the container registry", Default: providers.Constant(docean.DefaultTier),
-			Choices: []string{"starter", "basic", "professional"}},
-		{Key: "kic-helm:fqdn", Message: "Host name of the ingress controller (its DNS A record is made in this domain of your account)",
-			Help:     "such as mara.example.com: the record mara in the domain example.com, which must be in your DigitalOcean account",
-			Validate: func(v string) error { _, _, err := docean.SplitFQDN(v); return err }},
+		{Key: docean.TierKey, Message: "Subscription tier of the container registry (a new one; an existing registry keeps its own)",
+			Help:    "MARA's example config sets it as " + docean.TierAliasKey + ", which runner reads too",
+			Default: providers.Constant(docean.DefaultTier), DefaultFrom: tierAlias, Choices: docean.Tiers},
 	}
+}
+
+// tierAlias is the tier MARA's example config's key holds, the default of
+// MARA's own key ("" when unset).
+func tierAlias(get func(string) (string, bool)) string {
+	v, _ := get(docean.TierAliasKey)
+	return strings.TrimSpace(v)
 }
 
 // validate checks the config as a whole: the Kubernetes projects'
@@ -40,6 +50,9 @@ func questions() []providers.Question {
 func validate(get func(string) (string, bool)) error {
 	var errs []error
 	if err := projcluster.CheckSettings(get); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := docean.Tier(func(k string) (string, error) { v, _ := get(k); return strings.TrimSpace(v), nil }); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
