@@ -231,6 +231,7 @@ func (d *deployment) programEnv(ctx context.Context) program.Env {
 		Log:          func(msg string) { d.ev.diag(SeverityInfo, msg) },
 		StackOutputs: stackOutputs(ctx, d.opts),
 		Dir:          d.opts.Dir,
+		Recorded:     d.recorded,
 	}
 }
 
