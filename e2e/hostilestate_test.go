@@ -83,8 +83,8 @@ func TestADanglingCheckpointLinkIsRefused(t *testing.T) {
 
 // TestAPulumiLockFromAnotherHostNamesItsFile: a lock file the Pulumi CLI
 // left on another machine refuses up with exit 4 naming the file to remove
-// once that CLI no longer runs (runner cannot judge its liveness, and
-// `runner stack unlock` does not clear Pulumi's locks).
+// once that CLI no longer runs (runner cannot judge its liveness), and
+// `runner stack unlock --force` clears it.
 func TestAPulumiLockFromAnotherHostNamesItsFile(t *testing.T) {
 	dir := deployable(t)
 	lock := filepath.Join(dir, ".runner", ".pulumi", "locks", "organization", "network", "dev", "0b9e.json")
@@ -93,12 +93,10 @@ func TestAPulumiLockFromAnotherHostNamesItsFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := run(t, dir, "", nil, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network")
-	if out := r.Stdout + r.Stderr; r.Code != 4 || !strings.Contains(out, "remove its lock file "+lock) {
-		t.Errorf("up beside another host's Pulumi lock exited %d, want 4 naming %s to remove:\n%s", r.Code, lock, out)
+	if out := r.Stdout + r.Stderr; r.Code != 4 || !strings.Contains(out, "clear its lock file "+lock+" with `runner stack unlock --project network --force`") {
+		t.Errorf("up beside another host's Pulumi lock exited %d, want 4 naming %s to clear:\n%s", r.Code, lock, out)
 	}
-	if err := os.Remove(lock); err != nil {
-		t.Fatal(err)
-	}
+	ok(t, dir, "-s", "dev", "stack", "unlock", "--project", "network", "--force")
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network")
 }
 

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
 )
@@ -45,11 +47,60 @@ func (s *Stacks) Unlock(ctx context.Context, stack, project string, force bool) 
 	if err != nil {
 		return "", err
 	}
-	stackMsg, err := s.unlockStack(ctx, stack, force)
-	if err != nil || stackMsg == "" {
-		return msg, err
+	msgs, err := s.unlockPulumi(ctx, stack, project, force)
+	if msg == "" && len(msgs) == 0 && err == nil {
+		msg = fmt.Sprintf("project %s of stack %s is not locked", project, stack)
 	}
-	return msg + "\n" + stackMsg, nil
+	msgs = append([]string{msg}, msgs...)
+	if err != nil {
+		return joinLines(msgs), err
+	}
+	stackMsg, err := s.unlockStack(ctx, stack, force)
+	return joinLines(append(msgs, stackMsg)), err
+}
+
+// joinLines joins the messages that are not "", one a line.
+func joinLines(msgs []string) string {
+	var out []string
+	for _, m := range msgs {
+		if m != "" {
+			out = append(out, m)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// unlockPulumi removes the lock files the Pulumi CLI left in the lock
+// folders of stack (of project only, unless it is "") when their holder is
+// a process of this host that no longer runs, or with force, naming each
+// file it removed. Each holder that may still run is refused (a
+// *backend.LockedError, all of them joined) unless force. Backends without Pulumi's layout
+// (PostgreSQL) have none.
+func (s *Stacks) unlockPulumi(ctx context.Context, stack, project string, force bool) ([]string, error) {
+	keeper, ok := s.backend.(backend.PulumiLockKeeper)
+	if !ok {
+		return nil, nil
+	}
+	locks, err := keeper.PulumiLocks(ctx, stack, project)
+	if err != nil {
+		return nil, err
+	}
+	var msgs []string
+	var refused []error
+	for _, l := range locks {
+		h := l.Holder
+		if !h.Stale() && !force {
+			// The error says to wait, or to pass --force.
+			refused = append(refused, &backend.LockedError{Project: l.Project, Stack: stack, Holder: h, File: l.File, Pulumi: true})
+			continue
+		}
+		if err := keeper.RemovePulumiLock(ctx, l); err != nil {
+			return msgs, err
+		}
+		msgs = append(msgs, fmt.Sprintf("removed the Pulumi CLI's lock file %s of project %s on stack %s (held by %s, pid %d on %s, since %s)",
+			l.File, l.Project, stack, h.User, h.PID, h.Host, h.Started.Format(time.RFC3339)))
+	}
+	return msgs, errors.Join(refused...)
 }
 
 // UnlockAll clears the stack's own lock and every project's lock on stack
@@ -67,7 +118,14 @@ func (s *Stacks) UnlockAll(ctx context.Context, stack string, force bool) (strin
 		if err != nil {
 			return strings.Join(msgs, "\n"), err
 		}
-		msgs = append(msgs, msg)
+		if msg != "" { // a bucket lists projects locked by Pulumi's files only
+			msgs = append(msgs, msg)
+		}
+	}
+	pulumiMsgs, err := s.unlockPulumi(ctx, stack, "", force)
+	msgs = append(msgs, pulumiMsgs...)
+	if err != nil {
+		return strings.Join(msgs, "\n"), err
 	}
 	stackMsg, err := s.unlockStack(ctx, stack, force)
 	if err != nil {
@@ -82,13 +140,15 @@ func (s *Stacks) UnlockAll(ctx context.Context, stack string, force bool) (strin
 	return strings.Join(msgs, "\n"), nil
 }
 
+// unlockProject clears runner's lock of project on stack when its holder
+// no longer runs, or with force; it returns "" when the lock is not taken.
 func (s *Stacks) unlockProject(ctx context.Context, stack, project string, force bool) (string, error) {
 	holder, err := s.backend.LockHolder(ctx, project, stack)
 	if err != nil {
 		return "", err
 	}
 	if holder == nil {
-		return fmt.Sprintf("project %s of stack %s is not locked", project, stack), nil
+		return "", nil
 	}
 	if !holder.Stale() && !force {
 		held := &backend.LockedError{Project: project, Stack: stack, Holder: *holder}

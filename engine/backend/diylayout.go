@@ -17,6 +17,7 @@ import (
 //	.pulumi/stacks/<project>/<stack>.json[.gz].bak       the checkpoint it replaced
 //	.pulumi/history/<project>/<stack>/<stack>-<ns>.history.json  one update record per operation
 //	.pulumi/locks/organization/<project>/<stack>/runner.json     the project's lock (Pulumi sees a lock)
+//	.pulumi/locks/organization/<project>/<stack>/<uuid>.json     a Pulumi CLI's lock (runner refuses the project; stack unlock clears a stale one)
 //	.runner/stacks/<stack>/lock.json                     the stack-wide lock (runner only)
 //	.runner/stacks/<stack>/tags.json                     the stack's tags
 //	.runner/stacks/<stack>/<project>/                    a project's journal (and, in a folder, replaced checkpoints)

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/runnerhq/runner/internal/boundedfile"
@@ -59,8 +58,8 @@ func (e *LockedError) Error() string {
 	} else {
 		msg += "; wait for it to finish, then run again"
 	}
-	if e.Pulumi {
-		msg += fmt.Sprintf(" (if no Pulumi CLI on host %s works on this stack any more, remove its lock file %s)", e.Holder.Host, e.File)
+	if e.Pulumi && !e.Stale {
+		msg += fmt.Sprintf(" (if no Pulumi CLI on host %s works on this stack any more, clear its lock file %s with `runner stack unlock --project %s --force`)", e.Holder.Host, e.File, e.Project)
 	}
 	return msg
 }
@@ -122,13 +121,11 @@ func pulumiLocks(p paths) error {
 		return fmt.Errorf("locking stack %s of project %s: listing Pulumi's locks: %w", p.stack, p.project, err)
 	}
 	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || name == filepath.Base(p.lock) || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+		if e.IsDir() || !IsPulumiLockName(e.Name()) {
 			continue // runner's own, a temporary file, or gocloud's .attrs beside a lock
 		}
-		e := &LockedError{Project: p.project, Stack: p.stack, File: filepath.Join(dir, name)}
-		describeHolder(e)
-		e.Stale, e.Pulumi = false, true // judged by its holder: Pulumi's locks have no lease
+		e := &LockedError{Project: p.project, Stack: p.stack, File: filepath.Join(dir, e.Name()), Pulumi: true}
+		describeHolder(e) // stale only when its holder is a process of this host that no longer runs
 		return e
 	}
 	return nil

@@ -243,7 +243,8 @@ func holderOf(o *Object, where string) backend.LockInfo {
 
 func (s *Store) lockedError(project, stack, key string, o *Object) error {
 	h := holderOf(o, s.obj.Describe()+"/"+key)
-	return &backend.LockedError{Project: project, Stack: stack, StackWide: project == "", Holder: h, Stale: h.Stale(), File: s.obj.Describe() + "/" + key}
+	return &backend.LockedError{Project: project, Stack: stack, StackWide: project == "", Holder: h, Stale: h.Stale(), File: s.obj.Describe() + "/" + key,
+		Pulumi: project != "" && key != projectLockKey(project, stack)}
 }
 
 // checkPulumiLocks refuses a project whose Pulumi lock folder holds a lock
