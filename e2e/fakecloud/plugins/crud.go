@@ -134,6 +134,9 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 			return plugin.CreateResponse{}, status.Error(codes.FailedPrecondition, err.Error())
 		}
 	}
+	if err := s.crdMissing(typ); err != nil {
+		return plugin.CreateResponse{}, status.Error(codes.NotFound, err.Error())
+	}
 	id := p.cloud.newID(typ, req.Properties)
 	if c, ok := p.cloud.(idOutputs); ok {
 		c.idOutputs(typ, id, outs)
