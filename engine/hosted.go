@@ -60,9 +60,30 @@ func (d *deployment) requirePlugins(ctx context.Context, lister source.PackageLi
 		}
 		if _, err := d.plugin(ctx, p.Name, p.Version, p.Server); err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		d.startDefaultProvider(ctx, p)
 	}
 	return errors.Join(errs...)
+}
+
+// startDefaultProvider starts the plugin process of a package's default
+// provider while the program starts, as Pulumi's engine loads a program's
+// plugins before running it: its first resource then does not wait for the
+// process. Nothing is checked or configured yet; the provider's step still
+// runs when the first resource that uses it is registered.
+func (d *deployment) startDefaultProvider(ctx context.Context, pkg source.Package) {
+	p, err := d.defaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
+	if err != nil {
+		return // the first resource of the package meets the error
+	}
+	s, ok := p.configurable.(resource.Starter)
+	if !ok {
+		return
+	}
+	if news, err := d.providerNews(p); err == nil {
+		s.Start(p.urn, news)
+	}
 }
 
 // runRequest is what the program's run gets: the services' address, the
