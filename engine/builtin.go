@@ -216,7 +216,7 @@ const pulumiSchema = `{
 // of the live resource the old state (pending operations resolved) has
 // under urn, a copy.
 func (d *deployment) recorded(urn resource.URN) (resource.PropertyMap, bool) {
-	r := d.oldLive[urn]
+	r := d.OldLive[urn]
 	if r == nil {
 		return nil, false
 	}
