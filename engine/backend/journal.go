@@ -183,8 +183,10 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err := j.f.replaceSnapshot(j.p, current, data); err != nil {
 		return err
 	}
-	if err := j.f.appendHistory(j.p, rec); err != nil {
-		return err
+	if ProjectRecorded(rec, j.unchanged(ctx, current, data)) {
+		if err := j.f.appendHistory(j.p, rec); err != nil {
+			return err
+		}
 	}
 	if _, err := j.f.fault(WriteJournalRemove, j.p.journal, 0); err != nil {
 		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
@@ -222,4 +224,18 @@ func (j *folderJournal) markCommitted(hash string) error {
 		return fmt.Errorf("syncing the journal %s: %w", j.p.journal, err)
 	}
 	return nil
+}
+
+// unchanged reports whether data, the checkpoint file about to be written,
+// holds the state current (the file there) holds (SameCheckpoint).
+func (j *folderJournal) unchanged(ctx context.Context, current, data []byte) bool {
+	if current == nil {
+		return false
+	}
+	a, err := decompress(j.p.snapshot, current)
+	if err != nil {
+		return false
+	}
+	b, err := decompress(j.p.snapshot, data)
+	return err == nil && SameCheckpoint(ctx, a, b, j.crypter)
 }
