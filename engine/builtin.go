@@ -211,3 +211,14 @@ const pulumiSchema = `{
     }
   }
 }`
+
+// recorded answers a compiled-in program's Context.Recorded: the outputs
+// of the live resource the old state (pending operations resolved) has
+// under urn, a copy.
+func (d *deployment) recorded(urn resource.URN) (resource.PropertyMap, bool) {
+	r := d.OldLive[urn]
+	if r == nil {
+		return nil, false
+	}
+	return r.Outputs.Copy(0), true
+}

@@ -226,6 +226,7 @@ func (d *deployment) programEnv(ctx context.Context) program.Env {
 		Log:          func(msg string) { d.Events.Diag(SeverityInfo, msg) },
 		StackOutputs: stackOutputs(ctx, d.opts),
 		Dir:          d.opts.Dir,
+		Recorded:     d.recorded,
 	}
 }
 
