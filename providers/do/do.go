@@ -113,10 +113,12 @@ const credentialsProject = "container-registry-credentials"
 
 // updateKubeconfig is the domk8s project's on_success hook: it merges the
 // cluster's kubeconfig (DOKS's kubeConfigs[0].rawConfig) into the user's
-// (the first file of $KUBECONFIG, else ~/.kube/config) as `doctl
-// kubernetes cluster kubeconfig save` does, without doctl.
+// (the file of $KUBECONFIG that holds its context, else the first, else
+// ~/.kube/config) as `doctl kubernetes cluster kubeconfig save` does,
+// without doctl; as MARA's hook, it leaves the kubeconfig and its current
+// context alone when the cluster's entries are there already.
 func updateKubeconfig(_ context.Context, in providers.HookInput) error {
-	if err := k8s.MergeOutput(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
+	if err := k8s.MergeOutputOnChange(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
 		return err
 	}
 	warnExpired(in, time.Now())
