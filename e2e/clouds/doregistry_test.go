@@ -61,6 +61,7 @@ func TestDOAccountRegistryIsReused(t *testing.T) {
 	if outs["registry_name"] != "company-registry" || outs["endpoint"] != "registry.digitalocean.com/company-registry" || outs["registry_created"] != false {
 		t.Errorf("container-registry's outputs are %v, want company-registry's, not created by the stack", outs)
 	}
+	e.checkIngressPullsWithCredentials()
 	e.secondUpChangesNothing("do")
 	e.ok("-p", "do", "destroy", "--yes")
 	left := e.resources()
@@ -93,5 +94,33 @@ func TestDOOwnRegistryGoneAccountHasAnother(t *testing.T) {
 	creds := e.ofType("digitalocean:index/containerRegistryDockerCredentials:ContainerRegistryDockerCredentials")
 	if len(creds) != 1 || creds[0].Inputs["registryName"] != "company-registry" {
 		t.Errorf("the registry credentials %v are not company-registry's", creds)
+	}
+}
+
+// checkIngressPullsWithCredentials: the ingress controller's service
+// account pulls its image with the registry credentials' Secret (Helm
+// value controller.serviceAccount.imagePullSecretName), in the namespace
+// of the release, as MARA's did; before, the Secret had no consumer.
+func (e *env) checkIngressPullsWithCredentials() {
+	e.t.Helper()
+	sec := e.kubeObject("kubernetes:core/v1:Secret", "nginx-ingress", "registry-credentials")
+	if sec.Inputs["type"] != "kubernetes.io/dockerconfigjson" {
+		e.t.Errorf("the registry credentials Secret has type %v", sec.Inputs["type"])
+	}
+	var pulls []any
+	for _, r := range e.ofType("kubernetes:helm.sh/v3:Release") {
+		if r.Inputs["name"] != "kic" {
+			continue
+		}
+		values, _ := r.Inputs["values"].(map[string]any)
+		controller, _ := values["controller"].(map[string]any)
+		account, _ := controller["serviceAccount"].(map[string]any)
+		if r.Inputs["namespace"] != "nginx-ingress" {
+			e.t.Errorf("the ingress controller's release is in namespace %v, not the Secret's", r.Inputs["namespace"])
+		}
+		pulls = append(pulls, account["imagePullSecretName"])
+	}
+	if len(pulls) != 1 || pulls[0] != "registry-credentials" {
+		e.t.Errorf("the ingress controller's release pulls with %v, want the Secret registry-credentials", pulls)
 	}
 }

@@ -145,7 +145,7 @@ func Credentials(envToken bool) engine.Program {
 			"type":       "kubernetes.io/dockerconfigjson",
 			"stringData": map[string]any{".dockerconfigjson": engine.Secret(creds.Output("dockerCredentials"))},
 		}, engine.Provider(k8s))
-		ctx.Export("secret", sec.Output("metadata").Apply(func(v any) (any, error) {
+		ctx.Export(cluster.PullSecretOutput, sec.Output("metadata").Apply(func(v any) (any, error) {
 			m, _ := v.(map[string]any)
 			return m["name"], nil
 		}))

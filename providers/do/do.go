@@ -11,6 +11,7 @@ package do
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,11 +86,17 @@ func projects() []providers.Project {
 		Program: providers.StaticProgram(cluster.FromProject("domk8s"))}
 	var out []providers.Project
 	for _, p := range append(own, k8s.Projects(kubeconfig)...) {
+		if p.Name == cluster.IngressProject {
+			// The controller's service account pulls with the registry's
+			// credentials, as MARA's did.
+			p.DependsOn = append(slices.Clone(p.DependsOn), credentialsProject)
+			p.Program = providers.StaticProgram(cluster.IngressControllerPulling(credentialsProject))
+		}
 		out = append(out, p)
 		switch p.Name {
 		case cluster.IngressNamespaceProject:
 			out = append(out, providers.Project{Name: credentialsProject, Category: providers.Kubernetes,
-				Description: "read-only Docker credentials of the registry as a Secret in the ingress controller's namespace",
+				Description: "read-only Docker credentials of the registry as a Secret in the ingress controller's namespace, which its image is pulled with",
 				DependsOn:   []string{cluster.KubeconfigProject, "container-registry", cluster.IngressNamespaceProject},
 				Program:     program(docean.Credentials)})
 		case cluster.IngressProject:
@@ -106,10 +113,12 @@ const credentialsProject = "container-registry-credentials"
 
 // updateKubeconfig is the domk8s project's on_success hook: it merges the
 // cluster's kubeconfig (DOKS's kubeConfigs[0].rawConfig) into the user's
-// (the first file of $KUBECONFIG, else ~/.kube/config) as `doctl
-// kubernetes cluster kubeconfig save` does, without doctl.
+// (the file of $KUBECONFIG that holds its context, else the first, else
+// ~/.kube/config) as `doctl kubernetes cluster kubeconfig save` does,
+// without doctl; as MARA's hook, it leaves the kubeconfig and its current
+// context alone when the cluster's entries are there already.
 func updateKubeconfig(_ context.Context, in providers.HookInput) error {
-	if err := k8s.MergeOutput(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
+	if err := k8s.MergeOutputOnChange(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
 		return err
 	}
 	warnExpired(in, time.Now())
