@@ -9,8 +9,10 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // Every operation returns a non-nil Result, also with an error: the steps
@@ -76,7 +78,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		if dead := lock.Previous(); dead != nil {
 			d.Events.Diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
 		}
-		d.leases = append(append(d.leases, opts.Held...), lock)
+		d.exec.Leases = append(append(d.exec.Leases, opts.Held...), lock)
 		var stopWatch func()
 		ctx, stopWatch = cancelOnLost(ctx, lock)
 		defer stopWatch()
@@ -99,12 +101,8 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
 	outputs, runErr := d.execute(ctx, src)
-	if !d.DryRun && (d.journal != nil || !d.untouched()) {
-		err := d.openJournal(ctx)
-		if err == nil {
-			err = d.journal.Commit(context.WithoutCancel(ctx), d.snapshot(), d.history(start, runErr != nil))
-		}
-		if err != nil {
+	if !d.DryRun && (d.exec.Journaled() || !d.untouched()) {
+		if err := d.exec.Commit(ctx, d.snapshot(), d.history(start, runErr != nil)); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("saving the state: %w", err))
 		}
 	}
@@ -126,19 +124,6 @@ func (d *deployment) untouched() bool {
 		return false
 	}
 	return len(d.RegisteredURNs()) == 0
-}
-
-// openJournal opens the journal the first time a step writes to it.
-func (d *deployment) openJournal(ctx context.Context) error {
-	d.journalOnce.Do(func() {
-		j, err := d.opts.Backend.OpenJournal(ctx, d.opts.Project, d.opts.Stack, d.Old, d.opts.Crypter)
-		if err != nil {
-			d.journalErr = fmt.Errorf("opening the journal: %w", err)
-			return
-		}
-		d.journal = j
-	})
-	return d.journalErr
 }
 
 // load checks the plan Up executes against the stored state, then loads
@@ -167,7 +152,7 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 // refreshes first when asked.
 func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 	d.SetOld(snap)
-	if err := d.recoverPending(ctx); err != nil {
+	if err := d.exec.RecoverPending(ctx); err != nil {
 		if !d.DryRun {
 			return err
 		}
@@ -190,7 +175,7 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	case kindRefresh:
 		return d.rootOutputs(), d.runTasks(ctx, d.planRefresh())
 	case kindDestroy:
-		return resource.PropertyMap{}, d.runDeletes(ctx, d.condemnedAll())
+		return resource.PropertyMap{}, d.runDeletes(ctx, d.gen.CondemnedAll())
 	}
 	d.workCtx = context.WithoutCancel(ctx) // steps in flight finish when ctx ends
 	switch s := src.(type) {
@@ -216,7 +201,7 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 			return d.rootOutputs(), err
 		}
 	}
-	return outputs, d.runDeletes(ctx, d.condemnedAfterUp(declared))
+	return outputs, d.runDeletes(ctx, d.gen.CondemnedAfterUp(declared))
 }
 
 // programEnv is what a compiled-in program's run gets.
@@ -248,8 +233,8 @@ func (d *deployment) sourceError(ctx context.Context, srcErr error) error {
 
 // runDeletes deletes the doomed resources, dependents first, after making
 // sure none is protected.
-func (d *deployment) runDeletes(ctx context.Context, list []doomed) error {
-	if err := refuseProtected(list); err != nil {
+func (d *deployment) runDeletes(ctx context.Context, list []runstate.Doomed) error {
+	if err := stepgen.RefuseProtected(list); err != nil {
 		return err
 	}
 	return d.runTasks(ctx, d.planDeletes(list))
@@ -290,7 +275,7 @@ func (d *deployment) exports(ctx context.Context) (resource.PropertyMap, error) 
 			before := *r
 			after := *r
 			after.Outputs = outputs
-			if err := d.journalPlain(ctx, OpUpdate, &before, &after); err != nil {
+			if err := d.exec.JournalPlain(ctx, OpUpdate, &before, &after); err != nil {
 				return nil, fmt.Errorf("recording the stack outputs: %w", err)
 			}
 		}

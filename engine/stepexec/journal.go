@@ -1,0 +1,75 @@
+package stepexec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/plan"
+	"github.com/runnerhq/runner/engine/state"
+)
+
+// begin journals the start of a mutating step (not during preview), its
+// plugin call to follow at once. The locks the step runs under are
+// confirmed before and after the journal write (which may be slow, and
+// the process stopped within it): a step whose locks are not proven its
+// own does not start, and its begun entry is ended as failed.
+func (d *Executor) begin(ctx context.Context, op plan.Op, old, new *state.Resource) (int64, error) {
+	if d.DryRun {
+		return 0, nil
+	}
+	if err := d.confirmLeases(); err != nil {
+		return 0, err
+	}
+	if err := d.openJournal(ctx); err != nil {
+		return 0, err
+	}
+	seq := d.seq.Add(1)
+	err := d.journal.Begin(ctx, backend.Entry{Seq: seq, Kind: backend.EntryBegin, Op: string(op), Old: old, New: new})
+	if err != nil {
+		return 0, fmt.Errorf("recording the start of the step in the journal: %w", err)
+	}
+	if err := d.confirmLeases(); err != nil {
+		return 0, errors.Join(err, d.end(context.WithoutCancel(ctx), seq, false, op, old, nil))
+	}
+	return seq, nil
+}
+
+// confirmLeases proves that every lock the operation runs under is still
+// its own (backend.Lock.Confirm).
+func (d *Executor) confirmLeases() error {
+	for _, l := range d.Leases {
+		if err := l.Confirm(); err != nil {
+			return fmt.Errorf("the step was not started: %w", err)
+		}
+	}
+	return nil
+}
+
+// end journals the outcome of a mutating step.
+func (d *Executor) end(ctx context.Context, seq int64, ok bool, op plan.Op, old, new *state.Resource) error {
+	if d.journal == nil {
+		return nil
+	}
+	kind := backend.EntrySuccess
+	if !ok {
+		kind = backend.EntryFailure
+	}
+	err := d.journal.End(ctx, backend.Entry{Seq: seq, Kind: kind, Op: string(op), Old: old, New: new})
+	if err != nil {
+		return fmt.Errorf("recording the end of the step in the journal: %w", err)
+	}
+	return nil
+}
+
+// JournalPlain journals, as one step begun and ended, a record that no
+// plugin makes (the root stack, a component, a default provider), so that
+// the journal holds it before any record that refers to it.
+func (d *Executor) JournalPlain(ctx context.Context, op plan.Op, old, new *state.Resource) error {
+	seq, err := d.begin(ctx, op, old, new)
+	if err != nil {
+		return err
+	}
+	return d.end(ctx, seq, true, op, old, new)
+}
