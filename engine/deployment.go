@@ -37,6 +37,9 @@ type deployment struct {
 	// workCtx is the context of the steps: the operation's without its
 	// cancellation, so that steps in flight finish.
 	workCtx context.Context
+	// runCtx is the operation's own context: a step that has not called
+	// its plugin yet waits on no lease renewal once it ends (Ctrl-C).
+	runCtx context.Context
 
 	old     *state.Snapshot
 	oldLive map[resource.URN]*state.Resource
@@ -204,7 +207,7 @@ func (d *deployment) begin(ctx context.Context, op Op, old, new *state.Resource)
 	if d.dryRun {
 		return 0, nil
 	}
-	if err := d.confirmLeases(); err != nil {
+	if err := d.confirmLeases(d.confirmCtx(ctx)); err != nil {
 		return 0, err
 	}
 	if err := d.openJournal(ctx); err != nil {
@@ -215,17 +218,27 @@ func (d *deployment) begin(ctx context.Context, op Op, old, new *state.Resource)
 	if err != nil {
 		return 0, fmt.Errorf("recording the start of the step in the journal: %w", err)
 	}
-	if err := d.confirmLeases(); err != nil {
+	if err := d.confirmLeases(d.confirmCtx(ctx)); err != nil {
 		return 0, errors.Join(err, d.end(context.WithoutCancel(ctx), seq, false, op, old, nil))
 	}
 	return seq, nil
 }
 
+// confirmCtx is the context a step's lease confirmation honours: the
+// operation's, which Ctrl-C ends, rather than the step's own ctx (which
+// lets steps in flight finish).
+func (d *deployment) confirmCtx(ctx context.Context) context.Context {
+	if d.runCtx != nil {
+		return d.runCtx
+	}
+	return ctx
+}
+
 // confirmLeases proves that every lock the operation runs under is still
 // its own (backend.Lock.Confirm).
-func (d *deployment) confirmLeases() error {
+func (d *deployment) confirmLeases(ctx context.Context) error {
 	for _, l := range d.leases {
-		if err := l.Confirm(); err != nil {
+		if err := l.Confirm(ctx); err != nil {
 			return fmt.Errorf("the step was not started: %w", err)
 		}
 	}

@@ -88,6 +88,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 			}
 		}()
 	}
+	d.runCtx = ctx
 	snap, base, err := d.load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
@@ -100,7 +101,10 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 	}
 	outputs, runErr := d.execute(ctx, src)
 	if !d.dryRun && (d.journal != nil || !d.untouched()) {
-		err := d.openJournal(ctx)
+		err := d.confirmForCommit(ctx)
+		if err == nil { // after Ctrl-C too: the state is saved
+			err = d.openJournal(context.WithoutCancel(ctx))
+		}
 		if err == nil {
 			err = d.journal.Commit(context.WithoutCancel(ctx), d.snapshot(), d.history(start, runErr != nil))
 		}
@@ -116,6 +120,21 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.plan, Outputs: outputs}
 	}
 	return res, nil
+}
+
+// confirmForCommit proves the operation's locks its own before its commit
+// (which the backend fences by them too), under the run's context: a run
+// interrupted (Ctrl-C) while a renewal is pending does not wait on the
+// store; it ends at once, its steps kept in the journal, which the next
+// run folds in. Leases renewed recently cost no request. Other failures
+// are left to the commit, which refuses (ErrFenced) or retries itself.
+func (d *deployment) confirmForCommit(ctx context.Context) error {
+	for _, l := range d.leases {
+		if err := l.Confirm(ctx); err != nil && ctx.Err() != nil && !errors.Is(err, backend.ErrLockLost) {
+			return fmt.Errorf("nothing was committed (the journal keeps every step, and the next run folds it in): %w", err)
+		}
+	}
+	return nil
 }
 
 // untouched reports whether the operation ended before its program
