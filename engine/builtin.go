@@ -7,6 +7,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/stepexec"
 )
@@ -26,14 +27,14 @@ func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) 
 	if req.Type == stackReferenceType {
 		return d.readStackReference(ctx, req)
 	}
-	p, err := d.providerOf(ctx, &declared{r: &source.Registration{URN: req.URN, Type: req.Type, Provider: req.Provider,
+	p, err := d.providerOf(ctx, &runstate.Declared{R: &source.Registration{URN: req.URN, Type: req.Type, Provider: req.Provider,
 		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL}})
 	if err != nil {
 		return source.Answer{}, fmt.Errorf("reading %s: %w", req.URN, err)
 	}
-	plugin := p.plugin
+	plugin := p.Plugin
 	if plugin == nil {
-		plugin = p.base
+		plugin = p.Base
 	}
 	resp, err := plugin.Read(context.WithoutCancel(ctx), resource.ReadRequest{URN: req.URN, Type: req.Type, ID: req.ID})
 	switch {
@@ -124,22 +125,22 @@ func (d *deployment) Invoke(ctx context.Context, req monitor.InvokeRequest) (mon
 	if resource.Package(req.Token) == "pulumi" {
 		return monitor.InvokeResult{}, fmt.Errorf("%s: the built-in pulumi package has no such function", req.Token)
 	}
-	p, err := d.providerOf(ctx, &declared{r: &source.Registration{Type: req.Token, Provider: req.Provider,
+	p, err := d.providerOf(ctx, &runstate.Declared{R: &source.Registration{Type: req.Token, Provider: req.Provider,
 		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL}})
 	if err != nil {
 		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: %w", req.Token, err)
 	}
-	plugin := p.plugin
+	plugin := p.Plugin
 	if plugin == nil {
-		plugin = p.base
+		plugin = p.Base
 	}
 	inv, ok := plugin.(resource.Invoker)
 	if !ok {
-		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: the %s plugin serves no functions", req.Token, p.pkg)
+		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: the %s plugin serves no functions", req.Token, p.Pkg)
 	}
 	resp, err := inv.Invoke(context.WithoutCancel(ctx), resource.InvokeRequest{Token: req.Token, Args: req.Args})
 	if err != nil {
-		return monitor.InvokeResult{}, redactErr(fmt.Errorf("invoking %s: %w", req.Token, err), nil)
+		return monitor.InvokeResult{}, runstate.RedactErr(fmt.Errorf("invoking %s: %w", req.Token, err), nil)
 	}
 	return monitor.InvokeResult{Return: resp.Return, Failures: resp.Failures}, nil
 }
@@ -148,14 +149,14 @@ func (d *deployment) Invoke(ctx context.Context, req monitor.InvokeRequest) (mon
 // of a resource registered in this run, else recorded.
 func (d *deployment) getResource(args resource.PropertyMap) (monitor.InvokeResult, error) {
 	urn, _ := args["urn"].(string)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for i := len(d.news) - 1; i >= 0; i-- {
-		if r := d.news[i]; string(r.URN) == urn {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	for i := len(d.News) - 1; i >= 0; i-- {
+		if r := d.News[i]; string(r.URN) == urn {
 			return monitor.InvokeResult{Return: resource.PropertyMap{"urn": urn, "id": r.ID, "state": map[string]any(r.Outputs)}}, nil
 		}
 	}
-	if r := d.oldLive[resource.URN(urn)]; r != nil {
+	if r := d.OldLive[resource.URN(urn)]; r != nil {
 		return monitor.InvokeResult{Return: resource.PropertyMap{"urn": urn, "id": r.ID, "state": map[string]any(r.Outputs)}}, nil
 	}
 	return monitor.InvokeResult{}, fmt.Errorf("%s: no resource %q is registered or recorded", getResourceToken, urn)
@@ -167,7 +168,7 @@ func (d *deployment) Schema(ctx context.Context, pkg, version, url string) ([]by
 	if pkg == "pulumi" {
 		return []byte(pulumiSchema), nil
 	}
-	plugin, err := d.plugin(ctx, pkg, version, url)
+	plugin, err := d.Plugin(ctx, pkg, version, url)
 	if err != nil {
 		return nil, err
 	}
@@ -210,3 +211,14 @@ const pulumiSchema = `{
     }
   }
 }`
+
+// recorded answers a compiled-in program's Context.Recorded: the outputs
+// of the live resource the old state (pending operations resolved) has
+// under urn, a copy.
+func (d *deployment) recorded(urn resource.URN) (resource.PropertyMap, bool) {
+	r := d.OldLive[urn]
+	if r == nil {
+		return nil, false
+	}
+	return r.Outputs.Copy(0), true
+}

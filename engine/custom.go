@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/stepgen"
 )
@@ -28,14 +29,14 @@ type customStep struct {
 
 // runCustom decides a custom resource's step, checks it against the plan
 // being executed (if any) and executes it.
-func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error) {
+func (d *deployment) runCustom(ctx context.Context, dr *runstate.Declared) (func(), error) {
 	cs, err := d.decideCustom(ctx, dr)
 	if err != nil {
 		return d.failEarly(dr, err)
 	}
-	dr.step = cs.step
-	if err := d.planned.Check(&cs.step); err != nil {
-		d.stepFailed(cs.step.Op, dr.r.URN, dr.r.Type, err, time.Now())
+	dr.Step = cs.step
+	if err := d.Planned.Check(&cs.step); err != nil {
+		d.StepFailed(cs.step.Op, dr.R.URN, dr.R.Type, err, time.Now())
 		return d.fail(dr, err), err
 	}
 	return d.execCustom(ctx, dr, &cs)
@@ -44,11 +45,11 @@ func (d *deployment) runCustom(ctx context.Context, dr *declared) (func(), error
 // decideCustom resolves a custom resource's inputs, keeps the ignored ones,
 // and asks its plugin to check and diff them: the result is the step to
 // take. Preview and up decide alike; only the execution differs.
-func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep, error) {
-	r, old := dr.r, dr.old
+func (d *deployment) decideCustom(ctx context.Context, dr *runstate.Declared) (customStep, error) {
+	r, old := dr.R, dr.Old
 	news, err := d.inputs(dr)
 	if err != nil {
-		return customStep{}, stepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err))
+		return customStep{}, runstate.StepError(OpCreate, r, fmt.Errorf("resolving its inputs: %w", err))
 	}
 	seed := d.seedFor(r.URN)
 	switch {
@@ -63,11 +64,11 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 		cs.step.Op, cs.keys = OpCreate, sortedKeys(checked)
 		cs.step.Keys = cs.keys
 		return cs, nil
-	case d.replacedAlong(r.URN):
+	case d.ReplacedAlong(r.URN):
 		return d.decideDependentReplace(ctx, dr, news, seed)
 	}
 	if err := stepgen.IgnoreChanges(news, old.Inputs, r.IgnoreChanges); err != nil {
-		return customStep{}, stepError(OpUpdate, r, err)
+		return customStep{}, runstate.StepError(OpUpdate, r, err)
 	}
 	checked, err := d.check(ctx, dr, OpUpdate, old.Inputs, news, seed)
 	if err != nil {
@@ -75,12 +76,12 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 	}
 	cs := d.newCustomStep(dr, checked, seed)
 	cs.step.OldInputs = old.Inputs
-	diff, err := dr.plugin.Diff(ctx, resource.DiffRequest{
+	diff, err := dr.Plugin.Diff(ctx, resource.DiffRequest{
 		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
 		NewInputs: checked, IgnoreChanges: r.IgnoreChanges,
 	})
 	if err != nil {
-		return customStep{}, stepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
+		return customStep{}, runstate.StepError(OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
 	}
 	decideFromDiff(&cs, old, diff, r.DeleteBeforeReplace, r.DeleteBeforeReplaceSet)
 	replaceOnChanges(&cs, r)
@@ -92,12 +93,12 @@ func (d *deployment) decideCustom(ctx context.Context, dr *declared) (customStep
 
 // newCustomStep returns the step of a declared custom resource with its
 // checked inputs (its op not yet decided).
-func (d *deployment) newCustomStep(dr *declared, checked resource.PropertyMap, seed []byte) customStep {
-	r := dr.r
+func (d *deployment) newCustomStep(dr *runstate.Declared, checked resource.PropertyMap, seed []byte) customStep {
+	r := dr.R
 	rec := d.newRecord(dr, checked)
 	rec.CustomTimeouts = r.Timeouts
-	unchecked := d.dryRun && dr.prov != nil && dr.prov.configUnknown // the plugin could not Check
-	return customStep{rec: rec, step: Step{URN: r.URN, Type: r.Type, Deps: dr.deps, NewInputs: checked,
+	unchecked := d.DryRun && dr.Prov != nil && dr.Prov.ConfigUnknown // the plugin could not Check
+	return customStep{rec: rec, step: Step{URN: r.URN, Type: r.Type, Deps: dr.Deps, NewInputs: checked,
 		Protect: rec.Protect, RetainOnDelete: rec.RetainOnDelete, RandomSeed: seed, Unchecked: unchecked}}
 }
 
@@ -105,10 +106,10 @@ func (d *deployment) newCustomStep(dr *declared, checked resource.PropertyMap, s
 // inputs, on the program's inputs (defaults are recomputed for the new
 // resource), and a delete-before-replace finds the dependents replaced
 // with it.
-func (d *deployment) prepareReplace(ctx context.Context, dr *declared, cs *customStep) error {
+func (d *deployment) prepareReplace(ctx context.Context, dr *runstate.Declared, cs *customStep) error {
 	news, err := d.inputs(dr)
 	if err != nil {
-		return stepError(OpReplace, dr.r, fmt.Errorf("resolving its inputs: %w", err))
+		return runstate.StepError(OpReplace, dr.R, fmt.Errorf("resolving its inputs: %w", err))
 	}
 	checked, err := d.check(ctx, dr, OpReplace, resource.PropertyMap{}, news, cs.step.RandomSeed)
 	if err != nil {
@@ -123,15 +124,15 @@ func (d *deployment) prepareReplace(ctx context.Context, dr *declared, cs *custo
 
 // check asks the plugin to check news (olds: the recorded inputs, empty for
 // a new resource). A refusal names the resource and each property.
-func (d *deployment) check(ctx context.Context, dr *declared, op Op, olds, news resource.PropertyMap, seed []byte) (resource.PropertyMap, error) {
-	r := dr.r
-	checked, err := dr.plugin.Check(ctx, resource.CheckRequest{URN: r.URN, Type: r.Type, Olds: olds, News: news, RandomSeed: seed})
+func (d *deployment) check(ctx context.Context, dr *runstate.Declared, op Op, olds, news resource.PropertyMap, seed []byte) (resource.PropertyMap, error) {
+	r := dr.R
+	checked, err := dr.Plugin.Check(ctx, resource.CheckRequest{URN: r.URN, Type: r.Type, Olds: olds, News: news, RandomSeed: seed})
 	var cf *resource.CheckFailuresError
 	switch {
 	case errors.As(err, &cf):
-		return nil, stepError(op, r, fmt.Errorf("the plugin refused its inputs: %w", err), news)
+		return nil, runstate.StepError(op, r, fmt.Errorf("the plugin refused its inputs: %w", err), news)
 	case err != nil:
-		return nil, stepError(op, r, fmt.Errorf("checking its inputs: %w", err), news)
+		return nil, runstate.StepError(op, r, fmt.Errorf("checking its inputs: %w", err), news)
 	}
 	return checked, nil
 }
@@ -139,7 +140,7 @@ func (d *deployment) check(ctx context.Context, dr *declared, op Op, olds, news 
 // seedFor returns the random seed of a resource's Check: the one the plan
 // being executed gave it, or 32 new random bytes.
 func (d *deployment) seedFor(urn resource.URN) []byte {
-	if s := d.planned.Seed(urn); len(s) > 0 {
+	if s := d.Planned.Seed(urn); len(s) > 0 {
 		return s
 	}
 	s := make([]byte, 32)
@@ -148,15 +149,15 @@ func (d *deployment) seedFor(urn resource.URN) []byte {
 }
 
 // failEarly reports a step that failed before its operation started.
-func (d *deployment) failEarly(dr *declared, err error) (func(), error) {
+func (d *deployment) failEarly(dr *runstate.Declared, err error) (func(), error) {
 	op := OpCreate
 	switch {
-	case dr.old != nil:
+	case dr.Old != nil:
 		op = OpUpdate
-	case dr.r.ImportID != "":
+	case dr.R.ImportID != "":
 		op = OpImport
 	}
-	d.stepFailed(op, dr.r.URN, dr.r.Type, err, time.Now())
+	d.StepFailed(op, dr.R.URN, dr.R.Type, err, time.Now())
 	return d.fail(dr, err), err
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/plan"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
 )
 
@@ -19,18 +20,14 @@ import (
 // dr's resource or on another of them (through its dependencies, property
 // dependencies, parent or provider). They are marked replaced along and
 // returned in delete order, dependents first.
-func (d *deployment) replaceDependents(dr *declared) []*state.Resource {
-	set := map[resource.URN]bool{dr.r.URN: true}
+func (d *deployment) replaceDependents(dr *runstate.Declared) []*state.Resource {
+	set := map[resource.URN]bool{dr.R.URN: true}
 	var found []*state.Resource
-	d.mu.Lock()
-	d.regMu.Lock()
-	defer d.regMu.Unlock()
-	registered := func(urn resource.URN) bool { return d.registered[urn] != nil }
-	defer d.mu.Unlock()
+	registered, unlock := d.LockRegistrations()
 	for grew := true; grew; {
 		grew = false
-		for _, old := range d.old.Resources {
-			if old.Delete || set[old.URN] || !old.Custom || isProvider(old.Type) || registered(old.URN) || !refersTo(old, set) {
+		for _, old := range d.Old.Resources {
+			if old.Delete || set[old.URN] || !old.Custom || runstate.IsProvider(old.Type) || registered(old.URN) || !refersTo(old, set) {
 				continue
 			}
 			set[old.URN] = true
@@ -38,35 +35,20 @@ func (d *deployment) replaceDependents(dr *declared) []*state.Resource {
 			grew = true
 		}
 	}
-	order := make(map[*state.Resource]int, len(d.old.Resources))
-	for i, r := range d.old.Resources {
+	unlock()
+	order := make(map[*state.Resource]int, len(d.Old.Resources))
+	for i, r := range d.Old.Resources {
 		order[r] = i
 	}
 	// Dependents first: the reverse of the state's dependency order.
 	sort.Slice(found, func(i, j int) bool { return order[found[i]] > order[found[j]] })
-	d.alongMu.Lock()
-	defer d.alongMu.Unlock()
-	for _, r := range found {
-		d.along[r.URN] = true
-		d.anyAlong.Store(true)
-	}
+	d.MarkAlong(found)
 	return found
-}
-
-// replacedAlong reports whether the resource is replaced along with a
-// delete-before-replace replacement of a resource it depends on.
-func (d *deployment) replacedAlong(urn resource.URN) bool {
-	if !d.anyAlong.Load() {
-		return false
-	}
-	d.alongMu.Lock()
-	defer d.alongMu.Unlock()
-	return d.along[urn]
 }
 
 // refersTo reports whether the old record refers to a resource of set.
 func refersTo(old *state.Resource, set map[resource.URN]bool) bool {
-	if set[old.Parent] || set[providerURN(old.Provider)] {
+	if set[old.Parent] || set[runstate.ProviderURN(old.Provider)] {
 		return true
 	}
 	for _, u := range old.Dependencies {
@@ -89,8 +71,8 @@ func refersTo(old *state.Resource, set map[resource.URN]bool) bool {
 // is deleted by that replacement's step (during up, already), so its step
 // is a delete-before-replace replacement whose create is left. Check runs
 // without the old inputs, as for every replacement.
-func (d *deployment) decideDependentReplace(ctx context.Context, dr *declared, news resource.PropertyMap, seed []byte) (customStep, error) {
-	old := dr.old
+func (d *deployment) decideDependentReplace(ctx context.Context, dr *runstate.Declared, news resource.PropertyMap, seed []byte) (customStep, error) {
+	old := dr.Old
 	checked, err := d.check(ctx, dr, OpReplace, resource.PropertyMap{}, news, seed)
 	if err != nil {
 		return customStep{}, err
@@ -105,7 +87,7 @@ func (d *deployment) decideDependentReplace(ctx context.Context, dr *declared, n
 // deleteDependents deletes, in order, the dependents replaced along with a
 // delete-before-replace replacement, and returns those it deleted. It
 // refuses, before deleting any, when one is protected.
-func (d *deployment) deleteDependents(ctx context.Context, dr *declared, list []*state.Resource) ([]*state.Resource, error) {
+func (d *deployment) deleteDependents(ctx context.Context, dr *runstate.Declared, list []*state.Resource) ([]*state.Resource, error) {
 	for _, old := range list {
 		if old.Protect {
 			return nil, fmt.Errorf("%s %q depends on it and would have to be replaced with it (it is replaced delete-before-replace), but it is protected; to allow the replacement, declare it with Protect(false) and run up again", old.Type, old.URN.Name())
@@ -113,12 +95,12 @@ func (d *deployment) deleteDependents(ctx context.Context, dr *declared, list []
 	}
 	var deleted []*state.Resource
 	for _, old := range list {
-		plugin, err := d.pluginOf(ctx, old) // the provider its record names
+		plugin, err := d.PluginOf(ctx, old) // the provider its record names
 		if err == nil {
 			err = d.deleteResource(ctx, old, OpDeleteReplaced, plugin)
 		}
 		if err != nil {
-			return deleted, redactErr(fmt.Errorf("deleting %s %q, which depends on it, first: %w", old.Type, old.URN.Name(), err), old)
+			return deleted, runstate.RedactErr(fmt.Errorf("deleting %s %q, which depends on it, first: %w", old.Type, old.URN.Name(), err), old)
 		}
 		deleted = append(deleted, old)
 	}

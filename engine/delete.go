@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/stepexec"
 )
@@ -27,8 +28,8 @@ type doomed struct {
 // resources the program no longer declares.
 func (d *deployment) condemnedAfterUp(declared map[resource.URN]bool) []doomed {
 	var out []doomed
-	for _, r := range d.old.Resources {
-		next, ok := d.fate[r]
+	for _, r := range d.Old.Resources {
+		next, ok := d.Fate[r]
 		switch {
 		case ok && next != nil && next.Delete:
 			out = append(out, doomed{orig: r, res: next, op: OpDeleteReplaced, replaced: true})
@@ -44,8 +45,8 @@ func (d *deployment) condemnedAfterUp(declared map[resource.URN]bool) []doomed {
 
 // condemnedAll lists every recorded resource (destroy).
 func (d *deployment) condemnedAll() []doomed {
-	out := make([]doomed, len(d.old.Resources))
-	for i, r := range d.old.Resources {
+	out := make([]doomed, len(d.Old.Resources))
+	for i, r := range d.Old.Resources {
 		op := OpDelete
 		if r.Delete {
 			op = OpDeleteReplaced
@@ -85,7 +86,7 @@ func (d *deployment) planDeletes(list []doomed) []task {
 		tasks[i].run = func(ctx context.Context) (func(), error) { return d.runDelete(ctx, x) }
 	}
 	for i, x := range list {
-		refs := append([]resource.URN{x.res.Parent, providerURN(x.res.Provider)}, x.res.Dependencies...)
+		refs := append([]resource.URN{x.res.Parent, runstate.ProviderURN(x.res.Provider)}, x.res.Dependencies...)
 		for _, u := range refs {
 			for _, j := range byURN[u] {
 				if j != i {
@@ -97,39 +98,28 @@ func (d *deployment) planDeletes(list []doomed) []task {
 	return tasks
 }
 
-// providerURN returns the URN part of a provider reference "<URN>::<ID>".
-func providerURN(ref string) resource.URN {
-	if i := strings.LastIndex(ref, "::"); i >= 0 {
-		return resource.URN(ref[:i])
-	}
-	return ""
-}
-
 // runDelete deletes one doomed resource.
 func (d *deployment) runDelete(ctx context.Context, x doomed) (func(), error) {
 	var plugin resource.Plugin
-	if x.res.Custom && !isProvider(x.res.Type) {
+	if x.res.Custom && !runstate.IsProvider(x.res.Type) {
 		var err error
-		if d.dryRun || x.res.RetainOnDelete {
-			_, err = d.pluginFor(ctx, x.res) // no call: nothing to configure
+		if d.DryRun || x.res.RetainOnDelete {
+			_, err = d.PluginFor(ctx, x.res) // no call: nothing to configure
 		} else {
-			plugin, err = d.pluginOf(ctx, x.res)
+			plugin, err = d.PluginOf(ctx, x.res)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s %s %q: %w", x.op, x.res.Type, x.res.URN.Name(), err)
 		}
 	}
 	if err := d.deleteResource(ctx, x.res, x.op, plugin); err != nil {
-		return nil, &redactedError{
-			msg: redact(fmt.Sprintf("%s %s %q: %v", x.op, x.res.Type, x.res.URN.Name(), err), x.res.Inputs, x.res.Outputs),
-			err: err,
-		}
+		return nil, runstate.Redacted(fmt.Sprintf("%s %s %q: %v", x.op, x.res.Type, x.res.URN.Name(), err), err, x.res.Inputs, x.res.Outputs)
 	}
 	return func() {
-		d.fate[x.orig] = nil
-		d.count(x.op, x.res, nil)
-		if d.dryRun && !x.replaced && !isProvider(x.res.Type) {
-			d.plan = append(d.plan, Step{Op: x.op, URN: x.res.URN, Type: x.res.Type, Deps: x.res.Dependencies, OldInputs: x.res.Inputs})
+		d.Fate[x.orig] = nil
+		d.Count(x.op, x.res, nil)
+		if d.DryRun && !x.replaced && !runstate.IsProvider(x.res.Type) {
+			d.Plan = append(d.Plan, Step{Op: x.op, URN: x.res.URN, Type: x.res.Type, Deps: x.res.Dependencies, OldInputs: x.res.Inputs})
 		}
 	}, nil
 }
@@ -139,41 +129,36 @@ func (d *deployment) runDelete(ctx context.Context, x doomed) (func(), error) {
 // with RetainOnDelete, or during preview, the plugin is not called.
 func (d *deployment) deleteResource(ctx context.Context, res *state.Resource, op Op, plugin resource.Plugin) error {
 	start := time.Now()
-	quiet := isProvider(res.Type)
+	quiet := runstate.IsProvider(res.Type)
 	if res.Protect {
 		err := fmt.Errorf("%s is protected, so it cannot be deleted; to allow it, declare it with Protect(false), run up, then delete it", res.URN)
-		d.stepFailed(op, res.URN, res.Type, err, start)
+		d.StepFailed(op, res.URN, res.Type, err, start)
 		return err
 	}
 	if !quiet {
-		d.stepStart(op, res.URN, res.Type, nil)
+		d.StepStart(op, res.URN, res.Type, nil)
 	}
-	if plugin != nil && !res.RetainOnDelete && !d.dryRun {
+	if plugin != nil && !res.RetainOnDelete && !d.DryRun {
 		seq, err := d.begin(ctx, op, res, nil)
 		if err != nil {
-			d.stepFailed(op, res.URN, res.Type, err, start)
+			d.StepFailed(op, res.URN, res.Type, err, start)
 			return err
 		}
 		err = stepexec.CallDelete(ctx, plugin, res)
 		err = stepexec.ExplainGone(ctx, plugin, res, err)
-		unknown, err := d.outcomeUnknown(err, op, res, nil)
+		unknown, err := d.OutcomeUnknown(err, op, res, nil)
 		if !unknown { // unknown: the journal step stays open, pending
 			if jerr := d.end(ctx, seq, err == nil, op, res, nil); jerr != nil && err == nil {
 				err = jerr
 			}
 		}
 		if err != nil {
-			d.stepFailed(op, res.URN, res.Type, redactErr(err, res), start)
+			d.StepFailed(op, res.URN, res.Type, runstate.RedactErr(err, res), start)
 			return err
 		}
 	}
 	if !quiet {
-		d.stepDone(op, res.URN, res.Type, nil, start)
+		d.StepDone(op, res.URN, res.Type, nil, start)
 	}
 	return nil
-}
-
-// redactErr returns err with the secrets of res removed from its message.
-func redactErr(err error, res *state.Resource) error {
-	return &redactedError{msg: redact(err.Error(), res.Inputs, res.Outputs), err: err}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
 )
 
@@ -18,14 +19,14 @@ import (
 // recordProvider) on its declared inputs.
 
 // explicitProvider returns the provider the registration dr declares.
-func (d *deployment) explicitProvider(ctx context.Context, dr *declared) (*providerRes, error) {
-	r := dr.r
-	pkg := strings.TrimPrefix(r.Type, providerTypePrefix)
+func (d *deployment) explicitProvider(ctx context.Context, dr *runstate.Declared) (*runstate.Provider, error) {
+	r := dr.R
+	pkg := strings.TrimPrefix(r.Type, runstate.ProviderTypePrefix)
 	version, _ := r.Inputs["version"].(string)
 	if version == "" {
 		version = r.Version
 	}
-	base, err := d.plugin(ctx, pkg, version, r.PluginDownloadURL)
+	base, err := d.Plugin(ctx, pkg, version, r.PluginDownloadURL)
 	if err != nil {
 		return nil, fmt.Errorf("the provider %s: %w", r.URN, err)
 	}
@@ -33,10 +34,7 @@ func (d *deployment) explicitProvider(ctx context.Context, dr *declared) (*provi
 	if !ok {
 		return nil, fmt.Errorf("%s: the %s plugin is built into runner and takes no configuration, so it has no explicit providers; declare its resources without the Provider option", r.URN, pkg)
 	}
-	p := &providerRes{pkg: pkg, urn: r.URN, old: dr.old, base: base, configurable: cp,
-		decl: dr, fromRefs: map[string]bool{}, ready: make(chan struct{})}
-	p.started.Store(true)
-	p.id = d.providerID(p)
+	p := d.NewExplicitProvider(dr, pkg, base, cp)
 	return p, nil
 }
 
@@ -44,24 +42,24 @@ func (d *deployment) explicitProvider(ctx context.Context, dr *declared) (*provi
 // (unless it was before any step ran), checked against the plan being
 // executed, recorded like a default provider with its declaration's
 // parent, dependencies and options; its outputs are its checked config.
-func (d *deployment) runExplicitProvider(ctx context.Context, p *providerRes) (func(), error) {
-	dr := p.decl
+func (d *deployment) runExplicitProvider(ctx context.Context, p *runstate.Provider) (func(), error) {
+	dr := p.Decl
 	if err := d.prepareProvider(ctx, p); err != nil {
 		return d.fail(dr, err), err
 	}
-	ch := p.ch
-	dr.step = Step{Op: ch.op, URN: dr.r.URN, Type: dr.r.Type, Deps: dr.deps, NewInputs: ch.checked,
-		OldInputs: inputsOf(p.old), Protect: dr.r.Protect, RetainOnDelete: dr.r.RetainOnDelete}
-	if err := d.planned.Check(&dr.step); err != nil {
-		d.stepFailed(ch.op, dr.r.URN, dr.r.Type, err, time.Now())
+	ch := p.Change
+	dr.Step = Step{Op: ch.Op, URN: dr.R.URN, Type: dr.R.Type, Deps: dr.Deps, NewInputs: ch.Checked,
+		OldInputs: inputsOf(p.Old), Protect: dr.R.Protect, RetainOnDelete: dr.R.RetainOnDelete}
+	if err := d.Planned.Check(&dr.Step); err != nil {
+		d.StepFailed(ch.Op, dr.R.URN, dr.R.Type, err, time.Now())
 		return d.fail(dr, err), err
 	}
-	rec := d.newRecord(dr, ch.checked)
-	rec.ID, rec.Outputs = p.id, ch.checked.Copy(0)
+	rec := d.newRecord(dr, ch.Checked)
+	rec.ID, rec.Outputs = p.ID, ch.Checked.Copy(0)
 	now := time.Now().UTC()
 	rec.Created, rec.Modified = &now, &now
-	if ch.op == OpSame {
-		rec.Created, rec.Modified = p.old.Created, p.old.Modified
+	if ch.Op == OpSame {
+		rec.Created, rec.Modified = p.Old.Created, p.Old.Modified
 	}
 	record, err := d.recordProvider(ctx, p, rec)
 	if err != nil {
@@ -69,9 +67,9 @@ func (d *deployment) runExplicitProvider(ctx context.Context, p *providerRes) (f
 	}
 	return func() {
 		record()
-		if d.dryRun {
-			d.plan = append(d.plan, dr.step)
+		if d.DryRun {
+			d.Plan = append(d.Plan, dr.Step)
 		}
-		dr.answer = source.Answer{ID: rec.ID, IDKnown: rec.ID != resource.UnknownStringValue, Outputs: rec.Outputs, Absent: program.AbsentNull}
+		dr.Answer = source.Answer{ID: rec.ID, IDKnown: rec.ID != resource.UnknownStringValue, Outputs: rec.Outputs, Absent: program.AbsentNull}
 	}, nil
 }

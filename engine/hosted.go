@@ -9,6 +9,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/stepgen"
 	"github.com/runnerhq/runner/internal/lines"
@@ -26,7 +27,7 @@ type hostedSource struct {
 func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	d := h.d
 	d.sem = make(chan struct{}, d.opts.parallel()) // the program does not bound its registrations
-	srv, err := monitor.Start(d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun})
+	srv, err := monitor.Start(d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun})
 	if err != nil {
 		return err
 	}
@@ -35,7 +36,7 @@ func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	if err != nil {
 		return err
 	}
-	out := lines.NewWriter(func(line string) { d.ev.diag(SeverityInfo, d.maskConfig(line)) })
+	out := lines.NewWriter(func(line string) { d.Events.Diag(SeverityInfo, d.maskConfig(line)) })
 	defer out.Flush()
 	req.Stdout, req.Stderr = out, out
 	if lister, ok := h.hosted.(source.PackageLister); ok {
@@ -58,11 +59,32 @@ func (d *deployment) requirePlugins(ctx context.Context, lister source.PackageLi
 		if p.Name == "pulumi" {
 			continue
 		}
-		if _, err := d.plugin(ctx, p.Name, p.Version, p.Server); err != nil {
+		if _, err := d.Plugin(ctx, p.Name, p.Version, p.Server); err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		d.startDefaultProvider(ctx, p)
 	}
 	return errors.Join(errs...)
+}
+
+// startDefaultProvider starts the plugin process of a package's default
+// provider while the program starts, as Pulumi's engine loads a program's
+// plugins before running it: its first resource then does not wait for the
+// process. Nothing is checked or configured yet; the provider's step still
+// runs when the first resource that uses it is registered.
+func (d *deployment) startDefaultProvider(ctx context.Context, pkg source.Package) {
+	p, err := d.DefaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
+	if err != nil {
+		return // the first resource of the package meets the error
+	}
+	s, ok := p.Configurable.(resource.Starter)
+	if !ok {
+		return
+	}
+	if news, err := d.providerNews(p); err == nil {
+		s.Start(p.URN, news)
+	}
 }
 
 // runRequest is what the program's run gets: the services' address, the
@@ -72,7 +94,7 @@ func (d *deployment) runRequest(addr string) (source.RunRequest, error) {
 	req := source.RunRequest{
 		MonitorAddress: addr, EngineAddress: addr, LoaderAddress: addr,
 		Project: d.opts.Project, Stack: d.opts.Stack, Organization: d.organization(),
-		Pwd: d.opts.Dir, DryRun: d.dryRun, Parallel: int32(d.opts.parallel()),
+		Pwd: d.opts.Dir, DryRun: d.DryRun, Parallel: int32(d.opts.parallel()),
 		Config: make(map[string]string, len(d.opts.Config)),
 	}
 	for k, v := range d.opts.Config {
@@ -103,7 +125,7 @@ func (d *deployment) organization() string {
 
 // maskConfig masks the secret config values in a line of program output.
 func (d *deployment) maskConfig(line string) string {
-	return redact(line, resource.PropertyMap(d.opts.Config))
+	return runstate.Redact(line, resource.PropertyMap(d.opts.Config))
 }
 
 // Log records a message of the program in the project's log.
@@ -119,5 +141,5 @@ func (d *deployment) Log(severity, message string, urn resource.URN) {
 		severity = SeverityInfo
 	}
 	message = d.maskConfig(strings.TrimRight(message, "\n"))
-	d.ev.emit(Event{Type: EventDiagnostic, Severity: severity, Message: message, URN: urn})
+	d.Events.Emit(Event{Type: EventDiagnostic, Severity: severity, Message: message, URN: urn})
 }

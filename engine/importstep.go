@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/stepexec"
 )
@@ -16,14 +17,14 @@ import (
 // not yet in the state: Read with only the ID, then Check (olds: the
 // inputs read, news: the program's), then Diff, which must show no change.
 // Read has no side effect, so a preview reads too.
-func (d *deployment) decideImport(ctx context.Context, dr *declared, news resource.PropertyMap, seed []byte) (customStep, error) {
-	r := dr.r
-	resp, err := dr.plugin.Read(ctx, resource.ReadRequest{URN: r.URN, Type: r.Type, ID: r.ImportID})
+func (d *deployment) decideImport(ctx context.Context, dr *runstate.Declared, news resource.PropertyMap, seed []byte) (customStep, error) {
+	r := dr.R
+	resp, err := dr.Plugin.Read(ctx, resource.ReadRequest{URN: r.URN, Type: r.Type, ID: r.ImportID})
 	if err != nil {
-		return customStep{}, stepError(OpImport, r, fmt.Errorf("reading the resource with ID %q: %w", r.ImportID, err))
+		return customStep{}, runstate.StepError(OpImport, r, fmt.Errorf("reading the resource with ID %q: %w", r.ImportID, err))
 	}
 	if resp.ID == "" {
-		return customStep{}, stepError(OpImport, r, fmt.Errorf("no resource with ID %q exists; check the ID given to Import", r.ImportID))
+		return customStep{}, runstate.StepError(OpImport, r, fmt.Errorf("no resource with ID %q exists; check the ID given to Import", r.ImportID))
 	}
 	olds := resp.Inputs
 	if olds == nil {
@@ -33,38 +34,38 @@ func (d *deployment) decideImport(ctx context.Context, dr *declared, news resour
 	if err != nil {
 		return customStep{}, err
 	}
-	diff, err := dr.plugin.Diff(ctx, resource.DiffRequest{
+	diff, err := dr.Plugin.Diff(ctx, resource.DiffRequest{
 		URN: r.URN, Type: r.Type, ID: resp.ID, OldInputs: olds, OldOutputs: resp.Outputs,
 		NewInputs: checked, IgnoreChanges: r.IgnoreChanges,
 	})
 	if err != nil {
-		return customStep{}, stepError(OpImport, r, fmt.Errorf("comparing the program's inputs with the resource read: %w", err), checked, resp.Outputs)
+		return customStep{}, runstate.StepError(OpImport, r, fmt.Errorf("comparing the program's inputs with the resource read: %w", err), checked, resp.Outputs)
 	}
 	cs := d.newCustomStep(dr, checked, seed)
 	probe := customStep{rec: cs.rec}
 	decideFromDiff(&probe, &state.Resource{Inputs: olds}, diff, false, false)
 	if probe.step.Op != OpSame {
-		return customStep{}, stepError(OpImport, r, fmt.Errorf("the program's inputs differ from the resource with ID %q in %s; change the program to match the existing resource (or drop Import to create a new one)", r.ImportID, strings.Join(probe.step.Keys, ", ")))
+		return customStep{}, runstate.StepError(OpImport, r, fmt.Errorf("the program's inputs differ from the resource with ID %q in %s; change the program to match the existing resource (or drop Import to create a new one)", r.ImportID, strings.Join(probe.step.Keys, ", ")))
 	}
 	cs.step.Op, cs.read = OpImport, &resp
 	return cs, nil
 }
 
 // execImport records an imported resource as its decision read it.
-func (d *deployment) execImport(ctx context.Context, dr *declared, cs *customStep) (func(), error) {
-	r, rec := dr.r, cs.rec
+func (d *deployment) execImport(ctx context.Context, dr *runstate.Declared, cs *customStep) (func(), error) {
+	r, rec := dr.R, cs.rec
 	start := time.Now()
-	d.stepStart(OpImport, r.URN, r.Type, nil)
+	d.StepStart(OpImport, r.URN, r.Type, nil)
 	rec.ID, rec.ImportID = cs.read.ID, r.ImportID
 	rec.Outputs = stepexec.SecretOutputs(cs.read.Outputs, rec.Inputs, r.AdditionalSecretOutputs)
 	now := time.Now().UTC()
 	rec.Created, rec.Modified = &now, &now
 	if err := d.journalPlain(ctx, OpImport, nil, rec); err != nil {
-		err = stepError(OpImport, r, err)
-		d.stepFailed(OpImport, r.URN, r.Type, err, start)
+		err = runstate.StepError(OpImport, r, err)
+		d.StepFailed(OpImport, r.URN, r.Type, err, start)
 		return d.fail(dr, err), err
 	}
-	d.stepDone(OpImport, r.URN, r.Type, nil, start)
+	d.StepDone(OpImport, r.URN, r.Type, nil, start)
 	return d.commit(dr, OpImport, rec, nil, false), nil
 }
 
@@ -77,7 +78,7 @@ func (d *deployment) refreshRead(ctx context.Context, plugin resource.Plugin, ol
 	if !errors.As(err, &ie) {
 		return resp, err
 	}
-	d.ev.diag(SeverityWarning, redact(fmt.Sprintf("refresh %s %q: %v", old.Type, old.URN.Name(), err), old.Inputs, old.Outputs))
+	d.Events.Diag(SeverityWarning, runstate.Redact(fmt.Sprintf("refresh %s %q: %v", old.Type, old.URN.Name(), err), old.Inputs, old.Outputs))
 	resp = resource.ReadResponse{ID: ie.ID, Inputs: ie.Inputs, Outputs: ie.Outputs}
 	if resp.ID == "" {
 		resp.ID = old.ID

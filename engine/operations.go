@@ -68,13 +68,13 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		return nil, err
 	}
 	d := newDeployment(opts, kind)
-	if !d.dryRun {
+	if !d.DryRun {
 		lock, lerr := opts.Backend.Lock(ctx, opts.Project, opts.Stack, opts.Lock)
 		if lerr != nil {
 			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, lerr)
 		}
 		if dead := lock.Previous(); dead != nil {
-			d.ev.diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
+			d.Events.Diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
 		}
 		d.leases = append(append(d.leases, opts.Held...), lock)
 		var stopWatch func()
@@ -100,7 +100,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
 	outputs, runErr := d.execute(ctx, src)
-	if !d.dryRun && (d.journal != nil || !d.untouched()) {
+	if !d.DryRun && (d.journal != nil || !d.untouched()) {
 		err := d.confirmForCommit(ctx)
 		if err == nil { // after Ctrl-C too: the state is saved
 			err = d.openJournal(context.WithoutCancel(ctx))
@@ -116,8 +116,8 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 	if runErr != nil {
 		return res, fmt.Errorf("%s %s: %w", kind, opts.Project, runErr)
 	}
-	if d.dryRun && src != nil {
-		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.plan, Outputs: outputs}
+	if d.DryRun && src != nil {
+		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.Plan, Outputs: outputs}
 	}
 	return res, nil
 }
@@ -141,18 +141,16 @@ func (d *deployment) confirmForCommit(ctx context.Context) error {
 // registered anything (a program that failed to start, or was refused up
 // front): then nothing is saved, not even a history record.
 func (d *deployment) untouched() bool {
-	if d.kind != kindPreview && d.kind != kindUpdate {
+	if d.Kind != kindPreview && d.Kind != kindUpdate {
 		return false
 	}
-	d.regMu.Lock()
-	defer d.regMu.Unlock()
-	return len(d.registered) == 0
+	return len(d.RegisteredURNs()) == 0
 }
 
 // openJournal opens the journal the first time a step writes to it.
 func (d *deployment) openJournal(ctx context.Context) error {
 	d.journalOnce.Do(func() {
-		j, err := d.opts.Backend.OpenJournal(ctx, d.opts.Project, d.opts.Stack, d.old, d.opts.Crypter)
+		j, err := d.opts.Backend.OpenJournal(ctx, d.opts.Project, d.opts.Stack, d.Old, d.opts.Crypter)
 		if err != nil {
 			d.journalErr = fmt.Errorf("opening the journal: %w", err)
 			return
@@ -170,7 +168,7 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 		return nil, "", err
 	}
 	var base string
-	if d.dryRun {
+	if d.DryRun {
 		var err error
 		if base, _, err = d.stateDigest(ctx); err != nil {
 			return nil, "", err
@@ -187,16 +185,16 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 // preview too, in memory only, so that it plans what up will do), and
 // refreshes first when asked.
 func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
-	d.setOld(snap)
+	d.SetOld(snap)
 	if err := d.recoverPending(ctx); err != nil {
-		if !d.dryRun {
+		if !d.DryRun {
 			return err
 		}
 		// A preview (perhaps of a stack an up is changing right now) plans
 		// on the state as recorded; up resolves or refuses it first.
-		d.ev.diag(SeverityWarning, fmt.Sprintf("the preview plans on the recorded state: %v", err))
+		d.Events.Diag(SeverityWarning, fmt.Sprintf("the preview plans on the recorded state: %v", err))
 	}
-	if d.opts.Refresh && (d.kind == kindPreview || d.kind == kindUpdate) {
+	if d.opts.Refresh && (d.Kind == kindPreview || d.Kind == kindUpdate) {
 		return d.refreshFirst(ctx)
 	}
 	return nil
@@ -207,7 +205,7 @@ func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 // ended cleanly and every step succeeded) the deletes of what it did not
 // register.
 func (d *deployment) execute(ctx context.Context, src source.Source) (resource.PropertyMap, error) {
-	switch d.kind {
+	switch d.Kind {
 	case kindRefresh:
 		return d.rootOutputs(), d.runTasks(ctx, d.planRefresh())
 	case kindDestroy:
@@ -227,14 +225,11 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	if err != nil {
 		return d.rootOutputs(), err
 	}
-	d.regMu.Lock()
-	declared := make(map[resource.URN]bool, len(d.registered))
-	urns := make([]resource.URN, 0, len(d.registered))
-	for urn := range d.registered {
+	urns := d.RegisteredURNs()
+	declared := make(map[resource.URN]bool, len(urns))
+	for _, urn := range urns {
 		declared[urn] = true
-		urns = append(urns, urn)
 	}
-	d.regMu.Unlock()
 	if !d.covered {
 		if err := d.checkPlanCoverage(urns); err != nil {
 			return d.rootOutputs(), err
@@ -246,10 +241,11 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 // programEnv is what a compiled-in program's run gets.
 func (d *deployment) programEnv(ctx context.Context) program.Env {
 	return program.Env{
-		Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun, Config: d.opts.Config,
-		Log:          func(msg string) { d.ev.diag(SeverityInfo, msg) },
+		Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun, Config: d.opts.Config,
+		Log:          func(msg string) { d.Events.Diag(SeverityInfo, msg) },
 		StackOutputs: stackOutputs(ctx, d.opts),
 		Dir:          d.opts.Dir,
+		Recorded:     d.recorded,
 	}
 }
 
@@ -257,9 +253,9 @@ func (d *deployment) programEnv(ctx context.Context) program.Env {
 // (the program's own error, which usually repeats them, is then left out),
 // else the program's error; and a cancellation.
 func (d *deployment) sourceError(ctx context.Context, srcErr error) error {
-	d.mu.Lock()
-	err := errors.Join(d.stepErrs...)
-	d.mu.Unlock()
+	d.Mu.Lock()
+	err := errors.Join(d.StepErrs...)
+	d.Mu.Unlock()
 	if err == nil && srcErr != nil && !errors.Is(srcErr, source.ErrStepFailed) && ctx.Err() == nil {
 		err = srcErr
 	}
@@ -296,16 +292,16 @@ func runError(run dagRun) error {
 // resource; changed outputs are journaled, so that a state folded from the
 // journal holds them.
 func (d *deployment) exports(ctx context.Context) (resource.PropertyMap, error) {
-	d.mu.Lock()
-	outputs := d.outputs
-	d.mu.Unlock()
+	d.Mu.Lock()
+	outputs := d.Outputs
+	d.Mu.Unlock()
 	if outputs == nil {
 		outputs = resource.PropertyMap{}
 	}
-	if err := d.planned.CheckOutputs(outputs); err != nil {
+	if err := d.Planned.CheckOutputs(outputs); err != nil {
 		return nil, err
 	}
-	for _, r := range d.news {
+	for _, r := range d.News {
 		if r.Type != resource.RootStackType {
 			continue
 		}
@@ -324,14 +320,14 @@ func (d *deployment) exports(ctx context.Context) (resource.PropertyMap, error) 
 
 // rootOutputs returns the stack outputs as currently recorded.
 func (d *deployment) rootOutputs() resource.PropertyMap {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, r := range d.news {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	for _, r := range d.News {
 		if r.Type == resource.RootStackType {
 			return r.Outputs
 		}
 	}
-	for _, r := range d.old.Resources {
+	for _, r := range d.Old.Resources {
 		if r.Type == resource.RootStackType && !r.Delete {
 			return r.Outputs
 		}
@@ -347,9 +343,9 @@ func (d *deployment) refreshFirst(ctx context.Context) error {
 	}
 	refreshed := d.snapshot()
 	refreshed.PendingOperations = nil
-	d.setOld(refreshed)
-	d.news, d.steps = nil, nil
-	d.fate = make(map[*state.Resource]*state.Resource)
-	d.changes = make(map[Op]int)
+	d.SetOld(refreshed)
+	d.News, d.Steps = nil, nil
+	d.Fate = make(map[*state.Resource]*state.Resource)
+	d.Changes = make(map[Op]int)
 	return nil
 }

@@ -7,32 +7,27 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/stepexec"
 	"github.com/runnerhq/runner/engine/stepgen"
 )
 
-// providerChange is what a default provider's step does.
-type providerChange struct {
-	op      Op // OpCreate, OpSame, OpUpdate or OpReplace
-	checked resource.PropertyMap
-}
-
 // runConfiguredProvider runs the step of a configurable plugin's default
 // provider: prepared (prepareProvider) before any step runs, it is
 // recorded with its checked config as inputs and outputs (secrets kept
 // secret).
-func (d *deployment) runConfiguredProvider(ctx context.Context, p *providerRes) (func(), error) {
+func (d *deployment) runConfiguredProvider(ctx context.Context, p *runstate.Provider) (func(), error) {
 	if err := d.prepareProvider(ctx, p); err != nil {
 		return nil, err
 	}
 	now := time.Now().UTC()
 	rec := &state.Resource{
-		URN: p.urn, Custom: true, ID: p.id, Type: providerTypePrefix + p.pkg,
-		Inputs: p.ch.checked, Outputs: p.ch.checked.Copy(0), Created: &now, Modified: &now,
+		URN: p.URN, Custom: true, ID: p.ID, Type: runstate.ProviderTypePrefix + p.Pkg,
+		Inputs: p.Change.Checked, Outputs: p.Change.Checked.Copy(0), Created: &now, Modified: &now,
 	}
-	if p.ch.op == OpSame {
-		c := *p.old
+	if p.Change.Op == OpSame {
+		c := *p.Old
 		rec = &c
 	}
 	return d.recordProvider(ctx, p, rec)
@@ -43,51 +38,48 @@ func (d *deployment) runConfiguredProvider(ctx context.Context, p *providerRes) 
 // between same, update and replace (a new ID), then Configure. Every
 // resource of the provider then calls the configured plugin. A failure
 // names the provider (secrets redacted) and is reported as a failed step.
-func (d *deployment) prepareProvider(ctx context.Context, p *providerRes) error {
-	if p.prepared {
+func (d *deployment) prepareProvider(ctx context.Context, p *runstate.Provider) error {
+	if p.Prepared {
 		return nil
 	}
 	start := time.Now()
-	typ := providerTypePrefix + p.pkg
+	typ := runstate.ProviderTypePrefix + p.Pkg
 	news, err := d.providerNews(p)
-	ch := providerChange{op: OpCreate}
-	if p.old != nil {
-		ch.op = OpUpdate
+	ch := runstate.ProviderChange{Op: OpCreate}
+	if p.Old != nil {
+		ch.Op = OpUpdate
 	}
 	if err == nil {
 		ch, err = d.decideProvider(ctx, p, news)
 	}
-	if err == nil && !d.dryRun && resource.ContainsComputed(map[string]any(ch.checked)) {
-		err = fmt.Errorf("its config holds values that are not known; an %s needs every value known", d.kind)
+	if err == nil && !d.DryRun && resource.ContainsComputed(map[string]any(ch.Checked)) {
+		err = fmt.Errorf("its config holds values that are not known; an %s needs every value known", d.Kind)
 	}
 	if err == nil {
 		err = d.configureProvider(ctx, p, ch)
 	}
 	if err != nil {
-		err = &redactedError{
-			msg: redact(fmt.Sprintf("provider %s (%s): %v", p.urn.Name(), typ, err), news, inputsOf(p.old)),
-			err: err,
-		}
-		d.stepFailed(ch.op, p.urn, typ, err, start)
+		err = runstate.Redacted(fmt.Sprintf("provider %s (%s): %v", p.URN.Name(), typ, err), err, news, inputsOf(p.Old))
+		d.StepFailed(ch.Op, p.URN, typ, err, start)
 		return err
 	}
-	p.ch, p.prepared = ch, true
-	p.configUnknown = resource.ContainsComputed(map[string]any(ch.checked))
+	p.Change, p.Prepared = ch, true
+	p.ConfigUnknown = resource.ContainsComputed(map[string]any(ch.Checked))
 	return nil
 }
 
 // providerNews returns a provider's new inputs: a default provider's from
 // the stack config (providerInputs), an explicit provider's its declared
 // inputs; both with the plugin's version.
-func (d *deployment) providerNews(p *providerRes) (resource.PropertyMap, error) {
-	if p.decl == nil {
-		return stepgen.ProviderInputs(d.opts.Config, p.pkg, p.configurable.Version())
+func (d *deployment) providerNews(p *runstate.Provider) (resource.PropertyMap, error) {
+	if p.Decl == nil {
+		return stepgen.ProviderInputs(d.opts.Config, p.Pkg, p.Configurable.Version())
 	}
-	news, err := d.inputs(p.decl)
+	news, err := d.inputs(p.Decl)
 	if err != nil {
 		return nil, fmt.Errorf("resolving its inputs: %w", err)
 	}
-	if v := p.configurable.Version(); v != "" {
+	if v := p.Configurable.Version(); v != "" {
 		news["version"] = v
 	}
 	return news, nil
@@ -95,37 +87,37 @@ func (d *deployment) providerNews(p *providerRes) (resource.PropertyMap, error) 
 
 // decideProvider checks the provider's config and decides its step. It
 // also finds which recorded default providers of the package the new
-// config replaces (p.replacing): their resources are replaced.
-func (d *deployment) decideProvider(ctx context.Context, p *providerRes, news resource.PropertyMap) (providerChange, error) {
-	typ := providerTypePrefix + p.pkg
-	ch := providerChange{op: OpCreate}
+// config replaces (p.Replacing): their resources are replaced.
+func (d *deployment) decideProvider(ctx context.Context, p *runstate.Provider, news resource.PropertyMap) (runstate.ProviderChange, error) {
+	typ := runstate.ProviderTypePrefix + p.Pkg
+	ch := runstate.ProviderChange{Op: OpCreate}
 	olds := resource.PropertyMap{}
-	if p.old != nil {
-		ch.op, olds = OpSame, p.old.Inputs
+	if p.Old != nil {
+		ch.Op, olds = OpSame, p.Old.Inputs
 	}
-	checked, err := p.configurable.CheckConfig(ctx, resource.CheckRequest{URN: p.urn, Type: typ, Olds: olds, News: news})
+	checked, err := p.Configurable.CheckConfig(ctx, resource.CheckRequest{URN: p.URN, Type: typ, Olds: olds, News: news})
 	if err != nil {
 		return ch, fmt.Errorf("checking its config: %w", err)
 	}
-	ch.checked = stepexec.SecretOutputs(checked, news, nil)
-	p.replacing = map[string]bool{}
-	for _, r := range d.old.Resources {
-		if r.Type != typ || r.Delete || !p.mayReplace(r) {
+	ch.Checked = stepexec.SecretOutputs(checked, news, nil)
+	p.Replacing = map[string]bool{}
+	for _, r := range d.Old.Resources {
+		if r.Type != typ || r.Delete || !mayReplace(p, r) {
 			continue // a condemned provider's resources are being deleted anyway
 		}
-		changed, replace, err := d.diffProvider(ctx, p, r, ch.checked)
+		changed, replace, err := d.diffProvider(ctx, p, r, ch.Checked)
 		if err != nil {
 			return ch, fmt.Errorf("comparing its config with the recorded one of %s: %w", r.URN.Name(), err)
 		}
 		if replace {
-			p.replacing[string(r.URN)+"::"+r.ID] = true
+			p.Replacing[string(r.URN)+"::"+r.ID] = true
 		}
-		if r == p.old {
+		if r == p.Old {
 			switch {
 			case replace:
-				ch.op = OpReplace
+				ch.Op = OpReplace
 			case changed:
-				ch.op = OpUpdate
+				ch.Op = OpUpdate
 			}
 		}
 	}
@@ -135,8 +127,8 @@ func (d *deployment) decideProvider(ctx context.Context, p *providerRes, news re
 // diffProvider asks DiffConfig how the recorded provider old differs from
 // the checked config news. When the plugin cannot tell, the recorded
 // outputs are compared with news (a change, never a replacement).
-func (d *deployment) diffProvider(ctx context.Context, p *providerRes, old *state.Resource, news resource.PropertyMap) (changed, replace bool, err error) {
-	diff, err := p.configurable.DiffConfig(ctx, resource.DiffRequest{
+func (d *deployment) diffProvider(ctx context.Context, p *runstate.Provider, old *state.Resource, news resource.PropertyMap) (changed, replace bool, err error) {
+	diff, err := p.Configurable.DiffConfig(ctx, resource.DiffRequest{
 		URN: old.URN, Type: old.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs, NewInputs: news,
 	})
 	if err != nil {
@@ -156,23 +148,23 @@ func (d *deployment) diffProvider(ctx context.Context, p *providerRes, old *stat
 // configureProvider gives a replaced provider its new ID and configures the
 // plugin with the checked config (an unchanged provider reuses a plugin
 // already configured from its record in this operation).
-func (d *deployment) configureProvider(ctx context.Context, p *providerRes, ch providerChange) error {
-	if ch.op == OpReplace {
-		p.id = newUUID()
-		if d.dryRun {
-			p.id = resource.UnknownStringValue
+func (d *deployment) configureProvider(ctx context.Context, p *runstate.Provider, ch runstate.ProviderChange) error {
+	if ch.Op == OpReplace {
+		p.ID = runstate.NewUUID()
+		if d.DryRun {
+			p.ID = resource.UnknownStringValue
 		}
 	}
 	configure := func(ctx context.Context) (resource.Plugin, error) {
-		return p.configurable.Configure(ctx, resource.ConfigureRequest{URN: p.urn, ID: p.id, Inputs: ch.checked})
+		return p.Configurable.Configure(ctx, resource.ConfigureRequest{URN: p.URN, ID: p.ID, Inputs: ch.Checked})
 	}
 	var err error
-	if ch.op == OpSame {
-		p.plugin, err = d.provs.get(ctx, p.ref(), configure)
+	if ch.Op == OpSame {
+		p.Plugin, err = d.Provs.Get(ctx, p.Ref(), configure)
 	} else {
-		p.plugin, err = configure(ctx)
+		p.Plugin, err = configure(ctx)
 		if err == nil {
-			d.provs.set(p.ref(), p.plugin)
+			d.Provs.Set(p.Ref(), p.Plugin)
 		}
 	}
 	if err != nil {
@@ -185,9 +177,9 @@ func (d *deployment) configureProvider(ctx context.Context, p *providerRes, ch p
 // resources of the recorded provider r: r is the provider's own record, or
 // that of a resource using it now, or (for a default provider) another
 // default provider of the package.
-func (p *providerRes) mayReplace(r *state.Resource) bool {
-	return r == p.old || p.fromRefs[string(r.URN)+"::"+r.ID] ||
-		p.decl == nil && strings.HasPrefix(r.URN.Name(), "default")
+func mayReplace(p *runstate.Provider, r *state.Resource) bool {
+	return r == p.Old || p.FromRefs[string(r.URN)+"::"+r.ID] ||
+		p.Decl == nil && strings.HasPrefix(r.URN.Name(), "default")
 }
 
 // recordProvider journals a provider's step (not an unchanged one) as the
@@ -197,40 +189,40 @@ func (p *providerRes) mayReplace(r *state.Resource) bool {
 // as it comes with the project's first resources. A replaced
 // provider's old record stays, condemned, until the resources that name it
 // are deleted.
-func (d *deployment) recordProvider(ctx context.Context, p *providerRes, rec *state.Resource) (func(), error) {
-	ch := p.ch
+func (d *deployment) recordProvider(ctx context.Context, p *runstate.Provider, rec *state.Resource) (func(), error) {
+	ch := p.Change
 	now := time.Now().UTC()
-	shown := ch.op == OpUpdate || ch.op == OpReplace // a reconfiguration
+	shown := ch.Op == OpUpdate || ch.Op == OpReplace // a reconfiguration
 	if shown {
-		d.stepStart(ch.op, p.urn, rec.Type, nil)
+		d.StepStart(ch.Op, p.URN, rec.Type, nil)
 	}
 	var err error
-	switch ch.op {
+	switch ch.Op {
 	case OpCreate:
 		err = d.journalPlain(ctx, OpCreate, nil, rec)
 	case OpUpdate:
-		rec.Created = p.old.Created
-		err = d.journalPlain(ctx, OpUpdate, p.old, rec)
+		rec.Created = p.Old.Created
+		err = d.journalPlain(ctx, OpUpdate, p.Old, rec)
 	case OpReplace:
-		err = d.journalPlain(ctx, OpCreateReplacement, p.old, rec)
+		err = d.journalPlain(ctx, OpCreateReplacement, p.Old, rec)
 	}
 	if err != nil {
-		err = fmt.Errorf("%s provider %s: %w", ch.op, p.urn.Name(), err)
-		d.stepFailed(ch.op, p.urn, rec.Type, err, now)
+		err = fmt.Errorf("%s provider %s: %w", ch.Op, p.URN.Name(), err)
+		d.StepFailed(ch.Op, p.URN, rec.Type, err, now)
 		return nil, err
 	}
 	if shown {
-		d.stepDone(ch.op, p.urn, rec.Type, nil, now)
+		d.StepDone(ch.Op, p.URN, rec.Type, nil, now)
 	}
 	return func() {
-		d.news = append(d.news, rec)
+		d.News = append(d.News, rec)
 		switch {
-		case ch.op == OpReplace:
-			c := *p.old
+		case ch.Op == OpReplace:
+			c := *p.Old
 			c.Delete, c.Protect = true, false
-			d.fate[p.old] = &c
-		case p.old != nil:
-			d.fate[p.old] = nil
+			d.Fate[p.Old] = &c
+		case p.Old != nil:
+			d.Fate[p.Old] = nil
 		}
 	}, nil
 }

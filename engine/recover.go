@@ -7,17 +7,18 @@ import (
 	"strings"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // reportPending emits one event per pending operation.
 func (d *deployment) reportPending() {
-	for _, p := range d.old.PendingOperations {
+	for _, p := range d.Old.PendingOperations {
 		if p.Resource == nil {
 			continue
 		}
-		d.ev.emit(Event{
+		d.Events.Emit(Event{
 			Type: EventPendingOperation, Severity: SeverityWarning, URN: p.Resource.URN, ResourceType: p.Resource.Type,
 			Message: fmt.Sprintf("an earlier operation was interrupted while %s %s; %s", p.Type, p.Resource.URN, whatHappens(p.Type)),
 		})
@@ -39,13 +40,13 @@ func whatHappens(op state.OperationType) string {
 // plans against what up will find, and writes nothing). A create whose resource cannot be found without its ID stops
 // the operation with instructions.
 func (d *deployment) recoverPending(ctx context.Context) error {
-	pending := d.old.PendingOperations
+	pending := d.Old.PendingOperations
 	if len(pending) == 0 {
 		return nil
 	}
 	d.reportPending()
-	snap := *d.old
-	snap.Resources = append([]*state.Resource(nil), d.old.Resources...)
+	snap := *d.Old
+	snap.Resources = append([]*state.Resource(nil), d.Old.Resources...)
 	snap.PendingOperations = nil
 	var errs []error
 	var unfound []*state.Resource
@@ -69,7 +70,7 @@ func (d *deployment) recoverPending(ctx context.Context) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	d.setOld(&snap)
+	d.SetOld(&snap)
 	return nil
 }
 
@@ -77,10 +78,10 @@ func (d *deployment) recoverPending(ctx context.Context) error {
 // and returns the new list.
 func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperation, list []*state.Resource) ([]*state.Resource, error) {
 	r := p.Resource
-	if p.Type == state.OperationReading || !r.Custom || isProvider(r.Type) {
+	if p.Type == state.OperationReading || !r.Custom || runstate.IsProvider(r.Type) {
 		return list, nil
 	}
-	plugin, err := d.pluginOf(ctx, r)
+	plugin, err := d.PluginOf(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("resolving the interrupted %s of %s: %w", p.Type, r.URN, err)
 	}
@@ -93,7 +94,7 @@ func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperatio
 	case errors.Is(err, resource.ErrNotRecognizable):
 		return nil, err
 	case err != nil:
-		return nil, redactErr(fmt.Errorf("resolving the interrupted %s of %s: reading it back: %w", p.Type, r.URN, err), r)
+		return nil, runstate.RedactErr(fmt.Errorf("resolving the interrupted %s of %s: reading it back: %w", p.Type, r.URN, err), r)
 	}
 	if p.Type == state.OperationCreating {
 		return d.adoptCreated(r, resp, list), nil
@@ -118,7 +119,7 @@ func unfoundError(list []*state.Resource) error {
 // replaced). A resource that does not exist is simply dropped.
 func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
 	if resp.ID == "" {
-		d.ev.diag(SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN))
+		d.Events.Diag(SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN))
 		return list
 	}
 	rec := *r
@@ -137,7 +138,7 @@ func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse,
 		}
 		out = append(out, x)
 	}
-	d.ev.diag(SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN))
+	d.Events.Diag(SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN))
 	return append(out, &rec)
 }
 
@@ -151,7 +152,7 @@ func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadRespons
 			continue
 		}
 		if resp.ID == "" {
-			d.ev.diag(SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN))
+			d.Events.Diag(SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN))
 			continue
 		}
 		c := *x

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/stepexec"
 )
@@ -13,8 +14,8 @@ import (
 // planRefresh reads every recorded custom resource back, in parallel.
 func (d *deployment) planRefresh() []task {
 	var tasks []task
-	for _, r := range d.old.Resources {
-		if !r.Custom || isProvider(r.Type) {
+	for _, r := range d.Old.Resources {
+		if !r.Custom || runstate.IsProvider(r.Type) {
 			continue
 		}
 		r := r
@@ -27,8 +28,8 @@ func (d *deployment) planRefresh() []task {
 // gone.
 func (d *deployment) runRefresh(ctx context.Context, old *state.Resource) (func(), error) {
 	start := time.Now()
-	d.stepStart(OpRefresh, old.URN, old.Type, nil)
-	plugin, err := d.pluginOf(ctx, old)
+	d.StepStart(OpRefresh, old.URN, old.Type, nil)
+	plugin, err := d.PluginOf(ctx, old)
 	if err == nil {
 		var resp resource.ReadResponse
 		resp, err = d.refreshRead(ctx, plugin, old)
@@ -36,22 +37,19 @@ func (d *deployment) runRefresh(ctx context.Context, old *state.Resource) (func(
 			return d.refreshed(old, resp, start), nil
 		}
 	}
-	err = &redactedError{
-		msg: redact(fmt.Sprintf("%s %s %q: %v", OpRefresh, old.Type, old.URN.Name(), err), old.Inputs, old.Outputs),
-		err: err,
-	}
-	d.stepFailed(OpRefresh, old.URN, old.Type, err, start)
+	err = runstate.Redacted(fmt.Sprintf("%s %s %q: %v", OpRefresh, old.Type, old.URN.Name(), err), err, old.Inputs, old.Outputs)
+	d.StepFailed(OpRefresh, old.URN, old.Type, err, start)
 	return nil, err
 }
 
 // refreshed records what a Read returned.
 func (d *deployment) refreshed(old *state.Resource, resp resource.ReadResponse, start time.Time) func() {
 	if resp.ID == "" {
-		d.ev.emit(Event{Type: EventStepDone, Op: OpRefresh, URN: old.URN, ResourceType: old.Type, Duration: time.Since(start), Message: "the resource no longer exists; it leaves the state"})
+		d.Events.Emit(Event{Type: EventStepDone, Op: OpRefresh, URN: old.URN, ResourceType: old.Type, Duration: time.Since(start), Message: "the resource no longer exists; it leaves the state"})
 		return func() {
-			d.fate[old] = nil
-			d.changes[OpDelete]++
-			d.steps = append(d.steps, StepSummary{Op: OpDelete, URN: old.URN, Type: old.Type})
+			d.Fate[old] = nil
+			d.Changes[OpDelete]++
+			d.Steps = append(d.Steps, StepSummary{Op: OpDelete, URN: old.URN, Type: old.Type})
 		}
 	}
 	rec := *old
@@ -61,14 +59,14 @@ func (d *deployment) refreshed(old *state.Resource, resp resource.ReadResponse, 
 	}
 	rec.Outputs = stepexec.KeepSecrets(old.Outputs, stepexec.SecretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs))
 	keys := resource.DiffKeys(old.Outputs, rec.Outputs, nil)
-	d.stepDone(OpRefresh, old.URN, old.Type, keys, start)
+	d.StepDone(OpRefresh, old.URN, old.Type, keys, start)
 	return func() {
-		d.fate[old] = &rec
+		d.Fate[old] = &rec
 		if len(keys) == 0 {
-			d.changes[OpSame]++
+			d.Changes[OpSame]++
 			return
 		}
-		d.changes[OpUpdate]++
-		d.steps = append(d.steps, StepSummary{Op: OpUpdate, URN: old.URN, Type: old.Type, Keys: keys})
+		d.Changes[OpUpdate]++
+		d.Steps = append(d.Steps, StepSummary{Op: OpUpdate, URN: old.URN, Type: old.Type, Keys: keys})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
 	"github.com/runnerhq/runner/engine/stepexec"
 )
@@ -18,27 +19,27 @@ import (
 // (the old one is deleted at the end of the operation) or, with
 // DeleteBeforeReplace, deletes the old one (and the dependents replaced
 // along with it) first.
-func (d *deployment) execCustom(ctx context.Context, dr *declared, cs *customStep) (func(), error) {
+func (d *deployment) execCustom(ctx context.Context, dr *runstate.Declared, cs *customStep) (func(), error) {
 	switch cs.step.Op {
 	case OpSame:
 		return d.same(dr, cs.rec)
 	case OpCreate:
 		return d.mutate(ctx, dr, cs, OpCreate, nil)
 	case OpUpdate:
-		return d.mutate(ctx, dr, cs, OpUpdate, dr.old)
+		return d.mutate(ctx, dr, cs, OpUpdate, dr.Old)
 	case OpImport:
 		return d.execImport(ctx, dr, cs)
 	}
-	r, old := dr.r, dr.old
+	r, old := dr.R, dr.Old
 	if r.Protect {
 		err := fmt.Errorf("%s %s %q is protected, so it cannot be replaced (changed: %v); to allow the replacement, declare it with Protect(false) and run up again", OpReplace, r.Type, r.Name, cs.step.Replaces)
-		d.stepFailed(OpReplace, r.URN, r.Type, err, time.Now())
+		d.StepFailed(OpReplace, r.URN, r.Type, err, time.Now())
 		return d.fail(dr, err), err
 	}
 	switch {
 	case !cs.step.DeleteBeforeReplace:
 		return d.mutate(ctx, dr, cs, OpCreateReplacement, old)
-	case d.replacedAlong(r.URN):
+	case d.ReplacedAlong(r.URN):
 		// The replacement this one depends on deleted the old record.
 		return d.mutate(ctx, dr, cs, OpCreateReplacement, nil)
 	}
@@ -49,26 +50,26 @@ func (d *deployment) execCustom(ctx context.Context, dr *declared, cs *customSte
 // dependents replaced along with it are deleted (dependents first), then
 // the old resource, then the new one is created. Whatever was deleted
 // leaves the state, even when a later part fails.
-func (d *deployment) deleteThenCreate(ctx context.Context, dr *declared, cs *customStep) (func(), error) {
-	r, old := dr.r, dr.old
+func (d *deployment) deleteThenCreate(ctx context.Context, dr *runstate.Declared, cs *customStep) (func(), error) {
+	r, old := dr.R, dr.Old
 	deleted, err := d.deleteDependents(ctx, dr, cs.dependents)
 	gone := func(commit func()) func() {
 		return func() {
 			for _, x := range deleted {
-				d.fate[x] = nil
+				d.Fate[x] = nil
 			}
 			commit()
 		}
 	}
 	if err != nil {
-		err = stepError(OpDeleteReplaced, r, err, old.Inputs, old.Outputs)
-		d.stepFailed(OpReplace, r.URN, r.Type, err, time.Now())
+		err = runstate.StepError(OpDeleteReplaced, r, err, old.Inputs, old.Outputs)
+		d.StepFailed(OpReplace, r.URN, r.Type, err, time.Now())
 		return gone(d.fail(dr, err)), err
 	}
 	unprotected := *old
 	unprotected.Protect = false // the program no longer protects it (checked before)
-	if err := d.deleteResource(ctx, &unprotected, OpDeleteReplaced, dr.plugin); err != nil {
-		err = stepError(OpDeleteReplaced, r, err, old.Inputs, old.Outputs)
+	if err := d.deleteResource(ctx, &unprotected, OpDeleteReplaced, dr.Plugin); err != nil {
+		err = runstate.StepError(OpDeleteReplaced, r, err, old.Inputs, old.Outputs)
 		return gone(d.fail(dr, err)), err
 	}
 	deleted = append(deleted, old)
@@ -77,14 +78,14 @@ func (d *deployment) deleteThenCreate(ctx context.Context, dr *declared, cs *cus
 }
 
 // same records a resource whose inputs did not change.
-func (d *deployment) same(dr *declared, rec *state.Resource) (func(), error) {
-	old := dr.old
+func (d *deployment) same(dr *runstate.Declared, rec *state.Resource) (func(), error) {
+	old := dr.Old
 	rec.ID = old.ID
-	rec.Outputs = stepexec.SecretOutputs(old.Outputs, rec.Inputs, dr.r.AdditionalSecretOutputs)
+	rec.Outputs = stepexec.SecretOutputs(old.Outputs, rec.Inputs, dr.R.AdditionalSecretOutputs)
 	rec.Created, rec.Modified = old.Created, old.Modified
 	rec.ImportID = old.ImportID
-	if d.ev.enabled() {
-		d.ev.emit(Event{Type: EventStepDone, Op: OpSame, URN: rec.URN, ResourceType: rec.Type})
+	if d.Events.Enabled() {
+		d.Events.Emit(Event{Type: EventStepDone, Op: OpSame, URN: rec.URN, ResourceType: rec.Type})
 	}
 	return d.commit(dr, OpSame, rec, nil, false), nil
 }
@@ -97,16 +98,16 @@ func (d *deployment) same(dr *declared, rec *state.Resource) (func(), error) {
 // events; a replacement condemns prior, to be deleted at the end. A call
 // that made the resource but failed to initialize it (resource.InitError)
 // records the resource with its init errors and fails the step.
-func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, op Op, prior *state.Resource) (func(), error) {
-	r, rec, keys := dr.r, cs.rec, cs.keys
+func (d *deployment) mutate(ctx context.Context, dr *runstate.Declared, cs *customStep, op Op, prior *state.Resource) (func(), error) {
+	r, rec, keys := dr.R, cs.rec, cs.keys
 	start := time.Now()
-	d.stepStart(op, r.URN, r.Type, keys)
+	d.StepStart(op, r.URN, r.Type, keys)
 	if op == OpUpdate {
 		rec.ID, rec.Created, rec.ImportID = prior.ID, prior.Created, prior.ImportID
 	}
 	failed := func(err error) (func(), error) {
-		err = stepError(op, r, err, rec.Inputs, outputsOf(prior))
-		d.stepFailed(op, r.URN, r.Type, err, start)
+		err = runstate.StepError(op, r, err, rec.Inputs, outputsOf(prior))
+		d.StepFailed(op, r.URN, r.Type, err, start)
 		return d.fail(dr, err), err
 	}
 	seq, err := d.begin(ctx, op, prior, rec)
@@ -115,7 +116,7 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 	}
 	res, err := d.callPlugin(ctx, dr, op, rec)
 	if err != nil && res.initErrors == nil {
-		if unknown, err := d.outcomeUnknown(err, op, prior, rec); unknown {
+		if unknown, err := d.OutcomeUnknown(err, op, prior, rec); unknown {
 			return failed(err) // the journal step stays open: pending
 		}
 		if jerr := d.end(ctx, seq, false, op, prior, nil); jerr != nil {
@@ -143,10 +144,10 @@ func (d *deployment) mutate(ctx context.Context, dr *declared, cs *customStep, o
 		_, ferr := failed(fmt.Errorf("%w; it is recorded with these init errors and the next up retries it with an update", err))
 		return func() {
 			commit()
-			dr.err = ferr
+			dr.Err = ferr
 		}, ferr
 	}
-	d.stepDone(op, r.URN, r.Type, keys, start)
+	d.StepDone(op, r.URN, r.Type, keys, start)
 	return commit, nil
 }
 
@@ -163,9 +164,9 @@ type callResult struct {
 // callPlugin makes the plugin call of a create or an update (during
 // preview: predicted), bounded by the resource's custom timeouts. A
 // resource.InitError with an ID fills the result and is returned too.
-func (d *deployment) callPlugin(ctx context.Context, dr *declared, op Op, rec *state.Resource) (callResult, error) {
-	r := dr.r
-	if !d.dryRun && resource.ContainsComputed(rec.Inputs) {
+func (d *deployment) callPlugin(ctx context.Context, dr *runstate.Declared, op Op, rec *state.Resource) (callResult, error) {
+	r := dr.R
+	if !d.DryRun && resource.ContainsComputed(rec.Inputs) {
 		// Sent to a plugin, an unknown would be dropped from the inputs
 		// and the resource made without it.
 		return callResult{}, fmt.Errorf("its inputs still hold values that are not known (%s) after their resources were made; the plugin's Check returned unknown values in a real run", strings.Join(unknownKeys(rec.Inputs), ", "))
@@ -174,27 +175,27 @@ func (d *deployment) callPlugin(ctx context.Context, dr *declared, op Op, rec *s
 		limit := rec.CustomTimeouts.Create
 		cctx, cancel := stepexec.WithTimeout(ctx, limit)
 		defer cancel()
-		resp, err := dr.plugin.Create(cctx, resource.CreateRequest{URN: r.URN, Type: r.Type, Inputs: rec.Inputs, Preview: d.dryRun, Timeout: limit})
+		resp, err := dr.Plugin.Create(cctx, resource.CreateRequest{URN: r.URN, Type: r.Type, Inputs: rec.Inputs, Preview: d.DryRun, Timeout: limit})
 		err = stepexec.TimedOut(cctx, err, "create", r.Name, limit)
 		if err != nil {
 			return initFailure(err, "")
 		}
 		return callResult{id: resp.ID, outputs: resp.Outputs}, nil
 	}
-	old := dr.old
+	old := dr.Old
 	limit := rec.CustomTimeouts.Update
 	cctx, cancel := stepexec.WithTimeout(ctx, limit)
 	defer cancel()
-	resp, err := dr.plugin.Update(cctx, resource.UpdateRequest{
+	resp, err := dr.Plugin.Update(cctx, resource.UpdateRequest{
 		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
-		NewInputs: rec.Inputs, Preview: d.dryRun, Timeout: limit, IgnoreChanges: r.IgnoreChanges,
+		NewInputs: rec.Inputs, Preview: d.DryRun, Timeout: limit, IgnoreChanges: r.IgnoreChanges,
 	})
 	err = stepexec.TimedOut(cctx, err, "update", r.Name, limit)
 	if err != nil {
 		if res, ierr := initFailure(err, old.ID); res.initErrors != nil {
 			return res, ierr
 		}
-		return callResult{}, stepexec.ExplainGone(ctx, dr.plugin, old, err)
+		return callResult{}, stepexec.ExplainGone(ctx, dr.Plugin, old, err)
 	}
 	return callResult{id: old.ID, outputs: resp.Outputs}, nil
 }

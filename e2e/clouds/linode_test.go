@@ -21,9 +21,18 @@ var harborPasswords = map[string]string{
 	"linode:harbor_sudo_user_password": "harbor-Sudo-Pw-9d04",
 }
 
+// The answers to MARA's two linode questions that its example config
+// leaves out: the application's host name and the registry domain's
+// email.
+const (
+	linodeFQDN  = "mara.example.org"
+	linodeEmail = "admin@example.org"
+)
+
 // linodeWorkspace is MARA's example config for -p linode: up refuses
 // MARA's LKE version 1.23 naming the line; then the tests answer it, the
-// passwords and the token (a secret, or LINODE_TOKEN when envToken).
+// host name and email, the passwords and the token (a secret, or
+// LINODE_TOKEN when envToken).
 func linodeWorkspace(t testing.TB, envToken bool) *env {
 	t.Helper()
 	e := mara(t)
@@ -38,6 +47,8 @@ func linodeWorkspace(t testing.TB, envToken bool) *env {
 		t.Error("up refused by validation wrote state or made resources")
 	}
 	e.ok("config", "set", "linode:k8s_version", "1.34")
+	e.ok("config", "set", "kic-helm:fqdn", linodeFQDN)
+	e.ok("config", "set", "linode:soa_email", linodeEmail)
 	for k, v := range siriusPasswords {
 		e.setSecret(k, v)
 	}
@@ -89,12 +100,14 @@ func TestLinodeUpNoChangeDestroy(t *testing.T) {
 }
 
 // TestLinodeValidateListsEveryMissingKey: validate -p linode without a
-// terminal and without a token lists every missing key, exit 3.
+// terminal and without a token lists every missing key, exit 3, MARA's
+// kic-helm:fqdn and linode:soa_email included.
 func TestLinodeValidateListsEveryMissingKey(t *testing.T) {
 	e := newEnv(t, "us-west-1")
 	r := e.fails(3, "-p", "linode", "validate")
 	for _, want := range []string{"config set --secret linode:token <value>", "config set --secret linode:harbor_password <value>",
-		"config set --secret linode:harbor_db_password <value>", "config set --secret linode:harbor_sudo_user_password <value>"} {
+		"config set --secret linode:harbor_db_password <value>", "config set --secret linode:harbor_sudo_user_password <value>",
+		"config set kic-helm:fqdn <value>", "config set linode:soa_email <value>"} {
 		if !strings.Contains(r.Stdout+r.Stderr, want) {
 			t.Errorf("validate does not name %q:\n%s", want, r)
 		}

@@ -177,4 +177,8 @@ type HistoryRecord struct {
 	User      string         `json:"user,omitempty"`
 	Host      string         `json:"host,omitempty"`
 	Message   string         `json:"message,omitempty"`
+	// Projects, in a stack's own record of a run across its projects
+	// (StackRecorder), holds each project the run covered with its
+	// resource changes.
+	Projects map[string]map[string]int `json:"projects,omitempty"`
 }

@@ -48,6 +48,13 @@ func (h *handle) any(ctx context.Context, urn resource.URN, inputs resource.Prop
 	return p, p.wait(ctx)
 }
 
+// Start starts a process for a provider with inputs, as CheckConfig
+// would, without waiting for it: CheckConfig and Configure of those inputs
+// then use it.
+func (h *handle) Start(urn resource.URN, inputs resource.PropertyMap) {
+	_, _ = h.pool.acquire(h.pkg, h.version, "", urn, inputs) // an error is that of the calls that follow
+}
+
 // Configure returns the plugin process configured with req.Inputs: one
 // process, configured once, per distinct configuration in the pool.
 // Inputs holding Computed values configure nothing: the plugin returned

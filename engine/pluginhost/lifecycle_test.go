@@ -289,3 +289,23 @@ func TestConfigureBoundedByTheCaller(t *testing.T) {
 		t.Errorf("%d Configures, want 1", n)
 	}
 }
+
+// A process started ahead (Start) is the one the provider's CheckConfig
+// and Configure then use: one process, started before any call.
+func TestStartAheadIsClaimed(t *testing.T) {
+	e := newEnv(t, "modern")
+	h := e.pool.Plugin("fake", "1.0.0")
+	h.(resource.Starter).Start(fakeURN, resource.PropertyMap{"region": "eu"})
+	for deadline := time.Now().Add(10 * time.Second); len(e.calls("start")) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Start started no process")
+		}
+	}
+	if _, err := h.CheckConfig(context.Background(), resource.CheckRequest{URN: fakeURN, News: resource.PropertyMap{"region": "eu"}}); err != nil {
+		t.Fatal(err)
+	}
+	e.configure(t, resource.PropertyMap{"region": "eu"})
+	if n := len(e.calls("start")); n != 1 {
+		t.Errorf("%d processes, want 1", n)
+	}
+}

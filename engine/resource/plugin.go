@@ -265,6 +265,17 @@ type Configurable interface {
 	Configure(ctx context.Context, req ConfigureRequest) (Plugin, error)
 }
 
+// Starter is a Configurable whose plugin process can be started ahead of
+// its first call, as Pulumi's engine loads the plugins a program needs
+// before the program runs: the process then starts while the program does
+// its own start-up, not when its first resource waits for it.
+type Starter interface {
+	// Start starts, without waiting, a process of the plugin for a
+	// provider with these (unchecked) inputs, which later calls of that
+	// provider use; a failed start is the error of those calls.
+	Start(urn URN, inputs PropertyMap)
+}
+
 // ConfigureRequest configures a provider.
 type ConfigureRequest struct {
 	URN    URN

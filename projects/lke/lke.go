@@ -30,12 +30,16 @@ const (
 )
 
 // Defaults: MARA's, but for the Kubernetes version (MARA's 1.23 is long
-// out of LKE support).
+// out of LKE support). DefaultHA is MARA's too: its runner answered an
+// empty "Enable Kubernetes HA mode [Y]" with true and its example config
+// sets true (an HA control plane is billed by Linode; answer false to
+// save it).
 const (
 	DefaultVersion   = "1.34"
 	DefaultRegion    = "us-central"
 	DefaultType      = "g6-standard-8"
 	DefaultNodeCount = "3"
+	DefaultHA        = "true"
 )
 
 // Provider declares the project's linode provider: configured with the
@@ -74,7 +78,7 @@ func StackTag(stack string) string {
 func Cluster(envToken bool) engine.Program {
 	return func(ctx *engine.Context) error {
 		s, err := cluster.Settings(ctx, cluster.Default{Key: VersionKey, Value: DefaultVersion}, cluster.Default{Key: RegionKey, Value: DefaultRegion},
-			cluster.Default{Key: TypeKey, Value: DefaultType}, cluster.Default{Key: NodeCountKey, Value: DefaultNodeCount}, cluster.Default{Key: HAKey, Value: "false"})
+			cluster.Default{Key: TypeKey, Value: DefaultType}, cluster.Default{Key: NodeCountKey, Value: DefaultNodeCount}, cluster.Default{Key: HAKey, Value: DefaultHA})
 		if err != nil {
 			return err
 		}

@@ -9,9 +9,25 @@ import (
 )
 
 // MergeOutput merges the kubeconfig output of a hook's project, decoded
-// by decode, into the user's kubeconfig and logs what it did. what names
-// the cluster in messages.
+// by decode, into the user's kubeconfig (KubeconfigFor) and makes its
+// context current, even when its entries were there already, as MARA's
+// update_kubeconfig did; it logs what it did. what names the cluster in
+// messages.
 func MergeOutput(in providers.HookInput, what string, decode func(string) ([]byte, error)) error {
+	return mergeOutput(in, what, decode, true)
+}
+
+// MergeOutputOnChange is MergeOutput that leaves the kubeconfig, and its
+// current context, as they are when the cluster's entries are there
+// already, as MARA's do hook did (it ran `doctl kubernetes cluster config
+// save`, which makes the context current, only for a cluster kubectl did
+// not know): the context is made current when it is added or its entries
+// change (a renewed token).
+func MergeOutputOnChange(in providers.HookInput, what string, decode func(string) ([]byte, error)) error {
+	return mergeOutput(in, what, decode, false)
+}
+
+func mergeOutput(in providers.HookInput, what string, decode func(string) ([]byte, error), current bool) error {
 	v, _ := resource.Unsecret(in.Outputs[projcluster.KubeconfigOutput])
 	s, _ := v.(string)
 	if s == "" {
@@ -25,11 +41,11 @@ func MergeOutput(in providers.HookInput, what string, decode func(string) ([]byt
 	if err != nil {
 		return err
 	}
-	path, err := KubeconfigPath(in.Env, what)
+	path, err := KubeconfigFor(in.Env, what, e)
 	if err != nil {
 		return err
 	}
-	change, err := MergeKubeconfig(path, e)
+	change, err := Merge(path, e, current)
 	if err != nil {
 		return err
 	}

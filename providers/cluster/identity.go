@@ -25,6 +25,7 @@ var clusterScoped = map[string]bool{
 	"MutatingWebhookConfiguration": true, "ValidatingWebhookConfiguration": true, "ValidatingAdmissionPolicy": true,
 	"ValidatingAdmissionPolicyBinding": true, "APIService": true, "IngressClass": true, "RuntimeClass": true,
 	"VolumeAttachment": true, "CertificateSigningRequest": true, "FlowSchema": true, "PriorityLevelConfiguration": true,
+	"ClusterIssuer": true, // cert-manager's (Harbor's certificate on linode)
 }
 
 // KubernetesID is the kubernetes plugin's identity rule: the ID its Read

@@ -24,6 +24,7 @@ func TestKubernetesID(t *testing.T) {
 		{"secret namespace", "kubernetes:core/v1:Secret",
 			resource.PropertyMap{"metadata": map[string]any{"name": "creds", "namespace": resource.Secret{Element: "bos"}}}, "bos/creds", true},
 		{"cluster-scoped", "kubernetes:core/v1:Namespace", meta("name", "nginx-ingress"), "nginx-ingress", true},
+		{"cert-manager's ClusterIssuer", "kubernetes:cert-manager.io/v1:ClusterIssuer", meta("name", "harbor-letsencrypt"), "harbor-letsencrypt", true},
 		{"no namespace", "kubernetes:apps/v1:Deployment", meta("name", "web"), "", false},
 		{"no name", "kubernetes:core/v1:ConfigMap", meta("namespace", "bos"), "", false},
 		{"unknown name", "kubernetes:core/v1:ConfigMap",

@@ -56,12 +56,15 @@ func projects() []providers.Project {
 		Program: providers.StaticProgram(cluster.FromProject("lke"))}
 	out := []providers.Project{own}
 	for _, p := range k8s.Projects(kubeconfig) {
+		if p.Name == cluster.IngressProject {
+			p.OnSuccess = dnsNotice
+		}
 		out = append(out, p)
 		switch p.Name {
 		case "secrets":
 			out = append(out, providers.Project{Name: "harbor", Category: providers.Kubernetes,
-				Description: "Harbor container registry (Helm), its three passwords from the stack config's linode:harbor_* secrets",
-				DependsOn:   []string{cluster.KubeconfigProject}, Program: providers.StaticProgram(cluster.Harbor)},
+				Description: "Harbor container registry (Helm) at harbor.<kic-helm:fqdn>, its certificate from Let's Encrypt by cert-manager, its three passwords from the stack config's linode:harbor_* secrets",
+				DependsOn:   []string{cluster.KubeconfigProject, cluster.CertmgrProject}, Program: providers.StaticProgram(cluster.Harbor)},
 				providers.Project{Name: "harbor-configuration", Category: providers.Kubernetes,
 					Description: "Harbor's configuration once it is healthy (the project library made private), by a Kubernetes Job against Harbor's API",
 					DependsOn:   []string{cluster.KubeconfigProject, "harbor"}, Program: providers.StaticProgram(cluster.HarborConfiguration)})
@@ -90,6 +93,12 @@ func questions() []providers.Question {
 	return []providers.Question{
 		{Key: lke.TokenKey, Message: "Linode API token", Secret: true, SetBy: []string{lke.TokenEnv}, Validate: providers.APIToken("a Linode API token"),
 			Help: "a personal access token with read/write on Kubernetes; LINODE_TOKEN in the environment or the environment file is used instead when set"},
+		// MARA asked these two next: Harbor is served at harbor.<fqdn>
+		// with a Let's Encrypt certificate whose account is the email.
+		{Key: cluster.FQDNKey, Message: "Fully qualified domain name (FQDN) of the application", Validate: fqdn,
+			Help: "such as mara.example.com: Harbor is served at harbor.<it>; point the DNS names it and harbor.<it> at the ingress controller's load balancer for Let's Encrypt to issue Harbor's certificate"},
+		{Key: cluster.SOAEmailKey, Message: "Email address of the container registry domain's owner", Validate: email,
+			Help: "the Let's Encrypt account of Harbor's certificate (MARA's DNS Start of Authority email)"},
 		{Key: lke.VersionKey, Message: "Kubernetes version of LKE", Help: "a minor version LKE supports, " + oldestMinor + " or later",
 			Default: providers.Constant(lke.DefaultVersion), Validate: version},
 		{Key: lke.RegionKey, Message: "Linode region", Default: providers.Constant(lke.DefaultRegion),
@@ -97,14 +106,35 @@ func questions() []providers.Question {
 		{Key: lke.TypeKey, Message: "Linode type of the nodes", Default: providers.Constant(lke.DefaultType),
 			Validate: providers.Matches(`^g[0-9]+-[a-z]+(-[a-z]+)?-[0-9]+$`, "a Linode type such as g6-standard-8")},
 		{Key: lke.NodeCountKey, Message: "Number of nodes", Default: providers.Constant(lke.DefaultNodeCount), Validate: providers.NodeCount(100)},
-		{Key: lke.HAKey, Message: "Highly available control plane (true or false)", Optional: true, Choices: []string{"true", "false"}},
+		{Key: lke.HAKey, Message: "Highly available control plane (true or false)", Default: providers.Constant(lke.DefaultHA), Choices: []string{"true", "false"},
+			Help: "true (MARA's default) runs LKE's control plane replicated, which Linode bills; false runs one"},
 		secret(cluster.HarborAdminKey, "Password of Harbor's admin user"),
 		secret(cluster.HarborDBKey, "Password of Harbor's database"),
 		secret(cluster.HarborSudoKey, "Password of Harbor's sudo user"),
 	}
 }
 
+// oldestMinor is the oldest Kubernetes minor version LKE still runs
+// (2026-11); older versions are refused.
 const oldestMinor = "1.32"
+
+var (
+	fqdnShape = providers.Matches(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`,
+		"a fully qualified domain name in a domain of yours, such as mara.example.com")
+	email = providers.Matches(`^[^@\s]+@([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$`, "an email address such as admin@example.com")
+)
+
+// fqdn accepts a host name in a domain (labels of 1 to 63 letters,
+// digits or dashes) short enough that harbor.<it> is one too.
+func fqdn(v string) error {
+	if err := fqdnShape(v); err != nil {
+		return err
+	}
+	if len(v) > 253-len("harbor.") {
+		return fmt.Errorf("must be at most %d characters long, so that harbor.<it> is a DNS name, not %d", 253-len("harbor."), len(v))
+	}
+	return nil
+}
 
 var versionRE = regexp.MustCompile(`^1\.(\d+)$`)
 
@@ -114,7 +144,8 @@ func version(v string) error {
 		return fmt.Errorf("must be a Kubernetes minor version such as %s, not %q", lke.DefaultVersion, v)
 	}
 	minor, _ := strconv.Atoi(m[1])
-	if minor < 32 {
+	oldest, _ := strconv.Atoi(strings.TrimPrefix(oldestMinor, "1."))
+	if minor < oldest {
 		return fmt.Errorf("must be a version LKE still supports (%s or later, such as %s): %s is past LKE support", oldestMinor, lke.DefaultVersion, v)
 	}
 	return nil

@@ -82,6 +82,7 @@ func LoadContract(pkg string) (*Contract, error) {
 	if err := c.addShapes(); err != nil {
 		return nil, err
 	}
+	c.addCustomResources()
 	return &c, nil
 }
 

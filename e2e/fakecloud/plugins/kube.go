@@ -29,7 +29,7 @@ var clusterScoped = map[string]bool{
 	"IngressClass": true, "RuntimeClass": true, "APIService": true, "MutatingWebhookConfiguration": true,
 	"ValidatingWebhookConfiguration": true, "ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true,
 	"MutatingAdmissionPolicy": true, "MutatingAdmissionPolicyBinding": true, "VolumeAttachment": true,
-	"CertificateSigningRequest": true, "FlowSchema": true, "PriorityLevelConfiguration": true,
+	"CertificateSigningRequest": true, "FlowSchema": true, "PriorityLevelConfiguration": true, "ClusterIssuer": true,
 }
 
 // eksRegion finds the region in an EKS API server's host name.

@@ -77,7 +77,12 @@ func (s *Store) LockStack(ctx context.Context, stack string, holder backend.Lock
 		return nil, err
 	}
 	key := stackLockKey(stack)
-	return s.take(ctx, key, holder, "stack "+stack, "", stack, func(o *Object) error { return s.lockedError("", stack, key, o) })
+	l, err := s.take(ctx, key, holder, "stack "+stack, "", stack, func(o *Object) error { return s.lockedError("", stack, key, o) })
+	if err != nil {
+		return nil, err
+	}
+	s.indexJournals(ctx, stack, l)
+	return l, nil
 }
 
 // take creates the lock object key holding holder (If-None-Match: *), or

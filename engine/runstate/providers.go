@@ -1,4 +1,4 @@
-package engine
+package runstate
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// providerCache holds the plugins configured during one operation, one per
+// ProviderCache holds the plugins configured during one operation, one per
 // provider reference "<URN>::<ID>": each provider is configured once.
-type providerCache struct {
+type ProviderCache struct {
 	mu    sync.Mutex
 	byRef map[string]*configuredProvider
 }
@@ -24,9 +24,9 @@ type configuredProvider struct {
 	err    error
 }
 
-// get returns the plugin configured for ref, calling configure the first
+// Get returns the plugin configured for ref, calling configure the first
 // time ref is asked for (concurrent callers wait for it).
-func (c *providerCache) get(ctx context.Context, ref string, configure func(context.Context) (resource.Plugin, error)) (resource.Plugin, error) {
+func (c *ProviderCache) Get(ctx context.Context, ref string, configure func(context.Context) (resource.Plugin, error)) (resource.Plugin, error) {
 	c.mu.Lock()
 	if c.byRef == nil {
 		c.byRef = make(map[string]*configuredProvider)
@@ -46,8 +46,8 @@ func (c *providerCache) get(ctx context.Context, ref string, configure func(cont
 	return e.plugin, e.err
 }
 
-// set records the plugin configured for ref, replacing any earlier one.
-func (c *providerCache) set(ref string, plugin resource.Plugin) {
+// Set records the plugin configured for ref, replacing any earlier one.
+func (c *ProviderCache) Set(ref string, plugin resource.Plugin) {
 	e := &configuredProvider{ready: make(chan struct{}), plugin: plugin}
 	close(e.ready)
 	c.mu.Lock()
@@ -58,13 +58,13 @@ func (c *providerCache) set(ref string, plugin resource.Plugin) {
 	c.byRef[ref] = e
 }
 
-// pluginOf returns the plugin that serves the recorded resource res: for a
+// PluginOf returns the plugin that serves the recorded resource res: for a
 // configurable plugin, the one configured with the recorded inputs of the
 // provider res names (configured on first use, without CheckConfig, as
 // Pulumi loads a provider from state for refresh and destroy); for a
 // built-in plugin, the plugin itself.
-func (d *deployment) pluginOf(ctx context.Context, res *state.Resource) (resource.Plugin, error) {
-	base, err := d.pluginFor(ctx, res)
+func (d *State) PluginOf(ctx context.Context, res *state.Resource) (resource.Plugin, error) {
+	base, err := d.PluginFor(ctx, res)
 	if err != nil {
 		return nil, err
 	}
@@ -73,34 +73,31 @@ func (d *deployment) pluginOf(ctx context.Context, res *state.Resource) (resourc
 		return base, nil
 	}
 	ref := res.Provider
-	return d.provs.get(ctx, ref, func(ctx context.Context) (resource.Plugin, error) {
-		prov := d.providerRecord(ref)
+	return d.Provs.Get(ctx, ref, func(ctx context.Context) (resource.Plugin, error) {
+		prov := d.ProviderRecord(ref)
 		if ref == "" {
-			return nil, fmt.Errorf("the state of %s names no provider, and its plugin needs one configured; run `runner stack repair --project %s`", res.URN, d.opts.Project)
+			return nil, fmt.Errorf("the state of %s names no provider, and its plugin needs one configured; run `runner stack repair --project %s`", res.URN, d.Project)
 		}
 		if prov == nil {
-			return nil, fmt.Errorf("the state of %s names provider %q, which the state does not hold; run `runner stack repair --project %s`", res.URN, ref, d.opts.Project)
+			return nil, fmt.Errorf("the state of %s names provider %q, which the state does not hold; run `runner stack repair --project %s`", res.URN, ref, d.Project)
 		}
 		p, err := cp.Configure(ctx, resource.ConfigureRequest{URN: prov.URN, ID: prov.ID, Inputs: prov.Inputs})
 		if err != nil {
-			return nil, &redactedError{
-				msg: redact(fmt.Sprintf("configuring provider %s from its recorded config: %v", prov.URN.Name(), err), prov.Inputs),
-				err: err,
-			}
+			return nil, Redacted(fmt.Sprintf("configuring provider %s from its recorded config: %v", prov.URN.Name(), err), err, prov.Inputs)
 		}
 		return p, nil
 	})
 }
 
-// providerRecord returns the recorded provider the reference names (nil:
+// ProviderRecord returns the recorded provider the reference names (nil:
 // none).
-func (d *deployment) providerRecord(ref string) *state.Resource {
+func (d *State) ProviderRecord(ref string) *state.Resource {
 	urn := state.ProviderURN(ref)
 	if urn == "" {
 		return nil
 	}
 	id := ref[len(urn)+len("::"):]
-	for _, r := range d.old.Resources {
+	for _, r := range d.Old.Resources {
 		if r.URN == urn && r.ID == id {
 			return r
 		}
@@ -108,33 +105,33 @@ func (d *deployment) providerRecord(ref string) *state.Resource {
 	return nil
 }
 
-// bindProvider gives a declared custom resource its provider's configured
+// BindProvider gives a declared custom resource its provider's configured
 // plugin and reference once the provider's step is done. A resource whose
 // recorded provider the new one replaces is replaced itself: its plugin's
 // Diff says so, and calls about its old self (Read, Delete) go to the
 // provider it was recorded with.
-func (d *deployment) bindProvider(dr *declared) {
-	p := dr.prov
-	if p.configurable == nil {
-		return // dr.plugin is set; no call replaces a built-in provider
+func (d *State) BindProvider(dr *Declared) {
+	p := dr.Prov
+	if p.Configurable == nil {
+		return // dr.Plugin is set; no call replaces a built-in provider
 	}
-	dr.plugin = p.plugin
-	dr.providerReplaced = dr.old != nil && dr.old.Provider != p.ref() && p.replacing[dr.old.Provider]
-	if dr.providerReplaced {
-		old := dr.old
-		dr.plugin = &replacedProviderPlugin{Plugin: p.plugin, old: func(ctx context.Context) (resource.Plugin, error) {
-			return d.pluginOf(ctx, old)
+	dr.Plugin = p.Plugin
+	dr.ProviderReplaced = dr.Old != nil && dr.Old.Provider != p.Ref() && p.Replacing[dr.Old.Provider]
+	if dr.ProviderReplaced {
+		old := dr.Old
+		dr.Plugin = &replacedProviderPlugin{Plugin: p.Plugin, old: func(ctx context.Context) (resource.Plugin, error) {
+			return d.PluginOf(ctx, old)
 		}}
 	}
 }
 
-// providerRef returns the reference "<URN>::<ID>" of the resource's
+// ProviderRef returns the reference "<URN>::<ID>" of the resource's
 // provider, final once its provider's step is done.
-func (dr *declared) providerRef() string {
-	if dr.prov != nil {
-		return dr.prov.ref()
+func (dr *Declared) ProviderRef() string {
+	if dr.Prov != nil {
+		return dr.Prov.Ref()
 	}
-	return dr.provider
+	return dr.Provider
 }
 
 // replacedProviderPlugin serves a resource whose provider is replaced: Diff
