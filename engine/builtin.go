@@ -9,7 +9,6 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
-	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // The built-in pulumi package: stack references (read as resources of type
@@ -43,7 +42,7 @@ func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) 
 	case resp.ID == "":
 		return source.Answer{}, fmt.Errorf("reading %s %q: no resource with ID %q exists", req.Type, req.Name, req.ID)
 	}
-	return source.Answer{ID: resp.ID, IDKnown: true, Outputs: stepexec.SecretOutputs(resp.Outputs, nil, req.AdditionalSecretOutputs)}, nil
+	return source.Answer{ID: resp.ID, IDKnown: true, Outputs: resource.SecretOutputs(resp.Outputs, nil, req.AdditionalSecretOutputs)}, nil
 }
 
 // readStackReference answers a stack reference with the referenced
@@ -85,7 +84,7 @@ func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadReq
 		return source.Answer{}, fmt.Errorf("stack reference %q: project %s has no stack %s; deploy it first", name, project, stack)
 	}
 	var secret []any
-	for _, k := range sortedKeys(outs) {
+	for _, k := range outs.SortedKeys() {
 		if resource.ContainsSecret(outs[k]) {
 			secret = append(secret, k)
 		}

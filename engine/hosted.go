@@ -82,7 +82,7 @@ func (d *deployment) startDefaultProvider(ctx context.Context, pkg source.Packag
 	if !ok {
 		return
 	}
-	if news, err := d.providerNews(p); err == nil {
+	if news, err := d.gen.ProviderNews(p); err == nil {
 		s.Start(p.URN, news)
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // Every operation returns a non-nil Result, also with an error: the steps
@@ -76,7 +78,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		if dead := lock.Previous(); dead != nil {
 			d.Events.Diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
 		}
-		d.leases = append(append(d.leases, opts.Held...), lock)
+		d.exec.Leases = append(append(d.exec.Leases, opts.Held...), lock)
 		var stopWatch func()
 		ctx, stopWatch = cancelOnLost(ctx, lock)
 		defer stopWatch()
@@ -88,7 +90,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 			}
 		}()
 	}
-	d.runCtx = ctx
+	d.exec.RunCtx = ctx
 	snap, base, err := d.load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
@@ -100,15 +102,8 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
 	outputs, runErr := d.execute(ctx, src)
-	if !d.DryRun && (d.journal != nil || !d.untouched()) {
-		err := d.confirmForCommit(ctx)
-		if err == nil { // after Ctrl-C too: the state is saved
-			err = d.openJournal(context.WithoutCancel(ctx))
-		}
-		if err == nil {
-			err = d.journal.Commit(context.WithoutCancel(ctx), d.snapshot(), d.history(start, runErr != nil))
-		}
-		if err != nil {
+	if !d.DryRun && (d.exec.Journaled() || !d.untouched()) {
+		if err := d.exec.Commit(ctx, d.snapshot(), d.history(start, runErr != nil)); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("saving the state: %w", err))
 		}
 	}
@@ -122,21 +117,6 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 	return res, nil
 }
 
-// confirmForCommit proves the operation's locks its own before its commit
-// (which the backend fences by them too), under the run's context: a run
-// interrupted (Ctrl-C) while a renewal is pending does not wait on the
-// store; it ends at once, its steps kept in the journal, which the next
-// run folds in. Leases renewed recently cost no request. Other failures
-// are left to the commit, which refuses (ErrFenced) or retries itself.
-func (d *deployment) confirmForCommit(ctx context.Context) error {
-	for _, l := range d.leases {
-		if err := l.Confirm(ctx); err != nil && ctx.Err() != nil && !errors.Is(err, backend.ErrLockLost) {
-			return fmt.Errorf("nothing was committed (the journal keeps every step, and the next run folds it in): %w", err)
-		}
-	}
-	return nil
-}
-
 // untouched reports whether the operation ended before its program
 // registered anything (a program that failed to start, or was refused up
 // front): then nothing is saved, not even a history record.
@@ -145,19 +125,6 @@ func (d *deployment) untouched() bool {
 		return false
 	}
 	return len(d.RegisteredURNs()) == 0
-}
-
-// openJournal opens the journal the first time a step writes to it.
-func (d *deployment) openJournal(ctx context.Context) error {
-	d.journalOnce.Do(func() {
-		j, err := d.opts.Backend.OpenJournal(ctx, d.opts.Project, d.opts.Stack, d.Old, d.opts.Crypter)
-		if err != nil {
-			d.journalErr = fmt.Errorf("opening the journal: %w", err)
-			return
-		}
-		d.journal = j
-	})
-	return d.journalErr
 }
 
 // load checks the plan Up executes against the stored state, then loads
@@ -186,7 +153,7 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 // refreshes first when asked.
 func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 	d.SetOld(snap)
-	if err := d.recoverPending(ctx); err != nil {
+	if err := d.exec.RecoverPending(ctx); err != nil {
 		if !d.DryRun {
 			return err
 		}
@@ -209,7 +176,7 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	case kindRefresh:
 		return d.rootOutputs(), d.runTasks(ctx, d.planRefresh())
 	case kindDestroy:
-		return resource.PropertyMap{}, d.runDeletes(ctx, d.condemnedAll())
+		return resource.PropertyMap{}, d.runDeletes(ctx, d.gen.CondemnedAll())
 	}
 	d.workCtx = context.WithoutCancel(ctx) // steps in flight finish when ctx ends
 	switch s := src.(type) {
@@ -235,7 +202,7 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 			return d.rootOutputs(), err
 		}
 	}
-	return outputs, d.runDeletes(ctx, d.condemnedAfterUp(declared))
+	return outputs, d.runDeletes(ctx, d.gen.CondemnedAfterUp(declared))
 }
 
 // programEnv is what a compiled-in program's run gets.
@@ -267,8 +234,8 @@ func (d *deployment) sourceError(ctx context.Context, srcErr error) error {
 
 // runDeletes deletes the doomed resources, dependents first, after making
 // sure none is protected.
-func (d *deployment) runDeletes(ctx context.Context, list []doomed) error {
-	if err := refuseProtected(list); err != nil {
+func (d *deployment) runDeletes(ctx context.Context, list []runstate.Doomed) error {
+	if err := stepgen.RefuseProtected(list); err != nil {
 		return err
 	}
 	return d.runTasks(ctx, d.planDeletes(list))
@@ -309,7 +276,7 @@ func (d *deployment) exports(ctx context.Context) (resource.PropertyMap, error) 
 			before := *r
 			after := *r
 			after.Outputs = outputs
-			if err := d.journalPlain(ctx, OpUpdate, &before, &after); err != nil {
+			if err := d.exec.JournalPlain(ctx, OpUpdate, &before, &after); err != nil {
 				return nil, fmt.Errorf("recording the stack outputs: %w", err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/runstate"
@@ -95,7 +96,7 @@ func (d *deployment) Step(ctx context.Context, r *source.Registration) (source.R
 		<-d.sem
 	}
 	if err != nil && !errors.Is(err, source.ErrNotAttempted) {
-		d.Fail(err)
+		d.Stop(err)
 	}
 	return dr, err
 }
@@ -106,18 +107,18 @@ func (d *deployment) runStep(ctx context.Context, dr *runstate.Declared) (func()
 	r := dr.R
 	switch {
 	case r.Type == resource.RootStackType && r.Parent == "":
-		return d.runRoot(ctx, dr)
+		return d.exec.RunRoot(ctx, dr)
 	case !r.Custom:
-		return d.runComponent(ctx, dr)
+		return d.exec.RunComponent(ctx, dr)
 	case runstate.IsProvider(r.Type):
 		return d.runExplicit(ctx, dr)
 	}
 	p, err := d.providerOf(ctx, dr)
 	if err != nil {
 		if errors.Is(err, source.ErrNotAttempted) {
-			return d.fail(dr, err), err
+			return d.exec.FailStep(dr, err), err
 		}
-		return d.failEarly(dr, runstate.StepError(OpCreate, r, err))
+		return d.exec.FailEarly(dr, runstate.StepError(OpCreate, r, err))
 	}
 	d.UseProvider(dr, p)
 	d.BindProvider(dr)
@@ -126,9 +127,9 @@ func (d *deployment) runStep(ctx context.Context, dr *runstate.Declared) (func()
 
 // runExplicit runs the step of an explicit provider the program registers.
 func (d *deployment) runExplicit(ctx context.Context, dr *runstate.Declared) (func(), error) {
-	p, err := d.explicitProvider(ctx, dr)
+	p, err := d.gen.ExplicitProvider(ctx, dr)
 	if err != nil {
-		return d.failEarly(dr, err)
+		return d.exec.FailEarly(dr, err)
 	}
 	d.AddExplicit(p)
 	commit, err := d.runExplicitProvider(ctx, p)
@@ -194,4 +195,19 @@ func neededFor(err error, pkg source.Package) error {
 		return err
 	}
 	return fmt.Errorf("%w, needed for %s", err, pkg.For)
+}
+
+// runCustom decides a custom resource's step, checks it against the plan
+// being executed (if any) and executes it.
+func (d *deployment) runCustom(ctx context.Context, dr *runstate.Declared) (func(), error) {
+	cs, err := d.gen.DecideCustom(ctx, dr)
+	if err != nil {
+		return d.exec.FailEarly(dr, err)
+	}
+	dr.Step = cs.Step
+	if err := d.Planned.Check(&cs.Step); err != nil {
+		d.StepFailed(cs.Step.Op, dr.R.URN, dr.R.Type, err, time.Now())
+		return d.exec.FailStep(dr, err), err
+	}
+	return d.exec.ExecCustom(ctx, dr, &cs)
 }

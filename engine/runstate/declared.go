@@ -191,3 +191,50 @@ func (d *State) DefaultProviderFor(ctx context.Context, pkg, version, url string
 	d.defaultByKey.Store(key, p)
 	return p, nil
 }
+
+// NewRecord builds the state record of a declared resource before its
+// plugin runs (no ID, no outputs).
+func (dr *Declared) NewRecord(inputs resource.PropertyMap) *state.Resource {
+	r := dr.R
+	rec := &state.Resource{
+		URN: r.URN, Custom: r.Custom, Type: r.Type, Inputs: inputs,
+		Protect: r.Protect, Dependencies: dr.Deps, PropertyDependencies: dr.PropDeps,
+		Provider: dr.ProviderRef(), AdditionalSecretOutputs: r.AdditionalSecretOutputs,
+		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges,
+	}
+	rec.Parent = r.Parent
+	return rec
+}
+
+// CustomStep is the decided step of a custom resource, which the step
+// generator decides and the step executor runs: the step value and the
+// record it makes (checked inputs; no ID or outputs yet).
+type CustomStep struct {
+	Step plan.Step
+	Rec  *state.Resource
+	Keys []string // the changed top-level properties, for events and Result.Steps
+	// Read is what Read returned for an import.
+	Read *resource.ReadResponse
+	// Dependents are the old records replaced along with a
+	// delete-before-replace replacement, in the order they are deleted.
+	Dependents []*state.Resource
+}
+
+// Doomed is a recorded resource to delete: Orig is its record in the old
+// snapshot (the key of its fate), Res the record to delete.
+type Doomed struct {
+	Orig *state.Resource
+	Res  *state.Resource
+	Op   plan.Op
+	// Replaced: the old half of a replacement this operation made (its
+	// step is the replacement's, not a delete of its own)
+	Replaced bool
+}
+
+// InputsOf returns the inputs of r (nil for nil).
+func InputsOf(r *state.Resource) resource.PropertyMap {
+	if r == nil {
+		return nil
+	}
+	return r.Inputs
+}

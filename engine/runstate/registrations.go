@@ -23,7 +23,7 @@ func (d *State) Admit(ctx context.Context, r *source.Registration) (*Declared, e
 	defer d.regMu.Unlock()
 	if d.registered[r.URN] != nil {
 		err := fmt.Errorf("%s is registered twice; give one of the two resources another name", r.URN)
-		d.Fail(err)
+		d.Stop(err)
 		return nil, err
 	}
 	d.registered[r.URN] = dr
@@ -44,8 +44,8 @@ func (d *State) Admit(ctx context.Context, r *source.Registration) (*Declared, e
 	return dr, nil
 }
 
-// Fail records a failed step: later registrations are not attempted.
-func (d *State) Fail(err error) {
+// Stop records a failed step: later registrations are not attempted.
+func (d *State) Stop(err error) {
 	d.Stopped.Store(true)
 	d.Mu.Lock()
 	d.StepErrs = append(d.StepErrs, err)

@@ -1,8 +1,7 @@
-package engine
+package stepgen
 
 import (
 	"context"
-	"fmt"
 	"sort"
 
 	"github.com/runnerhq/runner/engine/plan"
@@ -20,7 +19,7 @@ import (
 // dr's resource or on another of them (through its dependencies, property
 // dependencies, parent or provider). They are marked replaced along and
 // returned in delete order, dependents first.
-func (d *deployment) replaceDependents(dr *runstate.Declared) []*state.Resource {
+func (d *Generator) replaceDependents(dr *runstate.Declared) []*state.Resource {
 	set := map[resource.URN]bool{dr.R.URN: true}
 	var found []*state.Resource
 	registered, unlock := d.LockRegistrations()
@@ -71,38 +70,15 @@ func refersTo(old *state.Resource, set map[resource.URN]bool) bool {
 // is deleted by that replacement's step (during up, already), so its step
 // is a delete-before-replace replacement whose create is left. Check runs
 // without the old inputs, as for every replacement.
-func (d *deployment) decideDependentReplace(ctx context.Context, dr *runstate.Declared, news resource.PropertyMap, seed []byte) (customStep, error) {
+func (d *Generator) decideDependentReplace(ctx context.Context, dr *runstate.Declared, news resource.PropertyMap, seed []byte) (runstate.CustomStep, error) {
 	old := dr.Old
-	checked, err := d.check(ctx, dr, OpReplace, resource.PropertyMap{}, news, seed)
+	checked, err := d.check(ctx, dr, plan.OpReplace, resource.PropertyMap{}, news, seed)
 	if err != nil {
-		return customStep{}, err
+		return runstate.CustomStep{}, err
 	}
 	cs := d.newCustomStep(dr, checked, seed)
-	cs.step.Op, cs.step.DeleteBeforeReplace, cs.step.OldInputs = OpReplace, true, old.Inputs
-	cs.keys = resource.DiffKeys(old.Inputs, checked, nil)
-	cs.step.Keys = plan.ChangedPaths(old.Inputs, checked, cs.keys)
+	cs.Step.Op, cs.Step.DeleteBeforeReplace, cs.Step.OldInputs = plan.OpReplace, true, old.Inputs
+	cs.Keys = resource.DiffKeys(old.Inputs, checked, nil)
+	cs.Step.Keys = plan.ChangedPaths(old.Inputs, checked, cs.Keys)
 	return cs, nil
-}
-
-// deleteDependents deletes, in order, the dependents replaced along with a
-// delete-before-replace replacement, and returns those it deleted. It
-// refuses, before deleting any, when one is protected.
-func (d *deployment) deleteDependents(ctx context.Context, dr *runstate.Declared, list []*state.Resource) ([]*state.Resource, error) {
-	for _, old := range list {
-		if old.Protect {
-			return nil, fmt.Errorf("%s %q depends on it and would have to be replaced with it (it is replaced delete-before-replace), but it is protected; to allow the replacement, declare it with Protect(false) and run up again", old.Type, old.URN.Name())
-		}
-	}
-	var deleted []*state.Resource
-	for _, old := range list {
-		plugin, err := d.PluginOf(ctx, old) // the provider its record names
-		if err == nil {
-			err = d.deleteResource(ctx, old, OpDeleteReplaced, plugin)
-		}
-		if err != nil {
-			return deleted, runstate.RedactErr(fmt.Errorf("deleting %s %q, which depends on it, first: %w", old.Type, old.URN.Name(), err), old)
-		}
-		deleted = append(deleted, old)
-	}
-	return deleted, nil
 }

@@ -1,4 +1,4 @@
-package engine
+package stepexec
 
 import (
 	"context"
@@ -9,17 +9,16 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
-	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // reportPending emits one event per pending operation.
-func (d *deployment) reportPending() {
+func (d *Executor) reportPending() {
 	for _, p := range d.Old.PendingOperations {
 		if p.Resource == nil {
 			continue
 		}
-		d.Events.Emit(Event{
-			Type: EventPendingOperation, Severity: SeverityWarning, URN: p.Resource.URN, ResourceType: p.Resource.Type,
+		d.Events.Emit(runstate.Event{
+			Type: runstate.EventPendingOperation, Severity: runstate.SeverityWarning, URN: p.Resource.URN, ResourceType: p.Resource.Type,
 			Message: fmt.Sprintf("an earlier operation was interrupted while %s %s; %s", p.Type, p.Resource.URN, whatHappens(p.Type)),
 		})
 	}
@@ -34,12 +33,12 @@ func whatHappens(op state.OperationType) string {
 	return "it is read back through its plugin now and recorded as it is"
 }
 
-// recoverPending resolves the operations an interrupted run left pending,
+// RecoverPending resolves the operations an interrupted run left pending,
 // reading each resource back through its plugin, and clears them from the
 // snapshot in memory (a preview resolves them the same way, so that it
 // plans against what up will find, and writes nothing). A create whose resource cannot be found without its ID stops
 // the operation with instructions.
-func (d *deployment) recoverPending(ctx context.Context) error {
+func (d *Executor) RecoverPending(ctx context.Context) error {
 	pending := d.Old.PendingOperations
 	if len(pending) == 0 {
 		return nil
@@ -76,7 +75,7 @@ func (d *deployment) recoverPending(ctx context.Context) error {
 
 // resolvePending resolves one pending operation against the resources list
 // and returns the new list.
-func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperation, list []*state.Resource) ([]*state.Resource, error) {
+func (d *Executor) resolvePending(ctx context.Context, p state.PendingOperation, list []*state.Resource) ([]*state.Resource, error) {
 	r := p.Resource
 	if p.Type == state.OperationReading || !r.Custom || runstate.IsProvider(r.Type) {
 		return list, nil
@@ -117,9 +116,9 @@ func unfoundError(list []*state.Resource) error {
 // adoptCreated adds a resource whose interrupted create did happen to the
 // list (a live record of the same URN becomes condemned: it was being
 // replaced). A resource that does not exist is simply dropped.
-func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
+func (d *Executor) adoptCreated(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
 	if resp.ID == "" {
-		d.Events.Diag(SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN))
+		d.Events.Diag(runstate.SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN))
 		return list
 	}
 	rec := *r
@@ -128,7 +127,7 @@ func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse,
 	if resp.Inputs != nil {
 		rec.Inputs = resp.Inputs
 	}
-	rec.Outputs = stepexec.SecretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
+	rec.Outputs = resource.SecretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
 	out := make([]*state.Resource, 0, len(list)+1)
 	for _, x := range list {
 		if x.URN == r.URN && !x.Delete {
@@ -138,13 +137,13 @@ func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse,
 		}
 		out = append(out, x)
 	}
-	d.Events.Diag(SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN))
+	d.Events.Diag(runstate.SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN))
 	return append(out, &rec)
 }
 
 // refreshPending records what a resource whose update or delete was
 // interrupted looks like now.
-func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
+func (d *Executor) refreshPending(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
 	out := make([]*state.Resource, 0, len(list))
 	for _, x := range list {
 		if x.URN != r.URN || x.ID != r.ID || x.Delete != r.Delete {
@@ -152,7 +151,7 @@ func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadRespons
 			continue
 		}
 		if resp.ID == "" {
-			d.Events.Diag(SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN))
+			d.Events.Diag(runstate.SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN))
 			continue
 		}
 		c := *x
@@ -160,7 +159,7 @@ func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadRespons
 		if resp.Inputs != nil {
 			c.Inputs = resp.Inputs
 		}
-		c.Outputs = stepexec.KeepSecrets(x.Outputs, stepexec.SecretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
+		c.Outputs = resource.KeepSecrets(x.Outputs, resource.SecretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
 		out = append(out, &c)
 	}
 	return out
