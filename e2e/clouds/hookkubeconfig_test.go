@@ -73,6 +73,8 @@ func TestDOHookWritesTheFileHoldingTheContext(t *testing.T) {
 // TestLinodeHookMakesTheContextCurrent: the lke hook makes the LKE context
 // current on every up, as MARA's update_kubeconfig did, even when its
 // entries are as they were; before, a user's other current context stayed.
+// It sets it where kubectl reads it: in the first file of KUBECONFIG that
+// sets a current context.
 func TestLinodeHookMakesTheContextCurrent(t *testing.T) {
 	e := linodeWorkspace(t, true)
 	e.ok("-p", "linode", "up", "--yes")
@@ -91,5 +93,22 @@ func TestLinodeHookMakesTheContextCurrent(t *testing.T) {
 	}
 	if !strings.Contains(r.Stdout+r.Stderr, "Context "+lke+" in "+e.kubeconfig+" is up to date; it is now the current context again") {
 		t.Errorf("the hook does not say it made the context current again:\n%s", r)
+	}
+	// A file before it in KUBECONFIG sets another current context, which
+	// kubectl reads first: the hook sets it there, keeping that file's
+	// own entries, and adds nothing else to it.
+	first := filepath.Join(filepath.Dir(e.kubeconfig), "first")
+	if err := os.WriteFile(first, []byte(stagingKubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.extra = append(e.extra, "KUBECONFIG="+first+string(os.PathListSeparator)+e.kubeconfig)
+	r = e.ok("-p", "linode", "up", "--yes")
+	data, _ = os.ReadFile(first)
+	var k kubeconfigFile
+	if err := yaml.Unmarshal(data, &k); err != nil {
+		t.Fatalf("the first kubeconfig is not YAML: %v\n%s", err, data)
+	}
+	if k.CurrentContext != lke || len(k.Contexts) != 1 || k.Contexts[0].Name != "staging" || len(k.Clusters) != 1 || k.Clusters[0].Name != "staging" {
+		t.Errorf("the first kubeconfig is not its own with %s current:\n%s\n%s", lke, data, r)
 	}
 }

@@ -2,6 +2,11 @@ package cluster
 
 import (
 	"fmt"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/runnerhq/runner/internal/boundedfile"
 
 	"github.com/runnerhq/runner/engine/resource"
 	projcluster "github.com/runnerhq/runner/projects/cluster"
@@ -49,6 +54,68 @@ func mergeOutput(in providers.HookInput, what string, decode func(string) ([]byt
 	if err != nil {
 		return err
 	}
+	if change != Same || current {
+		// kubectl takes the current context from the first file of
+		// $KUBECONFIG that sets one: set it there too.
+		at, err := currentContextFile(in.Env, path)
+		if err != nil {
+			return err
+		}
+		if at != "" {
+			made, err := setCurrentContext(at, e.Context)
+			if err != nil {
+				return err
+			}
+			if made {
+				fmt.Fprintf(in.Log, "Set the current context to %s in %s, where kubectl reads it first\n", e.Context, at)
+			}
+		}
+	}
 	LogChange(in.Log, change, e, path)
 	return nil
+}
+
+// currentContextFile is the file of $KUBECONFIG before chosen that sets
+// a current context, which kubectl reads before chosen's ("" when none).
+func currentContextFile(env map[string]string, chosen string) (string, error) {
+	getenv := envGetter(env)
+	for _, p := range filepath.SplitList(getenv("KUBECONFIG")) {
+		if p == "" {
+			continue
+		}
+		p = projcluster.ExpandHome(p, getenv("HOME"))
+		if p == chosen {
+			return "", nil
+		}
+		data, err := boundedfile.ReadFile(p, boundedfile.Kubeconfig)
+		if err != nil {
+			continue
+		}
+		var k struct {
+			Current string `yaml:"current-context"`
+		}
+		if yaml.Unmarshal(data, &k) == nil && k.Current != "" {
+			return p, nil
+		}
+	}
+	return "", nil
+}
+
+// setCurrentContext makes name the current context of the kubeconfig at
+// path, writing it only when it was not; made says it was written.
+func setCurrentContext(path, name string) (made bool, err error) {
+	path, err = linkTarget(path)
+	if err != nil {
+		return false, err
+	}
+	doc, err := readKubeconfig(path)
+	if err != nil {
+		return false, err
+	}
+	root := doc.Content[0]
+	if n := lookup(root, "current-context"); n != nil && n.Value == name {
+		return false, nil
+	}
+	setScalar(root, "current-context", name)
+	return true, writeKubeconfig(path, doc)
 }

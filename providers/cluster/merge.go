@@ -43,10 +43,7 @@ const (
 // process's when nil), as the kubeconfig provider reads it. what names the
 // cluster in the error when there is none.
 func KubeconfigPath(env map[string]string, what string) (string, error) {
-	getenv := os.Getenv
-	if env != nil {
-		getenv = func(k string) string { return env[k] }
-	}
+	getenv := envGetter(env)
 	if p := projcluster.DefaultKubeconfigPath(getenv); p != "" {
 		return p, nil
 	}
@@ -62,10 +59,7 @@ func KubeconfigPath(env map[string]string, what string) (string, error) {
 // over here (the merge refuses the chosen one). what names the cluster in
 // the error when there is no file at all.
 func KubeconfigFor(env map[string]string, what string, e Entry) (string, error) {
-	getenv := os.Getenv
-	if env != nil {
-		getenv = func(k string) string { return env[k] }
-	}
+	getenv := envGetter(env)
 	var withCluster string
 	for _, p := range filepath.SplitList(getenv("KUBECONFIG")) {
 		if p == "" {
@@ -111,6 +105,14 @@ func kubeconfigNames(path string) (contexts, clusters []string) {
 		clusters = append(clusters, c.Name)
 	}
 	return contexts, clusters
+}
+
+// envGetter reads the run's environment env (the process's when nil).
+func envGetter(env map[string]string) func(string) string {
+	if env == nil {
+		return os.Getenv
+	}
+	return func(k string) string { return env[k] }
 }
 
 // LogChange writes to log what MergeKubeconfig did to the context of e in
@@ -174,16 +176,25 @@ func Merge(path string, e Entry, current bool) (change Change, err error) {
 		change = MadeCurrent
 	}
 	setScalar(root, "current-context", e.Context)
+	if err := writeKubeconfig(path, doc); err != nil {
+		return Same, err
+	}
+	return change, nil
+}
+
+// writeKubeconfig writes the kubeconfig document doc to path atomically,
+// with mode 0600.
+func writeKubeconfig(path string, doc *yaml.Node) error {
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(doc); err != nil {
-		return Same, fmt.Errorf("writing the kubeconfig %s: %w", path, err)
+		return fmt.Errorf("writing the kubeconfig %s: %w", path, err)
 	}
 	if err := atomicfile.Write(path, buf.Bytes(), 0o600); err != nil {
-		return Same, fmt.Errorf("writing the kubeconfig: %w", err)
+		return fmt.Errorf("writing the kubeconfig: %w", err)
 	}
-	return change, nil
+	return nil
 }
 
 // readKubeconfig reads the kubeconfig at path as a YAML document whose

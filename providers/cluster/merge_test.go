@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/providers"
 )
 
 var doks = Entry{Context: "do-sfo3-mara", Cluster: "do-sfo3-mara", User: "do-sfo3-mara-admin",
@@ -88,5 +91,44 @@ func TestMergeCurrent(t *testing.T) {
 	}
 	if after, _ := os.Stat(path); !after.ModTime().Equal(info.ModTime()) {
 		t.Error("a merge that changed nothing wrote the file")
+	}
+}
+
+// TestMergeOutputSetsCurrentWhereKubectlReadsIt: with KUBECONFIG naming a
+// file that sets another current context before the file holding the
+// cluster, the hook that makes its context current sets it in that first
+// file (kubectl reads the current context from the first file setting
+// one); the hook that leaves an unchanged cluster alone changes nothing.
+func TestMergeOutputSetsCurrentWhereKubectlReadsIt(t *testing.T) {
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "first"), filepath.Join(dir, "second")
+	raw := kubeconfigWith("do-sfo3-mara", "do-sfo3-mara")
+	staging := kubeconfigWith("staging", "staging")
+	for p, body := range map[string]string{first: staging, second: raw} {
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := func(log *strings.Builder) providers.HookInput {
+		return providers.HookInput{Project: "domk8s", Env: map[string]string{"KUBECONFIG": first + ":" + second, "HOME": dir},
+			Outputs: resource.PropertyMap{"kubeconfig": resource.Secret{Element: raw}}, Log: log}
+	}
+	var log strings.Builder
+	if err := MergeOutputOnChange(in(&log), "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(first); string(data) != staging {
+		t.Errorf("the hook keeping an unchanged cluster alone changed the first file:\n%s", data)
+	}
+	log.Reset()
+	if err := MergeOutput(in(&log), "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(first)
+	if !strings.Contains(string(data), "current-context: do-sfo3-mara") || !strings.Contains(string(data), "name: staging") {
+		t.Errorf("the first file does not make do-sfo3-mara current, keeping its own entries:\n%s", data)
+	}
+	if !strings.Contains(log.String(), "Set the current context to do-sfo3-mara in "+first+", where kubectl reads it first") {
+		t.Errorf("the hook does not say where it set the current context:\n%s", log.String())
 	}
 }
