@@ -39,6 +39,21 @@ var engineMayImport = map[string][]string{
 	// The plugin cache is files and downloads only; it words its size
 	// limits as the bounded file reads word theirs.
 	"engine/plugincache": {"internal/boundedfile"},
+	// The rooms of the stream (docs/architecture.md): a source feeds
+	// registrations and knows only programs and values; the monitor serves
+	// a hosted program and knows only the source's seam.
+	"engine/source":  {"engine/program", "engine/resource", "engine/state", "engine/walk"},
+	"engine/monitor": {"engine/source", "engine/resource", "engine/state", "engine/pluginhost"},
+	// The run state holds an operation in memory: it decides and runs
+	// nothing.
+	"engine/runstate": {"engine/plan", "engine/resource", "engine/source", "engine/state"},
+	// The step generator decides steps on the run state and never runs
+	// one: no executor, no backend.
+	"engine/stepgen": {"engine/runstate", "engine/plan", "engine/resource", "engine/source", "engine/state"},
+	// The step executor runs decided steps and writes the journal: it
+	// decides none.
+	"engine/stepexec": {"engine/runstate", "engine/plan", "engine/resource", "engine/source", "engine/state", "engine/program", "engine/backend"},
+	"engine/walk":     {},
 }
 
 // layer returns the index in layers of the module package rel (a path
@@ -119,6 +134,11 @@ func TestCheck(t *testing.T) {
 		{"engine/plan", "engine", "engine/plan imports engine: it may import only"},
 		{"engine/plan", "engine/program", "engine/plan imports engine/program"},
 		{"engine/plugincache", "engine/resource", "engine/plugincache imports engine/resource: it may import only"},
+		{"engine/stepgen", "engine/runstate", ""},
+		{"engine/stepgen", "engine/stepexec", "engine/stepgen imports engine/stepexec: it may import only"},
+		{"engine/stepexec", "engine/stepgen", "engine/stepexec imports engine/stepgen: it may import only"},
+		{"engine/runstate", "engine/stepgen", "engine/runstate imports engine/stepgen: it may import only"},
+		{"engine/source", "engine/monitor", "engine/source imports engine/monitor: it may import only"},
 	}
 	for _, tt := range tests {
 		got := check(tt.importer, tt.imported)

@@ -118,15 +118,15 @@ func TestUpOnATerminalAsksForMissingConfig(t *testing.T) {
 	dir := workspace(t)
 	t.Cleanup(func() { run(t, dir, "", nil, "-s", "dev", "--non-interactive", "destroy", "--yes") })
 	p := inTmux(t, dir, nil, nil, "-s", "dev", "up")
-	p.answer("(app:adminPassword)", "short")
-	p.invalid(1, "at least 8")
-	p.reply("(app:adminPassword)", adminPassword)
-	p.waitFor("Do you want to perform this update of stack dev?", 1)
-	if s := p.screen(); !strings.Contains(s, "app      preview") || !strings.Contains(s, "to create") {
+	p.Answer("(app:adminPassword)", "short")
+	p.Invalid(1, "at least 8")
+	p.Reply("(app:adminPassword)", adminPassword)
+	p.WaitFor("Do you want to perform this update of stack dev?", 1)
+	if s := p.Screen(); !strings.Contains(s, "app      preview") || !strings.Contains(s, "to create") {
 		t.Fatalf("the plan before the question lacks the app's creates:\n%s", s)
 	}
-	p.reply("Do you want to perform this update", "y")
-	code, screen := p.exit()
+	p.Reply("Do you want to perform this update", "y")
+	code, screen := p.Exit()
 	if code != 0 || strings.Contains(screen, "the stack config changed since the plan was made") {
 		t.Fatalf("the confirmed up exited %d:\n%s", code, screen)
 	}

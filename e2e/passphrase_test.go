@@ -50,8 +50,8 @@ func TestWrongPassphraseNamesItsSource(t *testing.T) {
 	}
 	t.Run("prompt", func(t *testing.T) {
 		p := inTmux(t, dir, noPassphrase, nil, "config", "get", "app:adminPassword")
-		p.answer("Passphrase of stack dev", "wrong-at-the-prompt")
-		code, screen := p.exit()
+		p.Answer("Passphrase of stack dev", "wrong-at-the-prompt")
+		code, screen := p.Exit()
 		flat := strings.Join(strings.Fields(screen), " ")
 		if code != 3 || !strings.Contains(flat, "incorrect passphrase for stack dev: the passphrase from the prompt does not open") {
 			t.Fatalf("exit %d:\n%s", code, screen)

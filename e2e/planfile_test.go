@@ -239,11 +239,11 @@ func TestUpOnATerminalExecutesThePlanItShowed(t *testing.T) {
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes")
 	ok(t, dir, "-s", "dev", "config", "set", "app:port", freePort(t))
 	p := inTmux(t, dir, nil, nil, "-s", "dev", "up")
-	p.waitFor("Do you want to perform this update of stack dev?", 1)
+	p.WaitFor("Do you want to perform this update of stack dev?", 1)
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes", "--target", "network")
 	before := stateFiles(t, dir)
-	p.reply("Do you want to perform this update", "y")
-	code, screen := p.exit()
+	p.Reply("Do you want to perform this update", "y")
+	code, screen := p.Exit()
 	if code != 3 || !strings.Contains(screen, "state of project network changed since the plan was made") {
 		t.Fatalf("the confirmed up after a state change: exit %d, want 3 naming network\n%s", code, screen)
 	}

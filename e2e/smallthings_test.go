@@ -94,9 +94,9 @@ func TestRefreshAsksOrNeedsYes(t *testing.T) {
 func TestCtrlCAtTheFirstPromptLeavesNoStackConfig(t *testing.T) {
 	dir := workspace(t)
 	p := inTmux(t, dir, nil, nil, "-s", "dev", "up")
-	p.waitFor("app:adminPassword", 1)
-	p.keys("C-c")
-	if code, screen := p.exit(); code != 130 {
+	p.WaitFor("app:adminPassword", 1)
+	p.Keys("C-c")
+	if code, screen := p.Exit(); code != 130 {
 		t.Errorf("Ctrl-C at the first prompt: exit %d, want 130\n%s", code, screen)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "config", "pulumi", "Pulumi.dev.yaml")); !os.IsNotExist(err) {

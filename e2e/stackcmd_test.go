@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/internal/golden"
 )
 
@@ -146,22 +147,30 @@ func TestStackCommands(t *testing.T) {
 		}
 	})
 
-	t.Run("history grows by one per operation", func(t *testing.T) {
-		count := func() int {
-			var entries []any
-			if err := json.Unmarshal([]byte(ok(t, dir, "--json", "stack", "history", "--project", "network").Stdout), &entries); err != nil {
+	t.Run("a run is recorded once for the stack, in a project only when it changed it", func(t *testing.T) {
+		count := func() (stackRuns, network int) {
+			var entries []backend.HistoryEntry
+			if err := json.Unmarshal([]byte(ok(t, dir, "--json", "stack", "history").Stdout), &entries); err != nil {
 				t.Fatal(err)
 			}
-			return len(entries)
+			for _, e := range entries {
+				switch e.Project {
+				case "":
+					stackRuns++
+				case "network":
+					network++
+				}
+			}
+			return stackRuns, network
 		}
-		n := count()
+		runs, n := count()
 		ok(t, dir, "--non-interactive", "up", "--yes")
-		if got := count(); got != n+1 {
-			t.Fatalf("history of network: %d entries after up, want %d", got, n+1)
+		if r, got := count(); r != runs+1 || got != n {
+			t.Fatalf("after a no-op up: %d stack records (want %d), %d of network (want %d: it changed nothing)", r, runs+1, got, n)
 		}
 		ok(t, dir, "--non-interactive", "refresh", "--yes")
-		if got := count(); got != n+2 {
-			t.Fatalf("history of network: %d entries after refresh, want %d", got, n+2)
+		if r, got := count(); r != runs+2 || got != n {
+			t.Fatalf("after a refresh that found nothing: %d stack records (want %d), %d of network (want %d)", r, runs+2, got, n)
 		}
 	})
 

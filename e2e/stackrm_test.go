@@ -111,16 +111,16 @@ func TestStackRmAsksOrNeedsYes(t *testing.T) {
 		t.Fatalf("the refused stack rm removed the config: %v", err)
 	}
 	p := inTmux(t, dir, nil, nil, "stack", "rm", "qa")
-	p.answer("Type the stack's name to confirm", "qb")
-	if code, screen := p.exit(); code != 1 || !strings.Contains(screen, "nothing was removed") {
+	p.Answer("Type the stack's name to confirm", "qb")
+	if code, screen := p.Exit(); code != 1 || !strings.Contains(screen, "nothing was removed") {
 		t.Errorf("a wrong name: exit %d, want 1 saying nothing was removed\n%s", code, screen)
 	}
 	if _, err := os.Stat(cfgPath); err != nil {
 		t.Fatalf("a wrong name removed the config: %v", err)
 	}
 	p = inTmux(t, dir, nil, nil, "stack", "rm", "qa")
-	p.answer("Type the stack's name to confirm", "qa")
-	if code, screen := p.exit(); code != 0 || !strings.Contains(screen, "Removed stack qa") {
+	p.Answer("Type the stack's name to confirm", "qa")
+	if code, screen := p.Exit(); code != 0 || !strings.Contains(screen, "Removed stack qa") {
 		t.Errorf("the right name: exit %d, want 0\n%s", code, screen)
 	}
 	if _, err := os.Stat(cfgPath); !os.IsNotExist(err) {

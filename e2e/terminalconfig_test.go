@@ -14,11 +14,11 @@ func TestUpOnATerminalRefusesAfterAConfigChange(t *testing.T) {
 	ok(t, dir, "-s", "dev", "--non-interactive", "up", "--yes")
 	ok(t, dir, "-s", "dev", "config", "set", "app:port", freePort(t))
 	p := inTmux(t, dir, nil, nil, "-s", "dev", "up")
-	p.waitFor("Do you want to perform this update of stack dev?", 1)
+	p.WaitFor("Do you want to perform this update of stack dev?", 1)
 	ok(t, dir, "-s", "dev", "config", "set", "app:port", freePort(t))
 	before := stateFiles(t, dir)
-	p.reply("Do you want to perform this update", "y")
-	code, screen := p.exit()
+	p.Reply("Do you want to perform this update", "y")
+	code, screen := p.Exit()
 	if code != 3 || !strings.Contains(screen, "the stack config changed since the plan was made") {
 		t.Fatalf("the confirmed up after a config set: exit %d, want 3 naming the stack config\n%s", code, screen)
 	}

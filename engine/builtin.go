@@ -7,8 +7,8 @@ import (
 
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
-	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // The built-in pulumi package: stack references (read as resources of type
@@ -26,14 +26,14 @@ func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) 
 	if req.Type == stackReferenceType {
 		return d.readStackReference(ctx, req)
 	}
-	p, err := d.providerOf(ctx, &declared{r: &source.Registration{URN: req.URN, Type: req.Type, Provider: req.Provider,
+	p, err := d.providerOf(ctx, &runstate.Declared{R: &source.Registration{URN: req.URN, Type: req.Type, Provider: req.Provider,
 		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL}})
 	if err != nil {
 		return source.Answer{}, fmt.Errorf("reading %s: %w", req.URN, err)
 	}
-	plugin := p.plugin
+	plugin := p.Plugin
 	if plugin == nil {
-		plugin = p.base
+		plugin = p.Base
 	}
 	resp, err := plugin.Read(context.WithoutCancel(ctx), resource.ReadRequest{URN: req.URN, Type: req.Type, ID: req.ID})
 	switch {
@@ -42,7 +42,7 @@ func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) 
 	case resp.ID == "":
 		return source.Answer{}, fmt.Errorf("reading %s %q: no resource with ID %q exists", req.Type, req.Name, req.ID)
 	}
-	return source.Answer{ID: resp.ID, IDKnown: true, Outputs: stepexec.SecretOutputs(resp.Outputs, nil, req.AdditionalSecretOutputs)}, nil
+	return source.Answer{ID: resp.ID, IDKnown: true, Outputs: resource.SecretOutputs(resp.Outputs, nil, req.AdditionalSecretOutputs)}, nil
 }
 
 // readStackReference answers a stack reference with the referenced
@@ -84,7 +84,7 @@ func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadReq
 		return source.Answer{}, fmt.Errorf("stack reference %q: project %s has no stack %s; deploy it first", name, project, stack)
 	}
 	var secret []any
-	for _, k := range sortedKeys(outs) {
+	for _, k := range outs.SortedKeys() {
 		if resource.ContainsSecret(outs[k]) {
 			secret = append(secret, k)
 		}
@@ -124,22 +124,22 @@ func (d *deployment) Invoke(ctx context.Context, req monitor.InvokeRequest) (mon
 	if resource.Package(req.Token) == "pulumi" {
 		return monitor.InvokeResult{}, fmt.Errorf("%s: the built-in pulumi package has no such function", req.Token)
 	}
-	p, err := d.providerOf(ctx, &declared{r: &source.Registration{Type: req.Token, Provider: req.Provider,
+	p, err := d.providerOf(ctx, &runstate.Declared{R: &source.Registration{Type: req.Token, Provider: req.Provider,
 		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL}})
 	if err != nil {
 		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: %w", req.Token, err)
 	}
-	plugin := p.plugin
+	plugin := p.Plugin
 	if plugin == nil {
-		plugin = p.base
+		plugin = p.Base
 	}
 	inv, ok := plugin.(resource.Invoker)
 	if !ok {
-		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: the %s plugin serves no functions", req.Token, p.pkg)
+		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: the %s plugin serves no functions", req.Token, p.Pkg)
 	}
 	resp, err := inv.Invoke(context.WithoutCancel(ctx), resource.InvokeRequest{Token: req.Token, Args: req.Args})
 	if err != nil {
-		return monitor.InvokeResult{}, redactErr(fmt.Errorf("invoking %s: %w", req.Token, err), nil)
+		return monitor.InvokeResult{}, runstate.RedactErr(fmt.Errorf("invoking %s: %w", req.Token, err), nil)
 	}
 	return monitor.InvokeResult{Return: resp.Return, Failures: resp.Failures}, nil
 }
@@ -148,14 +148,14 @@ func (d *deployment) Invoke(ctx context.Context, req monitor.InvokeRequest) (mon
 // of a resource registered in this run, else recorded.
 func (d *deployment) getResource(args resource.PropertyMap) (monitor.InvokeResult, error) {
 	urn, _ := args["urn"].(string)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for i := len(d.news) - 1; i >= 0; i-- {
-		if r := d.news[i]; string(r.URN) == urn {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	for i := len(d.News) - 1; i >= 0; i-- {
+		if r := d.News[i]; string(r.URN) == urn {
 			return monitor.InvokeResult{Return: resource.PropertyMap{"urn": urn, "id": r.ID, "state": map[string]any(r.Outputs)}}, nil
 		}
 	}
-	if r := d.oldLive[resource.URN(urn)]; r != nil {
+	if r := d.OldLive[resource.URN(urn)]; r != nil {
 		return monitor.InvokeResult{Return: resource.PropertyMap{"urn": urn, "id": r.ID, "state": map[string]any(r.Outputs)}}, nil
 	}
 	return monitor.InvokeResult{}, fmt.Errorf("%s: no resource %q is registered or recorded", getResourceToken, urn)
@@ -167,7 +167,7 @@ func (d *deployment) Schema(ctx context.Context, pkg, version, url string) ([]by
 	if pkg == "pulumi" {
 		return []byte(pulumiSchema), nil
 	}
-	plugin, err := d.plugin(ctx, pkg, version, url)
+	plugin, err := d.Plugin(ctx, pkg, version, url)
 	if err != nil {
 		return nil, err
 	}
@@ -210,3 +210,14 @@ const pulumiSchema = `{
     }
   }
 }`
+
+// recorded answers a compiled-in program's Context.Recorded: the outputs
+// of the live resource the old state (pending operations resolved) has
+// under urn, a copy.
+func (d *deployment) recorded(urn resource.URN) (resource.PropertyMap, bool) {
+	r := d.OldLive[urn]
+	if r == nil {
+		return nil, false
+	}
+	return r.Outputs.Copy(0), true
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime"
 
+	"github.com/runnerhq/runner/engine/runstate"
+	"github.com/runnerhq/runner/engine/stepgen"
 	"github.com/runnerhq/runner/engine/walk"
 )
 
@@ -75,4 +77,28 @@ func runDAG(ctx context.Context, tasks []task, parallel int) dagRun {
 		res.ran[i] = o.Status == walk.Succeeded || o.Status == walk.Failed
 	}
 	return res
+}
+
+// planDeletes runs the deletes of list in the order the step generator
+// gives them (stepgen.DeleteOrder): dependents first.
+func (d *deployment) planDeletes(list []runstate.Doomed) []task {
+	deps := stepgen.DeleteOrder(list)
+	tasks := make([]task, len(list))
+	for i, x := range list {
+		tasks[i] = task{deps: deps[i], run: func(ctx context.Context) (func(), error) { return d.exec.Delete(ctx, x) }}
+	}
+	return tasks
+}
+
+// planRefresh reads every recorded custom resource back, in parallel.
+func (d *deployment) planRefresh() []task {
+	var tasks []task
+	for _, r := range d.Old.Resources {
+		if !r.Custom || runstate.IsProvider(r.Type) {
+			continue
+		}
+		r := r
+		tasks = append(tasks, task{run: func(ctx context.Context) (func(), error) { return d.exec.Refresh(ctx, r) }})
+	}
+	return tasks
 }

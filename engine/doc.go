@@ -19,14 +19,21 @@
 // it decides is the planned one; otherwise it stops with a
 // *PlanMismatchError before the first step that differs.
 //
-// The packages follow the life of a plan, each importing only those below
-// it: engine/program holds what programs use (Context, Resource, Output,
-// StackReference, the options) and how the engine reads their
-// declarations; engine/plan holds the plan values (Op, Step, Plan), their
-// file encoding and the plan check; this package decides the steps and
-// executes them (the walk over engine/walk, the plugin calls, the journal
-// writes) and keeps the program-facing and plan names as aliases, so that
-// projects and the runner use the engine through this package alone.
+// The packages follow the life of a plan and the path of a registration
+// (docs/architecture.md), each importing only those below it:
+// engine/program holds what programs use (Context, Resource, Output,
+// StackReference, the options); engine/source feeds registrations (a
+// compiled-in program; a hosted one through engine/monitor); engine/runstate
+// holds an operation's state in memory; engine/stepgen decides each
+// registration's step (and the deletes) and engine/stepexec runs it (the
+// plugin calls, the journal writes and the commit), neither importing the
+// other; engine/plan holds the plan values (Op, Step, Plan), their file
+// encoding and the plan check. This package wires them: it locks and
+// loads the stack, runs the source into the stream (admit, provider,
+// decide, check against the plan, execute, answer), the deletes and
+// refreshes over engine/walk, and commits; it keeps the program-facing
+// and plan names as aliases, so that projects and the runner use the
+// engine through this package alone.
 package engine
 
 // Journal entries. Every mutating step writes a begin entry before its

@@ -11,6 +11,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/stepgen"
 	"github.com/runnerhq/runner/internal/lines"
@@ -49,7 +50,7 @@ func (h *hostedSource) begin(ctx context.Context, d *deployment) error {
 		return err
 	}
 	// The host's own output goes to the project's log from its start.
-	h.out = lines.NewWriter(func(line string) { d.ev.diag(SeverityInfo, d.maskConfig(line)) })
+	h.out = lines.NewWriter(func(line string) { d.Events.Diag(SeverityInfo, d.maskConfig(line)) })
 	req.Stdout, req.Stderr = h.out, h.out
 	h.lis, h.req, h.listed = lis, req, make(chan struct{})
 	lister, ok := h.hosted.(source.PackageLister)
@@ -93,7 +94,7 @@ func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	}
 	h.ran = true
 	d.sem = make(chan struct{}, d.opts.parallel()) // the program does not bound its registrations
-	srv := monitor.StartOn(h.lis, d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun})
+	srv := monitor.StartOn(h.lis, d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun})
 	defer srv.Close()
 	defer h.out.Flush()
 	if _, ok := h.hosted.(source.PackageLister); ok {
@@ -119,7 +120,7 @@ func (d *deployment) requirePlugins(ctx context.Context, pkgs []source.Package, 
 		if p.Name == "pulumi" {
 			continue
 		}
-		if _, err := d.plugin(ctx, p.Name, p.Version, p.Server); err != nil {
+		if _, err := d.Plugin(ctx, p.Name, p.Version, p.Server); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -134,16 +135,16 @@ func (d *deployment) requirePlugins(ctx context.Context, pkgs []source.Package, 
 // process. Nothing is checked or configured yet; the provider's step still
 // runs when the first resource that uses it is registered.
 func (d *deployment) startDefaultProvider(ctx context.Context, pkg source.Package) {
-	p, err := d.defaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
+	p, err := d.DefaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
 	if err != nil {
 		return // the first resource of the package meets the error
 	}
-	s, ok := p.configurable.(resource.Starter)
+	s, ok := p.Configurable.(resource.Starter)
 	if !ok {
 		return
 	}
-	if news, err := d.providerNews(p); err == nil {
-		s.Start(p.urn, news)
+	if news, err := d.gen.ProviderNews(p); err == nil {
+		s.Start(p.URN, news)
 	}
 }
 
@@ -154,7 +155,7 @@ func (d *deployment) runRequest(addr string) (source.RunRequest, error) {
 	req := source.RunRequest{
 		MonitorAddress: addr, EngineAddress: addr, LoaderAddress: addr,
 		Project: d.opts.Project, Stack: d.opts.Stack, Organization: d.organization(),
-		Pwd: d.opts.Dir, DryRun: d.dryRun, Parallel: int32(d.opts.parallel()),
+		Pwd: d.opts.Dir, DryRun: d.DryRun, Parallel: int32(d.opts.parallel()),
 		Config: make(map[string]string, len(d.opts.Config)),
 	}
 	for k, v := range d.opts.Config {
@@ -185,7 +186,7 @@ func (d *deployment) organization() string {
 
 // maskConfig masks the secret config values in a line of program output.
 func (d *deployment) maskConfig(line string) string {
-	return redact(line, resource.PropertyMap(d.opts.Config))
+	return runstate.Redact(line, resource.PropertyMap(d.opts.Config))
 }
 
 // Log records a message of the program in the project's log.
@@ -201,5 +202,5 @@ func (d *deployment) Log(severity, message string, urn resource.URN) {
 		severity = SeverityInfo
 	}
 	message = d.maskConfig(strings.TrimRight(message, "\n"))
-	d.ev.emit(Event{Type: EventDiagnostic, Severity: severity, Message: message, URN: urn})
+	d.Events.Emit(Event{Type: EventDiagnostic, Severity: severity, Message: message, URN: urn})
 }

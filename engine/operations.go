@@ -9,8 +9,10 @@ import (
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/program"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // Every operation returns a non-nil Result, also with an error: the steps
@@ -71,15 +73,15 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 	if h, ok := src.(*hostedSource); ok && h.begin(ctx, d) == nil {
 		defer h.end() // a failed begin is tried again, and reported, by Run
 	}
-	if !d.dryRun {
+	if !d.DryRun {
 		lock, lerr := opts.Backend.Lock(ctx, opts.Project, opts.Stack, opts.Lock)
 		if lerr != nil {
 			return nil, fmt.Errorf("%s %s: locking stack %s: %w", kind, opts.Project, opts.Stack, lerr)
 		}
 		if dead := lock.Previous(); dead != nil {
-			d.ev.diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
+			d.Events.Diag(SeverityWarning, backend.TakeoverWarning(fmt.Sprintf("stack %s of project %s", opts.Stack, opts.Project), *dead))
 		}
-		d.leases = append(append(d.leases, opts.Held...), lock)
+		d.exec.Leases = append(append(d.exec.Leases, opts.Held...), lock)
 		var stopWatch func()
 		ctx, stopWatch = cancelOnLost(ctx, lock)
 		defer stopWatch()
@@ -91,6 +93,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 			}
 		}()
 	}
+	d.exec.RunCtx = ctx
 	snap, base, err := d.load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
@@ -102,12 +105,8 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
 	outputs, runErr := d.execute(ctx, src)
-	if !d.dryRun && (d.journal != nil || !d.untouched()) {
-		err := d.openJournal(ctx)
-		if err == nil {
-			err = d.journal.Commit(context.WithoutCancel(ctx), d.snapshot(), d.history(start, runErr != nil))
-		}
-		if err != nil {
+	if !d.DryRun && (d.exec.Journaled() || !d.untouched()) {
+		if err := d.exec.Commit(ctx, d.snapshot(), d.history(start, runErr != nil)); err != nil {
 			runErr = errors.Join(runErr, fmt.Errorf("saving the state: %w", err))
 		}
 	}
@@ -115,8 +114,8 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 	if runErr != nil {
 		return res, fmt.Errorf("%s %s: %w", kind, opts.Project, runErr)
 	}
-	if d.dryRun && src != nil {
-		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.plan, Outputs: outputs}
+	if d.DryRun && src != nil {
+		res.Plan = &Plan{Project: opts.Project, Stack: opts.Stack, Base: base, Steps: d.Plan, Outputs: outputs}
 	}
 	return res, nil
 }
@@ -125,25 +124,10 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 // registered anything (a program that failed to start, or was refused up
 // front): then nothing is saved, not even a history record.
 func (d *deployment) untouched() bool {
-	if d.kind != kindPreview && d.kind != kindUpdate {
+	if d.Kind != kindPreview && d.Kind != kindUpdate {
 		return false
 	}
-	d.regMu.Lock()
-	defer d.regMu.Unlock()
-	return len(d.registered) == 0
-}
-
-// openJournal opens the journal the first time a step writes to it.
-func (d *deployment) openJournal(ctx context.Context) error {
-	d.journalOnce.Do(func() {
-		j, err := d.opts.Backend.OpenJournal(ctx, d.opts.Project, d.opts.Stack, d.old, d.opts.Crypter)
-		if err != nil {
-			d.journalErr = fmt.Errorf("opening the journal: %w", err)
-			return
-		}
-		d.journal = j
-	})
-	return d.journalErr
+	return len(d.RegisteredURNs()) == 0
 }
 
 // load checks the plan Up executes against the stored state, then loads
@@ -154,7 +138,7 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 		return nil, "", err
 	}
 	var base string
-	if d.dryRun {
+	if d.DryRun {
 		var err error
 		if base, _, err = d.stateDigest(ctx); err != nil {
 			return nil, "", err
@@ -171,16 +155,16 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 // preview too, in memory only, so that it plans what up will do), and
 // refreshes first when asked.
 func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
-	d.setOld(snap)
-	if err := d.recoverPending(ctx); err != nil {
-		if !d.dryRun {
+	d.SetOld(snap)
+	if err := d.exec.RecoverPending(ctx); err != nil {
+		if !d.DryRun {
 			return err
 		}
 		// A preview (perhaps of a stack an up is changing right now) plans
 		// on the state as recorded; up resolves or refuses it first.
-		d.ev.diag(SeverityWarning, fmt.Sprintf("the preview plans on the recorded state: %v", err))
+		d.Events.Diag(SeverityWarning, fmt.Sprintf("the preview plans on the recorded state: %v", err))
 	}
-	if d.opts.Refresh && (d.kind == kindPreview || d.kind == kindUpdate) {
+	if d.opts.Refresh && (d.Kind == kindPreview || d.Kind == kindUpdate) {
 		return d.refreshFirst(ctx)
 	}
 	return nil
@@ -191,11 +175,11 @@ func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 // ended cleanly and every step succeeded) the deletes of what it did not
 // register.
 func (d *deployment) execute(ctx context.Context, src source.Source) (resource.PropertyMap, error) {
-	switch d.kind {
+	switch d.Kind {
 	case kindRefresh:
 		return d.rootOutputs(), d.runTasks(ctx, d.planRefresh())
 	case kindDestroy:
-		return resource.PropertyMap{}, d.runDeletes(ctx, d.condemnedAll())
+		return resource.PropertyMap{}, d.runDeletes(ctx, d.gen.CondemnedAll())
 	}
 	d.workCtx = context.WithoutCancel(ctx) // steps in flight finish when ctx ends
 	switch s := src.(type) {
@@ -211,29 +195,27 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 	if err != nil {
 		return d.rootOutputs(), err
 	}
-	d.regMu.Lock()
-	declared := make(map[resource.URN]bool, len(d.registered))
-	urns := make([]resource.URN, 0, len(d.registered))
-	for urn := range d.registered {
+	urns := d.RegisteredURNs()
+	declared := make(map[resource.URN]bool, len(urns))
+	for _, urn := range urns {
 		declared[urn] = true
-		urns = append(urns, urn)
 	}
-	d.regMu.Unlock()
 	if !d.covered {
 		if err := d.checkPlanCoverage(urns); err != nil {
 			return d.rootOutputs(), err
 		}
 	}
-	return outputs, d.runDeletes(ctx, d.condemnedAfterUp(declared))
+	return outputs, d.runDeletes(ctx, d.gen.CondemnedAfterUp(declared))
 }
 
 // programEnv is what a compiled-in program's run gets.
 func (d *deployment) programEnv(ctx context.Context) program.Env {
 	return program.Env{
-		Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.dryRun, Config: d.opts.Config,
-		Log:          func(msg string) { d.ev.diag(SeverityInfo, msg) },
+		Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun, Config: d.opts.Config,
+		Log:          func(msg string) { d.Events.Diag(SeverityInfo, msg) },
 		StackOutputs: stackOutputs(ctx, d.opts),
 		Dir:          d.opts.Dir,
+		Recorded:     d.recorded,
 	}
 }
 
@@ -241,9 +223,9 @@ func (d *deployment) programEnv(ctx context.Context) program.Env {
 // (the program's own error, which usually repeats them, is then left out),
 // else the program's error; and a cancellation.
 func (d *deployment) sourceError(ctx context.Context, srcErr error) error {
-	d.mu.Lock()
-	err := errors.Join(d.stepErrs...)
-	d.mu.Unlock()
+	d.Mu.Lock()
+	err := errors.Join(d.StepErrs...)
+	d.Mu.Unlock()
 	if err == nil && srcErr != nil && !errors.Is(srcErr, source.ErrStepFailed) && ctx.Err() == nil {
 		err = srcErr
 	}
@@ -255,8 +237,8 @@ func (d *deployment) sourceError(ctx context.Context, srcErr error) error {
 
 // runDeletes deletes the doomed resources, dependents first, after making
 // sure none is protected.
-func (d *deployment) runDeletes(ctx context.Context, list []doomed) error {
-	if err := refuseProtected(list); err != nil {
+func (d *deployment) runDeletes(ctx context.Context, list []runstate.Doomed) error {
+	if err := stepgen.RefuseProtected(list); err != nil {
 		return err
 	}
 	return d.runTasks(ctx, d.planDeletes(list))
@@ -280,16 +262,16 @@ func runError(run dagRun) error {
 // resource; changed outputs are journaled, so that a state folded from the
 // journal holds them.
 func (d *deployment) exports(ctx context.Context) (resource.PropertyMap, error) {
-	d.mu.Lock()
-	outputs := d.outputs
-	d.mu.Unlock()
+	d.Mu.Lock()
+	outputs := d.Outputs
+	d.Mu.Unlock()
 	if outputs == nil {
 		outputs = resource.PropertyMap{}
 	}
-	if err := d.planned.CheckOutputs(outputs); err != nil {
+	if err := d.Planned.CheckOutputs(outputs); err != nil {
 		return nil, err
 	}
-	for _, r := range d.news {
+	for _, r := range d.News {
 		if r.Type != resource.RootStackType {
 			continue
 		}
@@ -297,7 +279,7 @@ func (d *deployment) exports(ctx context.Context) (resource.PropertyMap, error) 
 			before := *r
 			after := *r
 			after.Outputs = outputs
-			if err := d.journalPlain(ctx, OpUpdate, &before, &after); err != nil {
+			if err := d.exec.JournalPlain(ctx, OpUpdate, &before, &after); err != nil {
 				return nil, fmt.Errorf("recording the stack outputs: %w", err)
 			}
 		}
@@ -308,14 +290,14 @@ func (d *deployment) exports(ctx context.Context) (resource.PropertyMap, error) 
 
 // rootOutputs returns the stack outputs as currently recorded.
 func (d *deployment) rootOutputs() resource.PropertyMap {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, r := range d.news {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	for _, r := range d.News {
 		if r.Type == resource.RootStackType {
 			return r.Outputs
 		}
 	}
-	for _, r := range d.old.Resources {
+	for _, r := range d.Old.Resources {
 		if r.Type == resource.RootStackType && !r.Delete {
 			return r.Outputs
 		}
@@ -331,9 +313,9 @@ func (d *deployment) refreshFirst(ctx context.Context) error {
 	}
 	refreshed := d.snapshot()
 	refreshed.PendingOperations = nil
-	d.setOld(refreshed)
-	d.news, d.steps = nil, nil
-	d.fate = make(map[*state.Resource]*state.Resource)
-	d.changes = make(map[Op]int)
+	d.SetOld(refreshed)
+	d.News, d.Steps = nil, nil
+	d.Fate = make(map[*state.Resource]*state.Resource)
+	d.Changes = make(map[Op]int)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -84,10 +85,10 @@ type Options struct {
 
 // The operation kinds, as recorded in history.
 const (
-	kindPreview = "preview"
-	kindUpdate  = "update"
-	kindRefresh = "refresh"
-	kindDestroy = "destroy"
+	kindPreview = runstate.KindPreview
+	kindUpdate  = runstate.KindUpdate
+	kindRefresh = runstate.KindRefresh
+	kindDestroy = runstate.KindDestroy
 )
 
 func (o *Options) parallel() int {

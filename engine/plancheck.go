@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 )
 
 // stateDigester is a backend that can tell whether the stored state of a
@@ -32,7 +33,7 @@ func (d *deployment) stateDigest(ctx context.Context) (digest string, ok bool, e
 // before anything is read back or recovered.
 func (d *deployment) checkPlanBase(ctx context.Context) error {
 	p := d.opts.Plan
-	if p == nil || d.kind != kindUpdate {
+	if p == nil || d.Kind != kindUpdate {
 		return nil
 	}
 	if p.Project != d.opts.Project || p.Stack != d.opts.Stack {
@@ -57,7 +58,7 @@ func (d *deployment) checkPlanBase(ctx context.Context) error {
 // registers, else before the deletes.
 func (d *deployment) checkPlanCoverage(declared []resource.URN) error {
 	p := d.opts.Plan
-	if p == nil || d.kind != kindUpdate {
+	if p == nil || d.Kind != kindUpdate {
 		return nil
 	}
 	isDeclared := make(map[resource.URN]bool, len(declared))
@@ -65,9 +66,9 @@ func (d *deployment) checkPlanCoverage(declared []resource.URN) error {
 		isDeclared[urn] = true
 	}
 	var deletes []Step
-	for _, r := range d.old.Resources {
+	for _, r := range d.Old.Resources {
 		switch {
-		case isProvider(r.Type):
+		case runstate.IsProvider(r.Type):
 		case r.Delete:
 			deletes = append(deletes, Step{Op: OpDeleteReplaced, URN: r.URN})
 		case !isDeclared[r.URN]:

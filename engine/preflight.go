@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/stepgen"
 )
 
@@ -17,7 +18,7 @@ import (
 // config values are not checked.
 func CheckStackConfig(ctx context.Context, plugin resource.Configurable, stack string, config map[string]any) error {
 	pkg := plugin.Package()
-	name, err := stepgen.DefaultProviderName(plugin.Version())
+	name, err := runstate.DefaultProviderName(plugin.Version())
 	if err != nil {
 		return fmt.Errorf("the %s plugin: %w", pkg, err)
 	}
@@ -28,11 +29,11 @@ func CheckStackConfig(ctx context.Context, plugin resource.Configurable, stack s
 	if resource.ContainsComputed(map[string]any(news)) {
 		return nil
 	}
-	urn := resource.NewURN(stack, pkg, "", providerTypePrefix+pkg, name)
-	checked, err := plugin.CheckConfig(ctx, resource.CheckRequest{URN: urn, Type: providerTypePrefix + pkg, Olds: resource.PropertyMap{}, News: news})
+	urn := resource.NewURN(stack, pkg, "", runstate.ProviderTypePrefix+pkg, name)
+	checked, err := plugin.CheckConfig(ctx, resource.CheckRequest{URN: urn, Type: runstate.ProviderTypePrefix + pkg, Olds: resource.PropertyMap{}, News: news})
 	if err != nil {
 		return err
 	}
-	_, err = plugin.Configure(ctx, resource.ConfigureRequest{URN: urn, ID: newUUID(), Inputs: checked})
+	_, err = plugin.Configure(ctx, resource.ConfigureRequest{URN: urn, ID: runstate.NewUUID(), Inputs: checked})
 	return err
 }

@@ -3,168 +3,110 @@ package engine
 import (
 	"context"
 	"fmt"
-	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
-	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/runstate"
+	"github.com/runnerhq/runner/engine/source"
 )
 
-// providerCache holds the plugins configured during one operation, one per
-// provider reference "<URN>::<ID>": each provider is configured once.
-type providerCache struct {
-	mu    sync.Mutex
-	byRef map[string]*configuredProvider
-}
-
-// configuredProvider is one provider's configured plugin, or the error of
-// configuring it; ready is closed once either is set.
-type configuredProvider struct {
-	ready  chan struct{}
-	plugin resource.Plugin
-	err    error
-}
-
-// get returns the plugin configured for ref, calling configure the first
-// time ref is asked for (concurrent callers wait for it).
-func (c *providerCache) get(ctx context.Context, ref string, configure func(context.Context) (resource.Plugin, error)) (resource.Plugin, error) {
-	c.mu.Lock()
-	if c.byRef == nil {
-		c.byRef = make(map[string]*configuredProvider)
-	}
-	e, ok := c.byRef[ref]
-	if !ok {
-		e = &configuredProvider{ready: make(chan struct{})}
-		c.byRef[ref] = e
-	}
-	c.mu.Unlock()
-	if ok {
-		<-e.ready
-		return e.plugin, e.err
-	}
-	e.plugin, e.err = configure(ctx)
-	close(e.ready)
-	return e.plugin, e.err
-}
-
-// set records the plugin configured for ref, replacing any earlier one.
-func (c *providerCache) set(ref string, plugin resource.Plugin) {
-	e := &configuredProvider{ready: make(chan struct{}), plugin: plugin}
-	close(e.ready)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.byRef == nil {
-		c.byRef = make(map[string]*configuredProvider)
-	}
-	c.byRef[ref] = e
-}
-
-// pluginOf returns the plugin that serves the recorded resource res: for a
-// configurable plugin, the one configured with the recorded inputs of the
-// provider res names (configured on first use, without CheckConfig, as
-// Pulumi loads a provider from state for refresh and destroy); for a
-// built-in plugin, the plugin itself.
-func (d *deployment) pluginOf(ctx context.Context, res *state.Resource) (resource.Plugin, error) {
-	base, err := d.pluginFor(ctx, res)
+// defaultProvider returns the default provider of the package of r, its
+// step run once (by the first registration that needs it; the others wait
+// for it).
+func (d *deployment) defaultProvider(ctx context.Context, r *source.Registration) (*runstate.Provider, error) {
+	p, err := d.DefaultProviderFor(ctx, resource.Package(r.Type), r.Version, r.PluginDownloadURL)
 	if err != nil {
 		return nil, err
 	}
-	cp, ok := base.(resource.Configurable)
-	if !ok {
-		return base, nil
-	}
-	ref := res.Provider
-	return d.provs.get(ctx, ref, func(ctx context.Context) (resource.Plugin, error) {
-		prov := d.providerRecord(ref)
-		if ref == "" {
-			return nil, fmt.Errorf("the state of %s names no provider, and its plugin needs one configured; run `runner stack repair --project %s`", res.URN, d.opts.Project)
+	if p.Started.CompareAndSwap(false, true) {
+		commit, err := d.runProvider(ctx, p)
+		if commit != nil {
+			d.Mu.Lock()
+			commit()
+			d.Mu.Unlock()
 		}
-		if prov == nil {
-			return nil, fmt.Errorf("the state of %s names provider %q, which the state does not hold; run `runner stack repair --project %s`", res.URN, ref, d.opts.Project)
-		}
-		p, err := cp.Configure(ctx, resource.ConfigureRequest{URN: prov.URN, ID: prov.ID, Inputs: prov.Inputs})
+		p.Err = err
+		close(p.Ready)
 		if err != nil {
-			return nil, &redactedError{
-				msg: redact(fmt.Sprintf("configuring provider %s from its recorded config: %v", prov.URN.Name(), err), prov.Inputs),
-				err: err,
-			}
+			return nil, err
 		}
-		return p, nil
-	})
+	}
+	<-p.Ready
+	if p.Err != nil {
+		return nil, fmt.Errorf("%w (the provider %s failed)", source.ErrNotAttempted, p.URN.Name())
+	}
+	return p, nil
 }
 
-// providerRecord returns the recorded provider the reference names (nil:
-// none).
-func (d *deployment) providerRecord(ref string) *state.Resource {
-	urn := state.ProviderURN(ref)
-	if urn == "" {
+// prepareProvider decides a configurable provider's step and configures
+// its plugin, once: CheckConfig, then (when recorded) DiffConfig to decide
+// between same, update and replace (a new ID), then Configure. Every
+// resource of the provider then calls the configured plugin. A failure
+// names the provider (secrets redacted) and is reported as a failed step.
+func (d *deployment) prepareProvider(ctx context.Context, p *runstate.Provider) error {
+	if p.Prepared {
 		return nil
 	}
-	id := ref[len(urn)+len("::"):]
-	for _, r := range d.old.Resources {
-		if r.URN == urn && r.ID == id {
-			return r
-		}
+	start := time.Now()
+	typ := runstate.ProviderTypePrefix + p.Pkg
+	news, err := d.gen.ProviderNews(p)
+	ch := runstate.ProviderChange{Op: OpCreate}
+	if p.Old != nil {
+		ch.Op = OpUpdate
 	}
+	if err == nil {
+		ch, err = d.gen.DecideProvider(ctx, p, news)
+	}
+	if err == nil && !d.DryRun && resource.ContainsComputed(map[string]any(ch.Checked)) {
+		err = fmt.Errorf("its config holds values that are not known; an %s needs every value known", d.Kind)
+	}
+	if err == nil {
+		err = d.exec.ConfigureProvider(ctx, p, ch)
+	}
+	if err != nil {
+		err = runstate.Redacted(fmt.Sprintf("provider %s (%s): %v", p.URN.Name(), typ, err), err, news, runstate.InputsOf(p.Old))
+		d.StepFailed(ch.Op, p.URN, typ, err, start)
+		return err
+	}
+	p.Change, p.Prepared = ch, true
+	p.ConfigUnknown = resource.ContainsComputed(map[string]any(ch.Checked))
 	return nil
 }
 
-// bindProvider gives a declared custom resource its provider's configured
-// plugin and reference once the provider's step is done. A resource whose
-// recorded provider the new one replaces is replaced itself: its plugin's
-// Diff says so, and calls about its old self (Read, Delete) go to the
-// provider it was recorded with.
-func (d *deployment) bindProvider(dr *declared) {
-	p := dr.prov
-	if p.configurable == nil {
-		return // dr.plugin is set; no call replaces a built-in provider
+// runProvider runs the step of a default provider: a configurable
+// plugin's is prepared (checked, diffed and configured) and then recorded;
+// a built-in plugin's is recorded.
+func (d *deployment) runProvider(ctx context.Context, p *runstate.Provider) (func(), error) {
+	if p.Configurable == nil {
+		return d.exec.RecordBuiltinProvider(ctx, p)
 	}
-	dr.plugin = p.plugin
-	dr.providerReplaced = dr.old != nil && dr.old.Provider != p.ref() && p.replacing[dr.old.Provider]
-	if dr.providerReplaced {
-		old := dr.old
-		dr.plugin = &replacedProviderPlugin{Plugin: p.plugin, old: func(ctx context.Context) (resource.Plugin, error) {
-			return d.pluginOf(ctx, old)
-		}}
+	if err := d.prepareProvider(ctx, p); err != nil {
+		return nil, err
 	}
+	return d.exec.RecordConfigured(ctx, p)
 }
 
-// providerRef returns the reference "<URN>::<ID>" of the resource's
-// provider, final once its provider's step is done.
-func (dr *declared) providerRef() string {
-	if dr.prov != nil {
-		return dr.prov.ref()
+// Explicit providers (Pulumi's): a program declares a provider resource of
+// type "pulumi:providers:<pkg>" with the plugin's configuration as inputs
+// (which may hold outputs), and resources of <pkg> use it with the
+// Provider option. Its step is a default provider's (prepareProvider,
+// stepexec.Executor.RecordExplicit) on its declared inputs.
+
+// runExplicitProvider runs the step of an explicit provider: prepared
+// (unless it was before any step ran), checked against the plan being
+// executed, recorded like a default provider with its declaration's
+// parent, dependencies and options; its outputs are its checked config.
+func (d *deployment) runExplicitProvider(ctx context.Context, p *runstate.Provider) (func(), error) {
+	dr := p.Decl
+	if err := d.prepareProvider(ctx, p); err != nil {
+		return d.exec.FailStep(dr, err), err
 	}
-	return dr.provider
-}
-
-// replacedProviderPlugin serves a resource whose provider is replaced: Diff
-// answers "replace" (changed property "provider") without a call, as
-// Pulumi does; Read and Delete, which concern the recorded resource, go to
-// the plugin of the provider it was recorded with; the rest to the new one.
-type replacedProviderPlugin struct {
-	resource.Plugin
-	old func(context.Context) (resource.Plugin, error)
-}
-
-// Diff says the resource must be replaced.
-func (p *replacedProviderPlugin) Diff(context.Context, resource.DiffRequest) (resource.DiffResponse, error) {
-	return resource.DiffResponse{Changed: []string{"provider"}, Replaces: []string{"provider"}}, nil
-}
-
-// Read reads the recorded resource through its recorded provider.
-func (p *replacedProviderPlugin) Read(ctx context.Context, req resource.ReadRequest) (resource.ReadResponse, error) {
-	old, err := p.old(ctx)
-	if err != nil {
-		return resource.ReadResponse{}, err
+	ch := p.Change
+	dr.Step = Step{Op: ch.Op, URN: dr.R.URN, Type: dr.R.Type, Deps: dr.Deps, NewInputs: ch.Checked,
+		OldInputs: runstate.InputsOf(p.Old), Protect: dr.R.Protect, RetainOnDelete: dr.R.RetainOnDelete}
+	if err := d.Planned.Check(&dr.Step); err != nil {
+		d.StepFailed(ch.Op, dr.R.URN, dr.R.Type, err, time.Now())
+		return d.exec.FailStep(dr, err), err
 	}
-	return old.Read(ctx, req)
-}
-
-// Delete deletes the recorded resource through its recorded provider.
-func (p *replacedProviderPlugin) Delete(ctx context.Context, req resource.DeleteRequest) error {
-	old, err := p.old(ctx)
-	if err != nil {
-		return err
-	}
-	return old.Delete(ctx, req)
+	return d.exec.RecordExplicit(ctx, p)
 }

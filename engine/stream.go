@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/source"
-	"github.com/runnerhq/runner/engine/state"
 )
 
 // The stream: a source feeds registrations (source.Sink), each decided
@@ -27,12 +28,12 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 			return err
 		}
 		d.covered = true
-		d.reserve(len(pf.URNs))
+		d.Reserve(len(pf.URNs))
 	}
-	var provs []*providerRes
+	var provs []*runstate.Provider
 	var errs []error
 	for _, pkg := range pf.Packages {
-		p, err := d.defaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
+		p, err := d.DefaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
 		if err != nil {
 			errs = append(errs, neededFor(err, pkg))
 			continue
@@ -40,7 +41,7 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 		provs = append(provs, p)
 	}
 	for _, pkg := range pf.Explicit {
-		if _, err := d.plugin(ctx, pkg.Name, pkg.Version, pkg.Server); err != nil {
+		if _, err := d.Plugin(ctx, pkg.Name, pkg.Version, pkg.Server); err != nil {
 			errs = append(errs, neededFor(err, pkg))
 		}
 	}
@@ -50,7 +51,7 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 	var wg sync.WaitGroup
 	errs = make([]error, len(provs))
 	for i, p := range provs {
-		if p.configurable != nil {
+		if p.Configurable != nil {
 			wg.Go(func() { errs[i] = d.prepareProvider(ctx, p) })
 		}
 	}
@@ -79,7 +80,7 @@ var _ source.SerialSink = (*deployment)(nil)
 // Steps run concurrently; a source that records them itself does it one at
 // a time, so that the records do not contend.
 func (d *deployment) Step(ctx context.Context, r *source.Registration) (source.Recorder, error) {
-	dr, err := d.admit(ctx, r)
+	dr, err := d.Admit(ctx, r)
 	if err != nil {
 		return nil, err
 	}
@@ -90,124 +91,71 @@ func (d *deployment) Step(ctx context.Context, r *source.Registration) (source.R
 			return nil, source.ErrNotAttempted
 		}
 	}
-	dr.commit, err = d.runStep(d.workCtx, dr)
+	dr.Commit, err = d.runStep(d.workCtx, dr)
 	if d.sem != nil {
 		<-d.sem
 	}
 	if err != nil && !errors.Is(err, source.ErrNotAttempted) {
-		d.stopped.Store(true)
-		d.mu.Lock()
-		d.stepErrs = append(d.stepErrs, err)
-		d.mu.Unlock()
+		d.Stop(err)
 	}
 	return dr, err
 }
 
-// Record records the step of the registration and returns its answer.
-func (dr *declared) Record() source.Answer {
-	if dr.commit != nil {
-		dr.d.mu.Lock()
-		dr.commit()
-		dr.d.mu.Unlock()
-	}
-	return dr.answer
-}
-
-// admit records a registration and finds its recorded state (under its
-// URN, else under one of its aliases). After a failed step, or once the
-// operation is canceled, registrations are not attempted.
-func (d *deployment) admit(ctx context.Context, r *source.Registration) (*declared, error) {
-	if ctx.Err() != nil || d.stopped.Load() {
-		return nil, source.ErrNotAttempted
-	}
-	dr := &declared{r: r, d: d, deps: r.Dependencies, propDeps: r.PropertyDependencies}
-	d.regMu.Lock()
-	defer d.regMu.Unlock()
-	if d.registered[r.URN] != nil {
-		err := fmt.Errorf("%s is registered twice; give one of the two resources another name", r.URN)
-		d.stopped.Store(true)
-		d.mu.Lock()
-		d.stepErrs = append(d.stepErrs, err)
-		d.mu.Unlock()
-		return nil, err
-	}
-	d.registered[r.URN] = dr
-	// An old record is taken once: under its URN, else under an alias
-	// that no other registration took.
-	if old := d.oldLive[r.URN]; old != nil && !d.claimed[old] {
-		dr.old = old
-	}
-	for _, a := range r.Aliases {
-		if old := d.oldLive[a]; dr.old == nil && old != nil && !d.claimed[old] && d.registered[a] == nil {
-			dr.old = old
-		}
-	}
-	if dr.old != nil && (len(r.Aliases) > 0 || d.anyAliased) {
-		d.claimed[dr.old] = true
-		d.anyAliased = d.anyAliased || dr.old.URN != r.URN
-	}
-	return dr, nil
-}
-
 // runStep runs the step of a registration: the root stack, a component,
 // an explicit provider or a custom resource (after its provider).
-func (d *deployment) runStep(ctx context.Context, dr *declared) (func(), error) {
-	r := dr.r
+func (d *deployment) runStep(ctx context.Context, dr *runstate.Declared) (func(), error) {
+	r := dr.R
 	switch {
 	case r.Type == resource.RootStackType && r.Parent == "":
-		return d.runRoot(ctx, dr)
+		return d.exec.RunRoot(ctx, dr)
 	case !r.Custom:
-		return d.runComponent(ctx, dr)
-	case isProvider(r.Type):
+		return d.exec.RunComponent(ctx, dr)
+	case runstate.IsProvider(r.Type):
 		return d.runExplicit(ctx, dr)
 	}
 	p, err := d.providerOf(ctx, dr)
 	if err != nil {
 		if errors.Is(err, source.ErrNotAttempted) {
-			return d.fail(dr, err), err
+			return d.exec.FailStep(dr, err), err
 		}
-		return d.failEarly(dr, stepError(OpCreate, r, err))
+		return d.exec.FailEarly(dr, runstate.StepError(OpCreate, r, err))
 	}
-	d.useProvider(dr, p)
-	d.bindProvider(dr)
+	d.UseProvider(dr, p)
+	d.BindProvider(dr)
 	return d.runCustom(ctx, dr)
 }
 
 // runExplicit runs the step of an explicit provider the program registers.
-func (d *deployment) runExplicit(ctx context.Context, dr *declared) (func(), error) {
-	p, err := d.explicitProvider(ctx, dr)
+func (d *deployment) runExplicit(ctx context.Context, dr *runstate.Declared) (func(), error) {
+	p, err := d.gen.ExplicitProvider(ctx, dr)
 	if err != nil {
-		return d.failEarly(dr, err)
+		return d.exec.FailEarly(dr, err)
 	}
-	d.provMu.Lock()
-	d.explicit[dr.r.URN] = p
-	d.provMu.Unlock()
+	d.AddExplicit(p)
 	commit, err := d.runExplicitProvider(ctx, p)
-	p.err = err
-	close(p.ready)
+	p.Err = err
+	close(p.Ready)
 	return commit, err
 }
 
 // providerOf returns the provider of a custom resource: the explicit one
 // it names (registered earlier in this run), else its package's default
 // provider.
-func (d *deployment) providerOf(ctx context.Context, dr *declared) (*providerRes, error) {
-	r := dr.r
+func (d *deployment) providerOf(ctx context.Context, dr *runstate.Declared) (*runstate.Provider, error) {
+	r := dr.R
 	if r.Provider == "" {
 		return d.defaultProvider(ctx, r)
 	}
-	urn := providerURN(r.Provider)
-	d.provMu.Lock()
-	p := d.explicit[urn]
-	d.provMu.Unlock()
+	urn := runstate.ProviderURN(r.Provider)
+	p := d.Explicit(urn)
 	switch {
 	case p == nil:
 		return nil, fmt.Errorf("its provider %s is not registered by the program; register the provider before the resources that use it", r.Provider)
-	case p.pkg != resource.Package(r.Type):
-		return nil, fmt.Errorf("its provider %s is a provider of package %q, not of its own package %q", urn, p.pkg, resource.Package(r.Type))
+	case p.Pkg != resource.Package(r.Type):
+		return nil, fmt.Errorf("its provider %s is a provider of package %q, not of its own package %q", urn, p.Pkg, resource.Package(r.Type))
 	}
-	<-p.ready
-	if p.err != nil {
+	<-p.Ready
+	if p.Err != nil {
 		return nil, fmt.Errorf("%w (the provider %s failed)", source.ErrNotAttempted, urn.Name())
 	}
 	return p, nil
@@ -219,25 +167,23 @@ func (d *deployment) RegisterOutputs(_ context.Context, urn resource.URN, output
 	if outputs == nil {
 		outputs = resource.PropertyMap{}
 	}
-	d.regMu.Lock()
-	dr := d.registered[urn]
-	d.regMu.Unlock()
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	dr := d.Registered(urn)
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
 	switch {
 	case dr == nil:
 		return fmt.Errorf("registering the outputs of %s: the program has not registered it", urn)
-	case dr.r.Type == resource.RootStackType && dr.r.Parent == "":
-		d.outputs = outputs
+	case dr.R.Type == resource.RootStackType && dr.R.Parent == "":
+		d.Outputs = outputs
 		return nil
-	case dr.r.Custom:
+	case dr.R.Custom:
 		return nil // a custom resource's outputs are its plugin's
 	}
-	for i, rec := range d.news {
+	for i, rec := range d.News {
 		if rec.URN == urn {
 			c := *rec
 			c.Outputs = outputs
-			d.news[i] = &c
+			d.News[i] = &c
 		}
 	}
 	return nil
@@ -251,20 +197,17 @@ func neededFor(err error, pkg source.Package) error {
 	return fmt.Errorf("%w, needed for %s", err, pkg.For)
 }
 
-// reserve makes room for n registrations.
-func (d *deployment) reserve(n int) {
-	d.regMu.Lock()
-	if len(d.registered) == 0 {
-		d.registered = make(map[resource.URN]*declared, n)
+// runCustom decides a custom resource's step, checks it against the plan
+// being executed (if any) and executes it.
+func (d *deployment) runCustom(ctx context.Context, dr *runstate.Declared) (func(), error) {
+	cs, err := d.gen.DecideCustom(ctx, dr)
+	if err != nil {
+		return d.exec.FailEarly(dr, err)
 	}
-	d.regMu.Unlock()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if len(d.news) > 0 {
-		return
+	dr.Step = cs.Step
+	if err := d.Planned.Check(&cs.Step); err != nil {
+		d.StepFailed(cs.Step.Op, dr.R.URN, dr.R.Type, err, time.Now())
+		return d.exec.FailStep(dr, err), err
 	}
-	d.news = make([]*state.Resource, 0, n+len(d.old.Resources)/8+1)
-	if d.dryRun {
-		d.plan = make([]Step, 0, n)
-	}
+	return d.exec.ExecCustom(ctx, dr, &cs)
 }

@@ -149,7 +149,7 @@ func printHistory(w io.Writer, entries []backend.HistoryEntry) error {
 		}
 		project := e.Project
 		if project == "" {
-			project = "(stack)" // the stack's own lock: a run killed before or between its projects
+			project = "(stack)" // the stack's own record: a run across its projects, or one killed before or between them
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", when(&start), project, e.Kind, e.Result,
 			changesText(e.Changes), e.EndTime.Sub(e.StartTime).Round(time.Millisecond), by)

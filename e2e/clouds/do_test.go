@@ -63,7 +63,8 @@ func doWorkspace(t testing.TB, envToken bool) *env {
 }
 
 // TestDOUpNoChangeDestroy: up -p do deploys every project in order, the
-// registry's credentials reach the ingress namespace, the DNS record
+// registry's credentials reach the ingress namespace and the ingress
+// controller pulls with them (checkIngressPullsWithCredentials), the DNS record
 // points at the load balancer, the domk8s hook merges the DOKS
 // kubeconfig; a second up plans nothing; destroy empties the fake cloud.
 func TestDOUpNoChangeDestroy(t *testing.T) {
@@ -81,10 +82,7 @@ func TestDOUpNoChangeDestroy(t *testing.T) {
 	if len(regs) != 1 || !regexp.MustCompile(`^registry-[0-9a-f]{7}$`).MatchString(fmt.Sprint(regs[0].Inputs["name"])) {
 		t.Errorf("the registries %v are not one named by the plugin (registry-<7 hex>)", regs)
 	}
-	sec := e.kubeObject("kubernetes:core/v1:Secret", "nginx-ingress", "registry-credentials")
-	if sec.Inputs["type"] != "kubernetes.io/dockerconfigjson" {
-		t.Errorf("the registry credentials Secret has type %v", sec.Inputs["type"])
-	}
+	e.checkIngressPullsWithCredentials()
 	records := e.ofType("digitalocean:index/dnsRecord:DnsRecord")
 	ip := e.stackOutputs("ingress-controller")["lb_ingress_ip"]
 	if len(records) != 1 || records[0].Inputs["value"] != ip || records[0].Inputs["domain"] != "example.com" || records[0].Inputs["name"] != "mara" || ip == "" {

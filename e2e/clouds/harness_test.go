@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,6 +64,7 @@ type env struct {
 	path       string // PATH: the fakes first
 	aws        []string
 	extra      []string
+	doAPI      string   // DIGITALOCEAN_API_URL: the fake DigitalOcean API over the fake cloud
 	binary     string   // the runner to run ("": the one built)
 	runs       []result // every run, for the secrets leak checks
 }
@@ -77,6 +79,9 @@ func newEnv(t testing.TB, region string) *env {
 		kubeconfig: filepath.Join(root, "kube", "config"),
 		path:       fakeBin + string(os.PathListSeparator) + os.Getenv("PATH"),
 		aws:        fakecloud.AWSEnv(region)}
+	api := httptest.NewServer(fakecloud.DOAPI(e.cloud, doToken))
+	t.Cleanup(api.Close)
+	e.doAPI = api.URL
 	for _, d := range []string{e.dir, e.home, e.pulumiHome, e.cloud} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -93,7 +98,7 @@ func (e *env) environ() []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "AWS_"), strings.HasPrefix(k, "PULUMI_"), strings.HasPrefix(k, "RUNNER_"),
-			strings.HasPrefix(k, "FAKECLOUD_"), strings.HasPrefix(k, "KUBE"):
+			strings.HasPrefix(k, "FAKECLOUD_"), strings.HasPrefix(k, "KUBE"), strings.HasPrefix(k, "DIGITALOCEAN_"):
 			continue
 		}
 		switch k {
@@ -105,7 +110,9 @@ func (e *env) environ() []string {
 	out = append(out, "HOME="+e.home, "PULUMI_HOME="+e.pulumiHome, fakecloud.EnvDir+"="+e.cloud,
 		"KUBECONFIG="+e.kubeconfig, "PATH="+e.path, "PULUMI_CONFIG_PASSPHRASE=e2e-clouds-passphrase", "NO_COLOR=1", "CI=1",
 		// A CI machine on EC2 must not lend its instance role to the tests.
-		"AWS_EC2_METADATA_DISABLED=true")
+		"AWS_EC2_METADATA_DISABLED=true",
+		// runner asks DigitalOcean's API itself for the account's registry.
+		"DIGITALOCEAN_API_URL="+e.doAPI)
 	out = append(out, e.aws...)
 	return append(out, e.extra...)
 }

@@ -2,6 +2,7 @@ package clouds
 
 import (
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -46,10 +47,15 @@ func TestLinodeAsksFQDNAndSOAEmail(t *testing.T) {
 // TestLinodeHarborHostMatchesTLS: Harbor is served at
 // harbor.<kic-helm:fqdn>, with TLS on and so an https externalURL, its
 // certificate from cert-manager's Let's Encrypt ClusterIssuer whose
-// account is linode:soa_email; the registry credentials name that host.
+// account is linode:soa_email; the registry credentials name that host;
+// up says which DNS records to make, runner making none on Linode.
 func TestLinodeHarborHostMatchesTLS(t *testing.T) {
 	e := linodeWorkspace(t, true)
-	e.ok("-p", "linode", "up", "--yes")
+	up := e.ok("-p", "linode", "up", "--yes")
+	notice := regexp.MustCompile(`runner makes no DNS record on Linode: point mara\.example\.org and harbor\.mara\.example\.org at the ingress controller's load balancer \d+\.\d+\.\d+\.\d+;`)
+	if !notice.MatchString(up.Stdout) {
+		t.Errorf("up does not name the DNS records to make and the load balancer's address:\n%s", up)
+	}
 	host := "harbor." + linodeFQDN
 	var values any
 	for _, r := range e.ofType("kubernetes:helm.sh/v3:Release") {

@@ -155,8 +155,11 @@ func (j *folderJournal) stop() error { return j.Stop() }
 // Commit writes final as the new snapshot (the previous one kept in the
 // history folder), appends rec to the stack's history, removes the journal
 // and records in final that it is now the stored snapshot (SetOrigin). A
-// final snapshot that fails state.Check is not written: the journal stays,
-// and the next Load folds it.
+// final snapshot that holds the state stored (SameCheckpoint) is not
+// written, and recorded only when the run failed (ProjectRecorded): a kill
+// before the journal is removed leaves a journal that folds into the same
+// state. A final snapshot that fails state.Check is not written: the
+// journal stays, and the next Load folds it.
 func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec HistoryRecord) error {
 	if err := j.stop(); err != nil {
 		return err
@@ -177,14 +180,21 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err != nil {
 		return err
 	}
-	if err := j.markCommitted(hashOf(data)); err != nil {
-		return err
+	unchanged := j.unchanged(ctx, current, data)
+	stored := hashOf(current)
+	if !unchanged { // a run that changed nothing writes nothing: its journal only goes
+		if err := j.markCommitted(hashOf(data)); err != nil {
+			return err
+		}
+		if err := j.f.replaceSnapshot(j.p, current, data); err != nil {
+			return err
+		}
+		stored = hashOf(data)
 	}
-	if err := j.f.replaceSnapshot(j.p, current, data); err != nil {
-		return err
-	}
-	if err := j.f.appendHistory(j.p, rec); err != nil {
-		return err
+	if ProjectRecorded(rec, unchanged) {
+		if err := j.f.appendHistory(j.p, rec); err != nil {
+			return err
+		}
 	}
 	if _, err := j.f.fault(WriteJournalRemove, j.p.journal, 0); err != nil {
 		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
@@ -196,7 +206,7 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 		return err
 	}
 	if final != nil {
-		final.SetOrigin(hashOf(data)) // an operation that begins from it needs no base write
+		final.SetOrigin(stored) // an operation that begins from it needs no base write
 	}
 	return nil
 }
@@ -222,4 +232,18 @@ func (j *folderJournal) markCommitted(hash string) error {
 		return fmt.Errorf("syncing the journal %s: %w", j.p.journal, err)
 	}
 	return nil
+}
+
+// unchanged reports whether data, the checkpoint file about to be written,
+// holds the state current (the file there) holds (SameCheckpoint).
+func (j *folderJournal) unchanged(ctx context.Context, current, data []byte) bool {
+	if current == nil {
+		return false
+	}
+	a, err := decompress(j.p.snapshot, current)
+	if err != nil {
+		return false
+	}
+	b, err := decompress(j.p.snapshot, data)
+	return err == nil && SameCheckpoint(ctx, a, b, j.crypter)
 }

@@ -296,7 +296,7 @@ func (j *memJournal) write(ctx context.Context, e backend.Entry) error {
 // Commit makes final the committed snapshot and records rec. A final
 // snapshot that fails state.Check is not stored: the journal stays, as on
 // the folder backend.
-func (j *memJournal) Commit(_ context.Context, final *state.Snapshot, rec backend.HistoryRecord) error {
+func (j *memJournal) Commit(ctx context.Context, final *state.Snapshot, rec backend.HistoryRecord) error {
 	j.b.mu.Lock()
 	defer j.b.mu.Unlock()
 	if j.closed {
@@ -309,12 +309,15 @@ func (j *memJournal) Commit(_ context.Context, final *state.Snapshot, rec backen
 	if err := state.Check(final, j.project, j.stack); err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.project, j.stack, err)
 	}
+	unchanged := sameState(ctx, j.s.snap, final)
 	j.s.snap, j.s.crypter = CopySnapshot(final), j.crypter
 	j.b.wrote(j.s)
 	if j.s.snap == nil {
 		j.s.snap = &state.Snapshot{}
 	}
-	j.b.history[j.stack] = append(j.b.history[j.stack], backend.HistoryEntry{Project: j.project, HistoryRecord: rec})
+	if backend.ProjectRecorded(rec, unchanged) {
+		j.b.history[j.stack] = append(j.b.history[j.stack], backend.HistoryEntry{Project: j.project, HistoryRecord: rec})
+	}
 	if j.s.journal == j {
 		j.s.journal = nil
 	}

@@ -71,3 +71,21 @@ func (c *Context) PlainString(key string) (string, bool, error) {
 	}
 	return "", true, fmt.Errorf("the config value %s is a structured value (a list or map) where a single value belongs", key)
 }
+
+// Plaintext returns the text of the config value key (looked up as
+// Config does), secret or not, and whether it is set, for a call the
+// program makes itself with it, such as an API token in the header of a
+// request to the cloud. What the program declares must not depend on a
+// secret (see PlainConfig), and the text must go nowhere else.
+func (c *Context) Plaintext(key string) (string, bool) {
+	v, ok := c.config[key]
+	if !ok && !strings.Contains(key, ":") {
+		v, ok = c.config[c.project+":"+key]
+	}
+	if !ok || v == nil {
+		return "", false
+	}
+	plain, _ := resource.UnsecretDeep(v)
+	s, isString := plain.(string)
+	return s, isString
+}

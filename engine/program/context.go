@@ -25,6 +25,7 @@ type Context struct {
 	config       map[string]any
 	stackOutputs func(project string) (resource.PropertyMap, bool, error)
 	log          func(string)
+	recorded     func(resource.URN) (resource.PropertyMap, bool)
 
 	mu        sync.Mutex
 	sealed    bool
@@ -50,6 +51,7 @@ func newContext(ctx context.Context, env *Env) *Context {
 		config:       env.Config,
 		stackOutputs: env.StackOutputs,
 		log:          env.Log,
+		recorded:     env.Recorded,
 		byURN:        make(map[resource.URN]*Resource),
 		refs:         make(map[string]*StackReference),
 	}

@@ -26,6 +26,9 @@ type Env struct {
 	// Dir is the project directory: relative paths of file assets and
 	// archives resolve against it ("": the current directory).
 	Dir string
+	// Recorded gives the outputs the state records for a resource, and
+	// whether it has it (Context.Recorded; nil: none is recorded).
+	Recorded func(urn resource.URN) (resource.PropertyMap, bool)
 }
 
 // Declarations are what one run of a program declared, for the engine to

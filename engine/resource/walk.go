@@ -1,6 +1,9 @@
 package resource
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // Walk calls visit for v and then for every value nested inside it, depth
 // first: the entries of a map[string]any or PropertyMap, the elements of a
@@ -149,3 +152,13 @@ func (m PropertyMap) Copy(extra int) PropertyMap {
 
 // Known reports whether the property key holds no unknown (Computed) value.
 func (m PropertyMap) Known(key string) bool { return !ContainsComputed(m[key]) }
+
+// SortedKeys returns the keys of m, sorted.
+func (m PropertyMap) SortedKeys() []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

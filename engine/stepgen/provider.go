@@ -1,54 +1,16 @@
 package stepgen
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/runnerhq/runner/engine/plan"
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
+	"github.com/runnerhq/runner/engine/state"
 )
-
-// DefaultProviderName names the default provider of a plugin of the given
-// version as Pulumi does: "default_1_2_3", with the pre-release and build
-// identifiers appended ("default_1_2_3_alpha_1"), or "default" when the
-// version is not known.
-func DefaultProviderName(version string) (string, error) {
-	if version == "" {
-		return "default", nil
-	}
-	v := strings.TrimPrefix(version, "v")
-	var build, pre []string
-	if i := strings.IndexByte(v, '+'); i >= 0 {
-		build, v = strings.Split(v[i+1:], "."), v[:i]
-	}
-	if i := strings.IndexByte(v, '-'); i >= 0 {
-		pre, v = strings.Split(v[i+1:], "."), v[:i]
-	}
-	core := strings.Split(v, ".")
-	bad := fmt.Errorf("its version %q is not a semantic version (major.minor.patch)", version)
-	if len(core) > 3 {
-		return "", bad
-	}
-	name := "default"
-	for i := range 3 {
-		n := uint64(0)
-		if i < len(core) {
-			var err error
-			if n, err = strconv.ParseUint(core[i], 10, 64); err != nil {
-				return "", bad
-			}
-		}
-		name += "_" + strconv.FormatUint(n, 10)
-	}
-	for _, id := range append(pre, build...) {
-		if id == "" || strings.ContainsAny(id, ":/ ") {
-			return "", bad
-		}
-		name += "_" + id
-	}
-	return name, nil
-}
 
 // ProviderInputs builds a default provider's inputs from the stack config:
 // every key "<pkg>:<key>" as "key", its value a string (other values
@@ -101,4 +63,110 @@ func ConfigString(v any) (any, error) {
 		return resource.Secret{Element: string(b)}, nil
 	}
 	return string(b), nil
+}
+
+// ProviderNews returns a provider's new inputs: a default provider's from
+// the stack config (providerInputs), an explicit provider's its declared
+// inputs; both with the plugin's version.
+func (d *Generator) ProviderNews(p *runstate.Provider) (resource.PropertyMap, error) {
+	if p.Decl == nil {
+		return ProviderInputs(d.Config, p.Pkg, p.Configurable.Version())
+	}
+	news, err := d.inputs(p.Decl)
+	if err != nil {
+		return nil, fmt.Errorf("resolving its inputs: %w", err)
+	}
+	if v := p.Configurable.Version(); v != "" {
+		news["version"] = v
+	}
+	return news, nil
+}
+
+// DecideProvider checks the provider's config and decides its step. It
+// also finds which recorded default providers of the package the new
+// config replaces (p.Replacing): their resources are replaced.
+func (d *Generator) DecideProvider(ctx context.Context, p *runstate.Provider, news resource.PropertyMap) (runstate.ProviderChange, error) {
+	typ := runstate.ProviderTypePrefix + p.Pkg
+	ch := runstate.ProviderChange{Op: plan.OpCreate}
+	olds := resource.PropertyMap{}
+	if p.Old != nil {
+		ch.Op, olds = plan.OpSame, p.Old.Inputs
+	}
+	checked, err := p.Configurable.CheckConfig(ctx, resource.CheckRequest{URN: p.URN, Type: typ, Olds: olds, News: news})
+	if err != nil {
+		return ch, fmt.Errorf("checking its config: %w", err)
+	}
+	ch.Checked = resource.SecretOutputs(checked, news, nil)
+	p.Replacing = map[string]bool{}
+	for _, r := range d.Old.Resources {
+		if r.Type != typ || r.Delete || !mayReplace(p, r) {
+			continue // a condemned provider's resources are being deleted anyway
+		}
+		changed, replace, err := d.diffProvider(ctx, p, r, ch.Checked)
+		if err != nil {
+			return ch, fmt.Errorf("comparing its config with the recorded one of %s: %w", r.URN.Name(), err)
+		}
+		if replace {
+			p.Replacing[string(r.URN)+"::"+r.ID] = true
+		}
+		if r == p.Old {
+			switch {
+			case replace:
+				ch.Op = plan.OpReplace
+			case changed:
+				ch.Op = plan.OpUpdate
+			}
+		}
+	}
+	return ch, nil
+}
+
+// diffProvider asks DiffConfig how the recorded provider old differs from
+// the checked config news. When the plugin cannot tell, the recorded
+// outputs are compared with news (a change, never a replacement).
+func (d *Generator) diffProvider(ctx context.Context, p *runstate.Provider, old *state.Resource, news resource.PropertyMap) (changed, replace bool, err error) {
+	diff, err := p.Configurable.DiffConfig(ctx, resource.DiffRequest{
+		URN: old.URN, Type: old.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs, NewInputs: news,
+	})
+	if err != nil {
+		return false, false, err
+	}
+	replace = len(diff.Replaces) > 0
+	for _, pd := range diff.Detailed {
+		replace = replace || pd.Kind.Replaces()
+	}
+	changed = replace || diff.ChangedUnnamed || len(diff.Changed) > 0 || len(diff.Detailed) > 0
+	if diff.Unknown && !changed {
+		changed = len(resource.DiffKeys(old.Outputs, news, nil)) > 0
+	}
+	return changed, replace, nil
+}
+
+// mayReplace reports whether the provider's new config may replace the
+// resources of the recorded provider r: r is the provider's own record, or
+// that of a resource using it now, or (for a default provider) another
+// default provider of the package.
+func mayReplace(p *runstate.Provider, r *state.Resource) bool {
+	return r == p.Old || p.FromRefs[string(r.URN)+"::"+r.ID] ||
+		p.Decl == nil && strings.HasPrefix(r.URN.Name(), "default")
+}
+
+// ExplicitProvider returns the provider the registration dr declares.
+func (d *Generator) ExplicitProvider(ctx context.Context, dr *runstate.Declared) (*runstate.Provider, error) {
+	r := dr.R
+	pkg := strings.TrimPrefix(r.Type, runstate.ProviderTypePrefix)
+	version, _ := r.Inputs["version"].(string)
+	if version == "" {
+		version = r.Version
+	}
+	base, err := d.Plugin(ctx, pkg, version, r.PluginDownloadURL)
+	if err != nil {
+		return nil, fmt.Errorf("the provider %s: %w", r.URN, err)
+	}
+	cp, ok := base.(resource.Configurable)
+	if !ok {
+		return nil, fmt.Errorf("%s: the %s plugin is built into runner and takes no configuration, so it has no explicit providers; declare its resources without the Provider option", r.URN, pkg)
+	}
+	p := d.NewExplicitProvider(dr, pkg, base, cp)
+	return p, nil
 }

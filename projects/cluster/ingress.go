@@ -98,7 +98,27 @@ func imageValues(ctx *engine.Context) (map[string]any, error) {
 // of its own (the chart's is off), whose status gives the address.
 // Outputs: namespace, release, service, ingress_class, lb_ingress_hostname,
 // lb_ingress_ip.
-func IngressController(ctx *engine.Context) error {
+func IngressController(ctx *engine.Context) error { return ingressController(ctx, nil) }
+
+// IngressControllerPulling is IngressController for a provider with a
+// container registry whose credentials the project credentials puts into
+// the controller's namespace (its output secret, the Secret's name): the
+// controller's service account pulls its image with them, as MARA's did
+// (controller.serviceAccount.imagePullSecretName), so that kic:image_name
+// may name an image of that registry.
+func IngressControllerPulling(credentials string) engine.Program {
+	return func(ctx *engine.Context) error {
+		return ingressController(ctx, ctx.StackReference(credentials).Output(PullSecretOutput))
+	}
+}
+
+// PullSecretOutput is the output of a registry credentials project that
+// names its Secret (of type kubernetes.io/dockerconfigjson).
+const PullSecretOutput = "secret"
+
+// ingressController is IngressController, the controller's service
+// account pulling with the Secret pullSecret names (nil: none).
+func ingressController(ctx *engine.Context, pullSecret any) error {
 	img, err := imageValues(ctx)
 	if err != nil {
 		return err
@@ -111,17 +131,21 @@ func IngressController(ctx *engine.Context) error {
 	ns := ctx.StackReference(IngressNamespaceProject).Output(NamespaceOutput)
 	const name = "kic"
 	annotations := map[string]any{"co.elastic.logs/module": "nginx"}
+	controller := map[string]any{
+		"image":        img,
+		"healthStatus": true,
+		"service":      map[string]any{"create": false},
+		"pod":          map[string]any{"annotations": annotations, "extraLabels": kicPodLabel},
+		// Ingresses get the load balancer's address from our Service
+		// (the chart's is off): without it no Ingress ever has one,
+		// and Pulumi's kubernetes plugin waits for it (sirius's).
+		"reportIngressStatus": map[string]any{"externalService": "kic-nginx-ingress"},
+	}
+	if pullSecret != nil {
+		controller["serviceAccount"] = map[string]any{"imagePullSecretName": pullSecret}
+	}
 	rel, err := helmRelease(ctx, p, kicChart, release{name: name, namespace: ns, values: map[string]any{
-		"controller": map[string]any{
-			"image":        img,
-			"healthStatus": true,
-			"service":      map[string]any{"create": false},
-			"pod":          map[string]any{"annotations": annotations, "extraLabels": kicPodLabel},
-			// Ingresses get the load balancer's address from our Service
-			// (the chart's is off): without it no Ingress ever has one,
-			// and Pulumi's kubernetes plugin waits for it (sirius's).
-			"reportIngressStatus": map[string]any{"externalService": "kic-nginx-ingress"},
-		},
+		"controller": controller,
 		"prometheus": map[string]any{"create": true, "port": 9113},
 	}})
 	if err != nil {

@@ -18,12 +18,16 @@ const (
 )
 
 // Registry is the container-registry project: MARA's registry for the
-// ingress controller's images, named by the digitalocean plugin as MARA's
-// was ("registry-" and a random suffix, kept from then on): a registry's
-// name is unique across all of DigitalOcean, so a fixed name such as
-// mara-dev could belong to someone else. Outputs: registry_name, endpoint,
-// server_url.
-func Registry(envToken bool) engine.Program {
+// ingress controller's images. An account has one registry, so the
+// account's own is used when it has one, as MARA did: read, never
+// declared, so destroy leaves it. Otherwise the project makes one, named
+// by the digitalocean plugin as MARA's was ("registry-" and a random
+// suffix, kept from then on: a registry's name is unique across all of
+// DigitalOcean, so a fixed name such as mara-dev could belong to someone
+// else), which is then the stack's own on later runs (its state records
+// it) and which destroy deletes. Outputs: registry_name, endpoint,
+// server_url, registry_created (whether this stack made it).
+func Registry(acct Account) engine.Program {
 	return func(ctx *engine.Context) error {
 		region, err := setting(ctx, RegionKey, DefaultRegion)
 		if err != nil {
@@ -33,16 +37,38 @@ func Registry(envToken bool) engine.Program {
 		if err != nil {
 			return err
 		}
-		p := Provider(ctx, envToken)
-		reg := ctx.Resource(registryType, "registry", engine.Inputs{
+		if _, ours := ctx.Recorded(registryType, registryName); !ours {
+			token := acct.EnvToken
+			if token == "" {
+				token, _ = ctx.Plaintext(TokenKey)
+			}
+			found, err := acct.Registry(ctx.Context(), token)
+			if err != nil {
+				return err
+			}
+			if found != nil {
+				ctx.Log("using the account's container registry %s (region %s), which this stack did not make: an account has one; destroy leaves it", found.Name, found.Region)
+				ctx.Export("registry_name", found.Name)
+				ctx.Export("endpoint", found.Endpoint())
+				ctx.Export("server_url", RegistryServer)
+				ctx.Export("registry_created", false)
+				return nil
+			}
+		}
+		p := Provider(ctx, acct.EnvToken != "")
+		reg := ctx.Resource(registryType, registryName, engine.Inputs{
 			"subscriptionTierSlug": tier, "region": region,
 		}, engine.Provider(p))
 		ctx.Export("registry_name", reg.Output("name"))
 		ctx.Export("endpoint", reg.Output("endpoint"))
 		ctx.Export("server_url", reg.Output("serverUrl"))
+		ctx.Export("registry_created", true)
 		return nil
 	}
 }
+
+// registryName is the name of the registry resource in the project.
+const registryName = "registry"
 
 // ExpiresAtOutput is the domk8s output holding when the kubeconfig's
 // token expires (DOKS's kubeConfigs[0].expiresAt, RFC 3339): DigitalOcean
@@ -119,7 +145,7 @@ func Credentials(envToken bool) engine.Program {
 			"type":       "kubernetes.io/dockerconfigjson",
 			"stringData": map[string]any{".dockerconfigjson": engine.Secret(creds.Output("dockerCredentials"))},
 		}, engine.Provider(k8s))
-		ctx.Export("secret", sec.Output("metadata").Apply(func(v any) (any, error) {
+		ctx.Export(cluster.PullSecretOutput, sec.Output("metadata").Apply(func(v any) (any, error) {
 			m, _ := v.(map[string]any)
 			return m["name"], nil
 		}))

@@ -3,6 +3,8 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -181,6 +183,10 @@ func providerPlugins(t *testing.T, p *providers.Provider, aws resource.Plugin) [
 // dependencies must still name projects of the provider.
 func TestProviderEdgesMatchStackReferences(t *testing.T) {
 	aws := loadContract(t, "aws", "../../projects/aws/testdata/aws-contract.json")
+	// do's container-registry asks DigitalOcean's API for the account's
+	// registry: this one has none.
+	api := httptest.NewServer(http.NotFoundHandler())
+	defer api.Close()
 	for _, p := range Registry().All() {
 		for _, proj := range p.Projects {
 			t.Run(p.Name+"/"+proj.Name, func(t *testing.T) {
@@ -194,7 +200,8 @@ func TestProviderEdgesMatchStackReferences(t *testing.T) {
 				}
 				rec := &readRecorder{Backend: plugintest.NewBackend(), project: proj.Name, read: map[string]bool{}}
 				dir := t.TempDir()
-				rt := providers.Runtime{Workspace: dir, DataDir: dir, Executable: "/bin/true", Stack: "edges"}
+				rt := providers.Runtime{Workspace: dir, DataDir: dir, Executable: "/bin/true", Stack: "edges",
+					Environ: []string{"DIGITALOCEAN_API_URL=" + api.URL}}
 				_, err := engine.Preview(context.Background(), engine.Options{
 					Project: proj.Name, Stack: "edges", Backend: rec, Plugins: providerPlugins(t, p, aws),
 					Crypter: statetest.NewCrypter(1), Config: providerAnswers(t, p),

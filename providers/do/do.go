@@ -11,6 +11,8 @@ package do
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/runnerhq/runner/engine"
@@ -47,13 +49,25 @@ func program(p func(envToken bool) engine.Program) func(providers.Runtime) engin
 }
 
 // envHas reports whether environ sets name to a non-empty value.
-func envHas(environ []string, name string) bool {
+func envHas(environ []string, name string) bool { return envValue(environ, name) != "" }
+
+// envValue is the value environ gives name, the last one ("" when none).
+func envValue(environ []string, name string) string {
+	v := ""
 	for _, kv := range environ {
-		if len(kv) > len(name)+1 && kv[:len(name)+1] == name+"=" {
-			return true
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
 		}
 	}
-	return false
+	return v
+}
+
+// registry is the container-registry project's program: it asks
+// DigitalOcean's API (DIGITALOCEAN_API_URL, else DigitalOcean's) for the
+// account's registry with the token of the environment, else of the
+// stack config.
+func registry(rt providers.Runtime) engine.Program {
+	return docean.Registry(docean.Account{API: envValue(rt.Environ, docean.APIEnv), EnvToken: envValue(rt.Environ, docean.TokenEnv)})
 }
 
 // projects are MARA's DigitalOcean projects: container-registry and
@@ -64,7 +78,7 @@ func projects() []providers.Project {
 	inf := providers.Infrastructure
 	own := []providers.Project{
 		{Name: "container-registry", Category: inf, Description: "DigitalOcean container registry: the account's own when it has one, else a new one (docean:container_registry_subscription_tier)",
-			Program: program(docean.Registry)},
+			Program: registry},
 		{Name: "domk8s", Category: inf, Description: "DOKS cluster (docean:k8s_version, docean:region, docean:instance_size, docean:node_count)",
 			Program: program(docean.Cluster), OnSuccess: updateKubeconfig},
 	}
@@ -72,11 +86,17 @@ func projects() []providers.Project {
 		Program: providers.StaticProgram(cluster.FromProject("domk8s"))}
 	var out []providers.Project
 	for _, p := range append(own, k8s.Projects(kubeconfig)...) {
+		if p.Name == cluster.IngressProject {
+			// The controller's service account pulls with the registry's
+			// credentials, as MARA's did.
+			p.DependsOn = append(slices.Clone(p.DependsOn), credentialsProject)
+			p.Program = providers.StaticProgram(cluster.IngressControllerPulling(credentialsProject))
+		}
 		out = append(out, p)
 		switch p.Name {
 		case cluster.IngressNamespaceProject:
-			out = append(out, providers.Project{Name: "container-registry-credentials", Category: providers.Kubernetes,
-				Description: "read-only Docker credentials of the registry as a Secret in the ingress controller's namespace",
+			out = append(out, providers.Project{Name: credentialsProject, Category: providers.Kubernetes,
+				Description: "read-only Docker credentials of the registry as a Secret in the ingress controller's namespace, which its image is pulled with",
 				DependsOn:   []string{cluster.KubeconfigProject, "container-registry", cluster.IngressNamespaceProject},
 				Program:     program(docean.Credentials)})
 		case cluster.IngressProject:
@@ -88,12 +108,17 @@ func projects() []providers.Project {
 	return out
 }
 
+// credentialsProject puts the registry's credentials into the cluster.
+const credentialsProject = "container-registry-credentials"
+
 // updateKubeconfig is the domk8s project's on_success hook: it merges the
 // cluster's kubeconfig (DOKS's kubeConfigs[0].rawConfig) into the user's
-// (the first file of $KUBECONFIG, else ~/.kube/config) as `doctl
-// kubernetes cluster kubeconfig save` does, without doctl.
+// (the file of $KUBECONFIG that holds its context, else the first, else
+// ~/.kube/config) as `doctl kubernetes cluster kubeconfig save` does,
+// without doctl; as MARA's hook, it leaves the kubeconfig and its current
+// context alone when the cluster's entries are there already.
 func updateKubeconfig(_ context.Context, in providers.HookInput) error {
-	if err := k8s.MergeOutput(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
+	if err := k8s.MergeOutputOnChange(in, "DOKS cluster", func(v string) ([]byte, error) { return []byte(v), nil }); err != nil {
 		return err
 	}
 	warnExpired(in, time.Now())

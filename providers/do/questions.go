@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,18 @@ func validate(get func(string) (string, bool)) error {
 	if err := projcluster.CheckSettings(get); err != nil {
 		errs = append(errs, err)
 	}
-	if _, err := docean.Tier(func(k string) (string, error) { v, _ := get(k); return strings.TrimSpace(v), nil }); err != nil {
+	// The example config's tier key, and the two keys' agreement (the
+	// question checks MARA's key's own value, which is left out here when
+	// it is no tier, so as not to name it twice).
+	tierOf := func(k string) (string, error) {
+		v, _ := get(k)
+		v = strings.TrimSpace(v)
+		if k == docean.TierKey && !slices.Contains(docean.Tiers, v) {
+			v = ""
+		}
+		return v, nil
+	}
+	if _, err := docean.Tier(tierOf); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)

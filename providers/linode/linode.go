@@ -56,6 +56,9 @@ func projects() []providers.Project {
 		Program: providers.StaticProgram(cluster.FromProject("lke"))}
 	out := []providers.Project{own}
 	for _, p := range k8s.Projects(kubeconfig) {
+		if p.Name == cluster.IngressProject {
+			p.OnSuccess = dnsNotice
+		}
 		out = append(out, p)
 		switch p.Name {
 		case "secrets":
@@ -116,10 +119,22 @@ func questions() []providers.Question {
 const oldestMinor = "1.32"
 
 var (
-	fqdn = providers.Matches(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]([-a-z0-9]*[a-z0-9])?$`,
+	fqdnShape = providers.Matches(`^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`,
 		"a fully qualified domain name in a domain of yours, such as mara.example.com")
 	email = providers.Matches(`^[^@\s]+@([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?\.)+[A-Za-z]{2,}$`, "an email address such as admin@example.com")
 )
+
+// fqdn accepts a host name in a domain (labels of 1 to 63 letters,
+// digits or dashes) short enough that harbor.<it> is one too.
+func fqdn(v string) error {
+	if err := fqdnShape(v); err != nil {
+		return err
+	}
+	if len(v) > 253-len("harbor.") {
+		return fmt.Errorf("must be at most %d characters long, so that harbor.<it> is a DNS name, not %d", 253-len("harbor."), len(v))
+	}
+	return nil
+}
 
 var versionRE = regexp.MustCompile(`^1\.(\d+)$`)
 

@@ -133,6 +133,7 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	ctx, unlock, err := o.lockStack(ctx)
 	if err != nil {
 		return nil, err
@@ -154,6 +155,7 @@ func Run(ctx context.Context, req Request) (*Summary, error) {
 		return nil, err
 	}
 	sum, err := o.finish(ctx, outcomes)
+	o.recordRun(ctx, start, sum, o.result)
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, backend.ErrLockLost) {
 		err = fmt.Errorf("%w; %w", cause, err)
 	}
@@ -209,6 +211,8 @@ type run struct {
 	// (nil: none): every step of every project confirms it (engine
 	// Options.Held).
 	stackLock backend.Lock
+	// result is how the run ended (finish): succeeded, failed or cancelled.
+	result string
 
 	mu      sync.Mutex
 	rows    map[string]*event.Row

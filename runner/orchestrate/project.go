@@ -222,6 +222,7 @@ func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Su
 		err = fmt.Errorf("%s: %s skipped: %w", o.req.Operation, plural(skipped), ErrFailed)
 	}
 	sum.Failed = err != nil
+	o.result = result
 	o.emit(event.Event{Type: event.Summary, Operation: o.req.Operation, Stack: o.req.Stack, Result: result, Projects: sum.Rows})
 	return sum, err
 }

@@ -74,6 +74,26 @@ type idOutputs interface {
 	idOutputs(typ, id string, outs resource.PropertyMap)
 }
 
+// accountLimiter is a cloud whose account holds a limited number of some
+// resource (DigitalOcean's one container registry): the create fails once
+// the account has them, as the real call would.
+type accountLimiter interface {
+	limit(s *store, typ string, inputs resource.PropertyMap) error
+}
+
+// idSharer is a cloud with resources whose ID is not unique (what the
+// ID names is not the resource: DigitalOcean's registry credentials are
+// named by their registry): another create of the same ID makes new ones.
+type idSharer interface {
+	sharedID(typ string) bool
+}
+
+// sharesID reports whether cloud lets resources of typ share an ID.
+func sharesID(cloud any, typ string) bool {
+	c, ok := cloud.(idSharer)
+	return ok && c.sharedID(typ)
+}
+
 // apiRefuser is a cloud whose API refuses some inputs its plugin's schema
 // lets through: the create or update fails, as the real call would.
 type apiRefuser interface {
@@ -109,6 +129,11 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 	if err := p.refused(typ, req.Properties); err != nil {
 		return plugin.CreateResponse{}, err
 	}
+	if c, ok := p.cloud.(accountLimiter); ok {
+		if err := c.limit(s, typ, req.Properties); err != nil {
+			return plugin.CreateResponse{}, status.Error(codes.FailedPrecondition, err.Error())
+		}
+	}
 	if err := s.crdMissing(typ); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.NotFound, err.Error())
 	}
@@ -118,7 +143,7 @@ func (p *provider) Create(_ context.Context, req plugin.CreateRequest) (plugin.C
 	}
 	if old, err := s.get(typ, id); err != nil {
 		return plugin.CreateResponse{}, status.Error(codes.Internal, err.Error())
-	} else if old != nil {
+	} else if old != nil && !sharesID(p.cloud, typ) {
 		return plugin.CreateResponse{}, status.Errorf(codes.AlreadyExists,
 			"%s %q already exists (created as %s)", typ, id, old.URN)
 	}

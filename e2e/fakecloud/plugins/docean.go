@@ -84,6 +84,50 @@ func (c *doCloud) newID(typ string, inputs resource.PropertyMap) string {
 	return uuid.NewString()
 }
 
+// The registry types of the fake digitalocean cloud.
+const (
+	doRegistryType    = "digitalocean:index/containerRegistry:ContainerRegistry"
+	doCredentialsType = "digitalocean:index/containerRegistryDockerCredentials:ContainerRegistryDockerCredentials"
+)
+
+// doMaxRegistries is how many registries an account on the professional
+// tier may have; on the others it has one.
+const doMaxRegistries = 10
+
+// limit refuses a container registry the account has no room for, as
+// DigitalOcean does: an account has one registry, and up to ten when its
+// subscription (one for the account) is professional.
+func (c *doCloud) limit(s *store, typ string, inputs resource.PropertyMap) error {
+	if typ != doRegistryType {
+		return nil
+	}
+	all, err := s.all()
+	if err != nil {
+		return err
+	}
+	var names []string
+	professional := true
+	for _, r := range all {
+		if r.Type == doRegistryType {
+			names = append(names, r.ID)
+			professional = professional && r.Inputs["subscriptionTierSlug"] == "professional"
+		}
+	}
+	tier := Plain(inputs["subscriptionTierSlug"])
+	switch {
+	case len(names) == 0:
+		return nil
+	case professional && tier.IsString() && tier.StringValue() == "professional" && len(names) < doMaxRegistries:
+		return nil
+	}
+	return fmt.Errorf("Error creating container registry: POST https://api.digitalocean.com/v2/registry: 409 this account already has a container registry (%s); an account has one (up to %d on the professional tier)",
+		strings.Join(names, ", "), doMaxRegistries)
+}
+
+// sharedID: registry credentials are named by their registry, and every
+// create makes new ones (two stacks may hold credentials of one registry).
+func (c *doCloud) sharedID(typ string) bool { return typ == doCredentialsType }
+
 // fill autonames a container registry without a name, as the real plugin
 // does (the name is then kept on every later check): registry names are
 // unique across all of DigitalOcean, so a fixed one could be taken.

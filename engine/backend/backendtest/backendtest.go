@@ -46,6 +46,7 @@ func Run(t *testing.T, open Open) {
 		{"LockLost", testLockLost},
 		{"LeaseConfirm", testLeaseConfirm},
 		{"CommitFenced", testCommitFenced},
+		{"NoopRecordsOnlyTheStack", testNoopRecordsOnlyTheStack},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.run(t, open(t)) })

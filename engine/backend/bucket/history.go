@@ -29,6 +29,17 @@ func (s *Store) addHistory(ctx context.Context, project, stack string, rec backe
 	return nil
 }
 
+var _ backend.StackRecorder = (*Store)(nil)
+
+// RecordStackRun records rec, a run across the projects of stack, in the
+// stack's own history (runner's, beside Pulumi's per-project records).
+func (s *Store) RecordStackRun(ctx context.Context, stack string, rec backend.HistoryRecord) error {
+	if err := backend.CheckName("stack", stack); err != nil {
+		return err
+	}
+	return s.addHistory(ctx, "", stack, rec)
+}
+
 // History returns the operations recorded for stack, newest first; with a
 // project, only that project's.
 func (s *Store) History(ctx context.Context, stack, project string) ([]backend.HistoryEntry, error) {

@@ -30,13 +30,14 @@ func (s *Store) current(ctx context.Context, project, stack string, base *state.
 	return st, pending(ops), err
 }
 
-// marshal renders snap as the (project, stack) checkpoint.
+// marshal renders snap as the (project, stack) checkpoint, in one pass (as
+// the folder does: state.MarshalCheckpoint).
 func marshal(ctx context.Context, project, stack string, snap *state.Snapshot, c resource.Crypter) ([]byte, error) {
-	export, err := state.Marshal(ctx, backend.BaseOrEmpty(snap), c)
+	data, err := state.MarshalCheckpoint(ctx, backend.BaseOrEmpty(snap), project, stack, c)
 	if err != nil {
 		return nil, fmt.Errorf("saving the state of project %s on stack %s: %w", project, stack, err)
 	}
-	return backend.ToCheckpoint(project, stack, export)
+	return data, nil
 }
 
 // replace writes data as the (project, stack) checkpoint in place of cur,
@@ -168,6 +169,7 @@ func (j *journal) writeLines(lines [][]byte) error {
 		buf = append(buf, l...)
 	}
 	key := j.segmentKey(j.seq + 1)
+	j.s.journaled(j.project, j.stack)
 	if _, err := j.s.obj.Put(context.Background(), key, buf, Cond{IfNoneMatch: true}); err != nil {
 		return fmt.Errorf("writing the journal segment %s/%s: %w", j.s.obj.Describe(), key, err)
 	}
@@ -191,7 +193,7 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 	if err != nil {
 		return err
 	}
-	if err := j.confirmLock(); err != nil {
+	if err := j.confirmLock(ctx); err != nil {
 		return err
 	}
 	var mine []*opJournal
@@ -205,8 +207,11 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 	if err != nil {
 		return err
 	}
-	if err := j.s.addHistory(ctx, j.project, j.stack, rec); err != nil {
-		return err
+	unchanged := st.hash == j.cur.hash // replace wrote nothing: the state is as stored
+	if backend.ProjectRecorded(rec, unchanged) {
+		if err := j.s.addHistory(ctx, j.project, j.stack, rec); err != nil {
+			return err
+		}
 	}
 	if final != nil {
 		final.SetOrigin(st.hash)
@@ -219,11 +224,11 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 // renewal conditional on its ETag). The checkpoint's own write is
 // conditional on the ETag it began from, so that a run whose lock was
 // cleared and taken meanwhile cannot write over the other run's state.
-func (j *journal) confirmLock() error {
+func (j *journal) confirmLock(ctx context.Context) error {
 	if j.lock == nil {
 		return nil
 	}
-	err := j.lock.Confirm()
+	err := j.lock.Confirm(ctx)
 	if errors.Is(err, backend.ErrLockLost) {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w (%w)", j.project, j.stack, backend.ErrFenced, err)
 	}

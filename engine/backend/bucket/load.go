@@ -38,14 +38,11 @@ func (s *Store) readCheckpoint(ctx context.Context, project, stack string) (*Obj
 	return o, nil
 }
 
-// decode decodes a checkpoint into a snapshot and checks it.
+// decode decodes a checkpoint into a snapshot and checks it (in one pass,
+// as the folder does: state.UnmarshalCheckpoint).
 func (s *Store) decode(ctx context.Context, project, stack string, data []byte, c resource.Crypter) (*state.Snapshot, error) {
 	where := s.obj.Describe() + "/" + checkpointKey(project, stack)
-	export, err := backend.FromCheckpoint(where, data)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := state.Unmarshal(ctx, export, c)
+	snap, err := state.UnmarshalCheckpoint(ctx, data, c)
 	if err == nil {
 		err = state.Check(snap, project, stack)
 	}
@@ -64,8 +61,12 @@ type opJournal struct {
 }
 
 // readJournals lists the journal segments of (project, stack) and reads
-// them, grouped by operation, oldest operation first.
+// them, grouped by operation, oldest operation first; no request when the
+// project is known to have none (noJournal).
 func (s *Store) readJournals(ctx context.Context, project, stack string) ([]*opJournal, error) {
+	if s.noJournal(project, stack) {
+		return nil, nil
+	}
 	prefix := journalPrefix(project, stack)
 	list, err := s.obj.List(ctx, prefix)
 	if err != nil {
@@ -193,9 +194,11 @@ func (s *Store) StateDigest(ctx context.Context, project, stack string) (string,
 	if err != nil {
 		return "", err
 	}
-	list, err := s.obj.List(ctx, journalPrefix(project, stack))
-	if err != nil {
-		return "", err
+	var list []ObjectInfo
+	if !s.noJournal(project, stack) {
+		if list, err = s.obj.List(ctx, journalPrefix(project, stack)); err != nil {
+			return "", err
+		}
 	}
 	if o == nil && len(list) == 0 {
 		return "", nil
@@ -208,4 +211,14 @@ func (s *Store) StateDigest(ctx context.Context, project, stack string) (string,
 		fmt.Fprintf(&b, "%s %s %d\n", l.Key, l.ETag, l.Size)
 	}
 	return "sha256:" + backend.SnapshotHash(b.Bytes()), nil
+}
+
+// opaque decodes the (project, stack) checkpoint data without decrypting
+// its secrets (never to be saved).
+func (s *Store) opaque(project, stack string, data []byte) (*state.Snapshot, error) {
+	snap, err := state.UnmarshalCheckpointOpaque(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the state %s/%s: %w", s.obj.Describe(), checkpointKey(project, stack), err)
+	}
+	return snap, nil
 }

@@ -99,10 +99,34 @@ func (m *Memory) List(_ context.Context, prefix string) ([]ObjectInfo, error) {
 	return out, nil
 }
 
-// Counter counts the requests made of an Objects (benchmarks).
+// Counter counts the requests made of an Objects (benchmarks). With Log
+// set, it also keeps each request ("GET key", "LIST prefix", ...), in order.
 type Counter struct {
 	Objects
 	Gets, Puts, Deletes, Lists atomic.Int64
+	Log                        bool
+
+	mu       sync.Mutex
+	requests []string
+}
+
+func (c *Counter) note(method, key string) {
+	if !c.Log {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.requests = append(c.requests, method+" "+key)
+}
+
+// Requests returns the requests logged since the last call (Log), and
+// forgets them.
+func (c *Counter) Requests() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.requests
+	c.requests = nil
+	return out
 }
 
 // Total is the number of requests so far (a DeleteMany counts one).
@@ -113,29 +137,44 @@ func (c *Counter) Total() int64 {
 // Get counts and forwards.
 func (c *Counter) Get(ctx context.Context, key string) (*Object, error) {
 	c.Gets.Add(1)
+	c.note("GET", key)
 	return c.Objects.Get(ctx, key)
 }
 
 // Put counts and forwards.
 func (c *Counter) Put(ctx context.Context, key string, data []byte, cond Cond) (string, error) {
 	c.Puts.Add(1)
+	c.note(condName("PUT", cond), key)
 	return c.Objects.Put(ctx, key, data, cond)
 }
 
 // Delete counts and forwards.
 func (c *Counter) Delete(ctx context.Context, key, ifMatch string) error {
 	c.Deletes.Add(1)
+	c.note(map[bool]string{true: "DELETE (If-Match)", false: "DELETE"}[ifMatch != ""], key)
 	return c.Objects.Delete(ctx, key, ifMatch)
 }
 
 // DeleteMany counts and forwards.
 func (c *Counter) DeleteMany(ctx context.Context, keys []string) error {
 	c.Deletes.Add(1)
+	c.note("DELETE many", strings.Join(keys, " "))
 	return c.Objects.DeleteMany(ctx, keys)
 }
 
 // List counts and forwards.
 func (c *Counter) List(ctx context.Context, prefix string) ([]ObjectInfo, error) {
 	c.Lists.Add(1)
+	c.note("LIST", prefix)
 	return c.Objects.List(ctx, prefix)
+}
+
+func condName(method string, cond Cond) string {
+	switch {
+	case cond.IfNoneMatch:
+		return method + " (If-None-Match)"
+	case cond.IfMatch != "":
+		return method + " (If-Match)"
+	}
+	return method
 }

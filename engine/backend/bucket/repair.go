@@ -76,11 +76,7 @@ func (s *Store) RemoveStack(ctx context.Context, project, stack string, force bo
 			return err
 		}
 		if o != nil && !force {
-			export, err := backend.FromCheckpoint(s.obj.Describe()+"/"+checkpointKey(project, stack), o.Data)
-			var snap *state.Snapshot
-			if err == nil {
-				snap, err = state.UnmarshalOpaque(export)
-			}
+			snap, err := s.opaque(project, stack, o.Data)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w; use force to remove it anyway", checkpointKey(project, stack), err)
 			}

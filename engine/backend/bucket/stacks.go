@@ -16,7 +16,15 @@ import (
 
 // stateKeys lists every (stack → projects) with a checkpoint or a journal.
 func (s *Store) stateKeys(ctx context.Context) (map[string]map[string]bool, error) {
+	all, _, err := s.stateAndJournals(ctx)
+	return all, err
+}
+
+// stateAndJournals lists every (stack → projects) with a checkpoint or a
+// journal, and (stack → projects) with a journal.
+func (s *Store) stateAndJournals(ctx context.Context) (all, journaled map[string]map[string]bool, err error) {
 	out := map[string]map[string]bool{}
+	journaled = map[string]map[string]bool{}
 	add := func(stack, project string) {
 		if backend.CheckName("stack", stack) != nil || backend.CheckName("project", project) != nil {
 			return
@@ -28,7 +36,7 @@ func (s *Store) stateKeys(ctx context.Context) (map[string]map[string]bool, erro
 	}
 	list, err := s.obj.List(ctx, ".pulumi/stacks/")
 	if err != nil {
-		return nil, fmt.Errorf("listing the stacks in %s: %w", s.obj.Describe(), err)
+		return nil, nil, fmt.Errorf("listing the stacks in %s: %w", s.obj.Describe(), err)
 	}
 	for _, o := range list {
 		parts := strings.Split(strings.TrimPrefix(o.Key, ".pulumi/stacks/"), "/")
@@ -42,15 +50,19 @@ func (s *Store) stateKeys(ctx context.Context) (map[string]map[string]bool, erro
 	}
 	list, err = s.obj.List(ctx, ".runner/stacks/")
 	if err != nil {
-		return nil, fmt.Errorf("listing the stacks in %s: %w", s.obj.Describe(), err)
+		return nil, nil, fmt.Errorf("listing the stacks in %s: %w", s.obj.Describe(), err)
 	}
 	for _, o := range list {
 		parts := strings.Split(strings.TrimPrefix(o.Key, ".runner/stacks/"), "/")
 		if len(parts) > 3 && parts[2] == "journal" {
 			add(parts[0], parts[1])
+			if journaled[parts[0]] == nil {
+				journaled[parts[0]] = map[string]bool{}
+			}
+			journaled[parts[0]][parts[1]] = true
 		}
 	}
-	return out, nil
+	return out, journaled, nil
 }
 
 // ListStacks returns every stack with state, sorted, with its projects.
@@ -129,13 +141,9 @@ func (s *Store) Summary(ctx context.Context, project, stack string) (backend.Sta
 		return sum, fmt.Errorf("project %s has no state on stack %s: %w", project, stack, backend.ErrNotFound)
 	}
 	if o != nil {
-		export, err := backend.FromCheckpoint(s.obj.Describe()+"/"+checkpointKey(project, stack), o.Data)
+		snap, err := s.opaque(project, stack, o.Data)
 		if err != nil {
 			return sum, err
-		}
-		snap, err := state.UnmarshalOpaque(export)
-		if err != nil {
-			return sum, fmt.Errorf("reading the state %s/%s: %w", s.obj.Describe(), checkpointKey(project, stack), err)
 		}
 		sum.Resources, sum.Pending = len(snap.Resources), len(snap.PendingOperations)
 	}
@@ -162,12 +170,17 @@ func (s *Store) Outputs(ctx context.Context, project, stack string, c resource.C
 }
 
 // StackSecrets returns what each project's state on stack records of its
-// secrets, without decrypting anything.
+// secrets, without decrypting anything: the listing that finds the
+// projects also finds their journals, so only those are read.
 func (s *Store) StackSecrets(ctx context.Context, stack string) ([]backend.StateSecrets, error) {
-	projects, err := s.Projects(ctx, stack)
+	if err := backend.CheckName("stack", stack); err != nil {
+		return nil, err
+	}
+	all, journaled, err := s.stateAndJournals(ctx)
 	if err != nil {
 		return nil, err
 	}
+	projects := sorted(all[stack])
 	out := make([]backend.StateSecrets, 0, len(projects))
 	for _, project := range projects {
 		sec := backend.StateSecrets{Project: project, Path: s.obj.Describe() + "/" + checkpointKey(project, stack)}
@@ -189,9 +202,11 @@ func (s *Store) StackSecrets(ctx context.Context, stack string) ([]backend.State
 			sec.Provider = c.Checkpoint.Latest.SecretsProviders
 			sec.HasSecrets = bytes.Contains(o.Data, []byte(state.SecretSig))
 		}
-		ops, err := s.readJournals(ctx, project, stack)
-		if err != nil {
-			return nil, err
+		var ops []*opJournal
+		if journaled[stack][project] {
+			if ops, err = s.readJournals(ctx, project, stack); err != nil {
+				return nil, err
+			}
 		}
 		for _, j := range ops {
 			sec.HasSecrets = sec.HasSecrets || bytes.Contains(j.data, []byte(state.SecretSig))

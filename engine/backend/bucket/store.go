@@ -30,6 +30,9 @@ type Store struct {
 	seen map[string]seenState // project/stack → the checkpoint last read or written
 	held map[string]*objLock  // lock key → the lock this process holds
 	gz   map[string]bool      // project/stack → its checkpoint is gzipped
+	// journals, per stack whose lock this process holds, names the
+	// projects with journal segments (journalindex.go).
+	journals map[string]*journalIndex
 }
 
 // seenState is a checkpoint as last read or written by this process.
@@ -48,7 +51,8 @@ var (
 // written until it is used; the store's conditional writes are checked on
 // the first lock (Probe).
 func New(obj Objects) *Store {
-	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}, gz: map[string]bool{}}
+	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}, gz: map[string]bool{},
+		journals: map[string]*journalIndex{}}
 }
 
 // Objects returns the object store s keeps its files in.

@@ -171,7 +171,8 @@ func (j *journal) insert(batch [][]byte) error {
 // in the history and deletes the journal, in one transaction that first
 // checks the lock: a holder that lost its lock commits nothing, and its
 // journal stays for the next run to fold. A no-op (nothing journaled,
-// final as stored) only records the history.
+// final the state stored) stores nothing, and records the history only
+// when it failed (backend.ProjectRecorded).
 func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend.HistoryRecord) error {
 	if err := j.Stop(); err != nil {
 		return err
@@ -188,17 +189,32 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 		return fmt.Errorf("encoding the history record: %w", err)
 	}
 	hash := backend.SnapshotHash(data)
+	unchanged := j.s.unchanged(ctx, j, data, hash, j.crypter)
+	write, record := j.rows > 0 || !unchanged, backend.ProjectRecorded(rec, unchanged)
+	if !write && !record {
+		if final != nil {
+			final.SetOrigin(j.base) // a no-op run: nothing to store
+		}
+		return nil
+	}
 	b := &pgx.Batch{}
 	fence(b, j.lock)
 	checkBase(b, j)
-	if j.rows > 0 || hash != j.base {
+	if write {
 		keepSnapshot(b, j.lock)
 		putSnapshot(b, j.lock, data, hash)
 		b.Queue(`DELETE FROM runner_journal WHERE stack = $1 AND project = $2`, j.stack, j.project)
 	}
-	b.Queue(`INSERT INTO runner_history (stack, project, entry) VALUES ($1, $2, $3::jsonb)`, j.stack, j.project, string(entry))
+	if record {
+		b.Queue(`INSERT INTO runner_history (stack, project, entry) VALUES ($1, $2, $3::jsonb)`, j.stack, j.project, string(entry))
+	}
 	if err := j.s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return j.s.saveErr(j.lock, err)
+	}
+	if !write {
+		hash = j.base
+	} else {
+		j.s.keepSeen(j.stack, j.project, data, hash)
 	}
 	if final != nil {
 		final.SetOrigin(hash)

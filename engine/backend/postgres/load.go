@@ -53,6 +53,9 @@ func (s *Store) Load(ctx context.Context, project, stack string, crypter resourc
 	if err != nil {
 		return nil, err
 	}
+	if st.data != nil {
+		s.keepSeen(stack, project, st.data, st.hash)
+	}
 	var snap *state.Snapshot
 	if st.data != nil {
 		if snap, err = state.Unmarshal(ctx, st.data, crypter); err == nil {

@@ -53,6 +53,9 @@ type Store struct {
 	heldMu sync.Mutex
 	held   map[[2]string]*heldLock // the locks this process holds, by (stack, project)
 	all    map[*heldLock]bool      // every lock held, for Close
+
+	seenMu sync.Mutex
+	seen   map[[2]string]seen // (stack, project) → the snapshot last read or written
 }
 
 var _ backend.Store = (*Store)(nil)

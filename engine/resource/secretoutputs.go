@@ -1,39 +1,37 @@
-package stepexec
-
-import "github.com/runnerhq/runner/engine/resource"
+package resource
 
 // SecretOutputs marks secret the outputs named by extra and those whose key
 // names a secret input. It copies outs only when it changes something.
-func SecretOutputs(outs, ins resource.PropertyMap, extra []string) resource.PropertyMap {
-	var out resource.PropertyMap
+func SecretOutputs(outs, ins PropertyMap, extra []string) PropertyMap {
+	var out PropertyMap
 	mark := func(k string) {
 		v, ok := outs[k]
 		if !ok {
 			return
 		}
-		if _, already := v.(resource.Secret); already {
+		if _, already := v.(Secret); already {
 			return
 		}
 		if out == nil {
-			out = make(resource.PropertyMap, len(outs))
+			out = make(PropertyMap, len(outs))
 			for key, val := range outs {
 				out[key] = val
 			}
 		}
-		plain, _ := resource.UnsecretDeep(v)
-		out[k] = resource.Secret{Element: plain}
+		plain, _ := UnsecretDeep(v)
+		out[k] = Secret{Element: plain}
 	}
 	for _, k := range extra {
 		mark(k)
 	}
 	for k, v := range ins {
-		if resource.ContainsSecret(v) {
+		if ContainsSecret(v) {
 			mark(k)
 		}
 	}
 	if out == nil {
 		if outs == nil {
-			return resource.PropertyMap{}
+			return PropertyMap{}
 		}
 		return outs
 	}
@@ -41,10 +39,10 @@ func SecretOutputs(outs, ins resource.PropertyMap, extra []string) resource.Prop
 }
 
 // KeepSecrets marks secret in outs every key that was secret in olds.
-func KeepSecrets(olds, outs resource.PropertyMap) resource.PropertyMap {
+func KeepSecrets(olds, outs PropertyMap) PropertyMap {
 	var keys []string
 	for k, v := range olds {
-		if _, ok := v.(resource.Secret); ok {
+		if _, ok := v.(Secret); ok {
 			keys = append(keys, k)
 		}
 	}

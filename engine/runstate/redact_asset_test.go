@@ -1,4 +1,4 @@
-package engine
+package runstate
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 
 func TestRedactSecretAssetText(t *testing.T) {
 	m := resource.PropertyMap{"code": resource.Secret{Element: resource.NewTextAsset("hunter2-code")}, "plain": resource.NewTextAsset("public")}
-	if got := redact("failed on hunter2-code and public", m); got != "failed on [secret] and public" {
-		t.Errorf("redact = %q", got)
+	if got := Redact("failed on hunter2-code and public", m); got != "failed on [secret] and public" {
+		t.Errorf("Redact = %q", got)
 	}
 }

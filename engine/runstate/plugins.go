@@ -1,4 +1,4 @@
-package engine
+package runstate
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 type pluginKey struct{ pkg, version, url string }
 
 // pluginLoader loads, once per package and version, the plugins that
-// Options.Plugins does not hold, through Options.LoadPlugin.
+// Config.Plugins does not hold, through Config.LoadPlugin.
 type pluginLoader struct {
 	load  func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
 	mu    sync.Mutex
@@ -49,10 +49,10 @@ func (l *pluginLoader) get(ctx context.Context, pkg, version, url string) (resou
 	return e.plugin, e.err
 }
 
-// plugin returns the plugin serving pkg at version ("": any): one of
-// Options.Plugins when it serves that version, else one Options.LoadPlugin
+// Plugin returns the plugin serving pkg at version ("": any): one of
+// Config.Plugins when it serves that version, else one Config.LoadPlugin
 // finds (or installs).
-func (d *deployment) plugin(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
+func (d *State) Plugin(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
 	p, ok := d.plugins[pkg]
 	if ok && (version == "" || d.loader.load == nil || servesVersion(p, version)) {
 		return p, nil
@@ -70,17 +70,17 @@ func servesVersion(p resource.Plugin, version string) bool {
 	return !ok || cp.Version() == "" || strings.TrimPrefix(cp.Version(), "v") == strings.TrimPrefix(version, "v")
 }
 
-// pluginFor returns the plugin serving the recorded resource res: its
+// PluginFor returns the plugin serving the recorded resource res: its
 // package at the version its provider records.
-func (d *deployment) pluginFor(ctx context.Context, res *state.Resource) (resource.Plugin, error) {
+func (d *State) PluginFor(ctx context.Context, res *state.Resource) (resource.Plugin, error) {
 	version, url := "", ""
-	if prov := d.providerRecord(res.Provider); prov != nil {
+	if prov := d.ProviderRecord(res.Provider); prov != nil {
 		version, _ = prov.Inputs["version"].(string)
 		if internal, ok := prov.Inputs["__internal"].(map[string]any); ok {
 			url, _ = internal["pluginDownloadURL"].(string)
 		}
 	}
-	p, err := d.plugin(ctx, resource.Package(res.Type), version, url)
+	p, err := d.Plugin(ctx, resource.Package(res.Type), version, url)
 	if err != nil {
 		return nil, fmt.Errorf("%w, needed for type %s of %s", err, res.Type, res.URN)
 	}

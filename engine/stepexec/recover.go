@@ -1,4 +1,4 @@
-package engine
+package stepexec
 
 import (
 	"context"
@@ -7,18 +7,18 @@ import (
 	"strings"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
 	"github.com/runnerhq/runner/engine/state"
-	"github.com/runnerhq/runner/engine/stepexec"
 )
 
 // reportPending emits one event per pending operation.
-func (d *deployment) reportPending() {
-	for _, p := range d.old.PendingOperations {
+func (d *Executor) reportPending() {
+	for _, p := range d.Old.PendingOperations {
 		if p.Resource == nil {
 			continue
 		}
-		d.ev.emit(Event{
-			Type: EventPendingOperation, Severity: SeverityWarning, URN: p.Resource.URN, ResourceType: p.Resource.Type,
+		d.Events.Emit(runstate.Event{
+			Type: runstate.EventPendingOperation, Severity: runstate.SeverityWarning, URN: p.Resource.URN, ResourceType: p.Resource.Type,
 			Message: fmt.Sprintf("an earlier operation was interrupted while %s %s; %s", p.Type, p.Resource.URN, whatHappens(p.Type)),
 		})
 	}
@@ -33,19 +33,19 @@ func whatHappens(op state.OperationType) string {
 	return "it is read back through its plugin now and recorded as it is"
 }
 
-// recoverPending resolves the operations an interrupted run left pending,
+// RecoverPending resolves the operations an interrupted run left pending,
 // reading each resource back through its plugin, and clears them from the
 // snapshot in memory (a preview resolves them the same way, so that it
 // plans against what up will find, and writes nothing). A create whose resource cannot be found without its ID stops
 // the operation with instructions.
-func (d *deployment) recoverPending(ctx context.Context) error {
-	pending := d.old.PendingOperations
+func (d *Executor) RecoverPending(ctx context.Context) error {
+	pending := d.Old.PendingOperations
 	if len(pending) == 0 {
 		return nil
 	}
 	d.reportPending()
-	snap := *d.old
-	snap.Resources = append([]*state.Resource(nil), d.old.Resources...)
+	snap := *d.Old
+	snap.Resources = append([]*state.Resource(nil), d.Old.Resources...)
 	snap.PendingOperations = nil
 	var errs []error
 	var unfound []*state.Resource
@@ -69,18 +69,18 @@ func (d *deployment) recoverPending(ctx context.Context) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	d.setOld(&snap)
+	d.SetOld(&snap)
 	return nil
 }
 
 // resolvePending resolves one pending operation against the resources list
 // and returns the new list.
-func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperation, list []*state.Resource) ([]*state.Resource, error) {
+func (d *Executor) resolvePending(ctx context.Context, p state.PendingOperation, list []*state.Resource) ([]*state.Resource, error) {
 	r := p.Resource
-	if p.Type == state.OperationReading || !r.Custom || isProvider(r.Type) {
+	if p.Type == state.OperationReading || !r.Custom || runstate.IsProvider(r.Type) {
 		return list, nil
 	}
-	plugin, err := d.pluginOf(ctx, r)
+	plugin, err := d.PluginOf(ctx, r)
 	if err != nil {
 		return nil, fmt.Errorf("resolving the interrupted %s of %s: %w", p.Type, r.URN, err)
 	}
@@ -93,7 +93,7 @@ func (d *deployment) resolvePending(ctx context.Context, p state.PendingOperatio
 	case errors.Is(err, resource.ErrNotRecognizable):
 		return nil, err
 	case err != nil:
-		return nil, redactErr(fmt.Errorf("resolving the interrupted %s of %s: reading it back: %w", p.Type, r.URN, err), r)
+		return nil, runstate.RedactErr(fmt.Errorf("resolving the interrupted %s of %s: reading it back: %w", p.Type, r.URN, err), r)
 	}
 	if p.Type == state.OperationCreating {
 		return d.adoptCreated(r, resp, list), nil
@@ -116,9 +116,9 @@ func unfoundError(list []*state.Resource) error {
 // adoptCreated adds a resource whose interrupted create did happen to the
 // list (a live record of the same URN becomes condemned: it was being
 // replaced). A resource that does not exist is simply dropped.
-func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
+func (d *Executor) adoptCreated(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
 	if resp.ID == "" {
-		d.ev.diag(SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN))
+		d.Events.Diag(runstate.SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN))
 		return list
 	}
 	rec := *r
@@ -127,7 +127,7 @@ func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse,
 	if resp.Inputs != nil {
 		rec.Inputs = resp.Inputs
 	}
-	rec.Outputs = stepexec.SecretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
+	rec.Outputs = resource.SecretOutputs(resp.Outputs, rec.Inputs, rec.AdditionalSecretOutputs)
 	out := make([]*state.Resource, 0, len(list)+1)
 	for _, x := range list {
 		if x.URN == r.URN && !x.Delete {
@@ -137,13 +137,13 @@ func (d *deployment) adoptCreated(r *state.Resource, resp resource.ReadResponse,
 		}
 		out = append(out, x)
 	}
-	d.ev.diag(SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN))
+	d.Events.Diag(runstate.SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN))
 	return append(out, &rec)
 }
 
 // refreshPending records what a resource whose update or delete was
 // interrupted looks like now.
-func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
+func (d *Executor) refreshPending(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
 	out := make([]*state.Resource, 0, len(list))
 	for _, x := range list {
 		if x.URN != r.URN || x.ID != r.ID || x.Delete != r.Delete {
@@ -151,7 +151,7 @@ func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadRespons
 			continue
 		}
 		if resp.ID == "" {
-			d.ev.diag(SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN))
+			d.Events.Diag(runstate.SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN))
 			continue
 		}
 		c := *x
@@ -159,7 +159,7 @@ func (d *deployment) refreshPending(r *state.Resource, resp resource.ReadRespons
 		if resp.Inputs != nil {
 			c.Inputs = resp.Inputs
 		}
-		c.Outputs = stepexec.KeepSecrets(x.Outputs, stepexec.SecretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
+		c.Outputs = resource.KeepSecrets(x.Outputs, resource.SecretOutputs(resp.Outputs, c.Inputs, c.AdditionalSecretOutputs))
 		out = append(out, &c)
 	}
 	return out

@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/runnerhq/runner/engine/backend/s3"
+	"github.com/runnerhq/runner/internal/testserver"
+)
+
+// TestS3KilledUpIsFoundUnderTheStackLock: an up killed (SIGKILL) after its
+// journal's first segment is stored leaves that journal in the bucket; the
+// next up, which lists the stack's journals once when it takes the stack
+// lock (not each project's), takes the dead run's locks over, folds the
+// journal in and converges: nothing is left to do, no segment is left, and
+// the killed run is recorded as interrupted.
+func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
+	srv := testserver.GoFakeS3(t)
+	dir, env := s3Workspace(t, srv)
+	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
+		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
+		t.Fatalf("config set: %s", r.Stderr)
+	}
+	var segments atomic.Int32
+	second := make(chan struct{})
+	srv.Intercept(func(r *http.Request) {
+		// A journal's segments are written one after the other: when the
+		// second arrives, the first is stored.
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/journal/") && segments.Add(1) == 2 {
+			close(second)
+		}
+	})
+	defer srv.Intercept(nil)
+	a, out := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
+	select {
+	case <-second:
+		_ = syscall.Kill(a.Process.Pid, syscall.SIGKILL)
+	case <-time.After(90 * time.Second):
+		_ = a.Process.Kill()
+		t.Fatalf("the up wrote no second journal segment:\n%s", out)
+	}
+	_ = a.Wait()
+	srv.Intercept(nil)
+	srv.SetEnv(t)
+	obj, err := s3.OpenObjects(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := func() int {
+		list, err := obj.List(context.Background(), ".runner/stacks/dev/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, o := range list {
+			if strings.Contains(o.Key, "/journal/") {
+				n++
+			}
+		}
+		return n
+	}
+	if left() == 0 {
+		t.Fatal("the killed up left no journal segment")
+	}
+	r := run(t, dir, "", env, "--non-interactive", "up", "--yes")
+	if r.Code != 0 || !strings.Contains(r.Stdout+r.Stderr, "took over the lock") {
+		t.Fatalf("the up after the kill exited %d, or took no lock over:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if n := left(); n != 0 {
+		t.Errorf("%d journal segments left after the up that converged", n)
+	}
+	for p, row := range summary(t, run(t, dir, "", env, "--json", "preview").Stdout) {
+		if changes(row) != 0 {
+			t.Errorf("after the up that converged, preview plans changes in %s", p)
+		}
+	}
+	if hist := run(t, dir, "", env, "stack", "history").Stdout; !strings.Contains(hist, "interrupted") {
+		t.Errorf("the killed run is not recorded as interrupted:\n%s", hist)
+	}
+}

@@ -1,0 +1,90 @@
+package backendtest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/runnerhq/runner/engine/backend"
+	"github.com/runnerhq/runner/engine/state"
+	"github.com/runnerhq/runner/engine/state/statetest"
+)
+
+// testNoopRecordsOnlyTheStack: a commit that leaves the state as stored
+// (the manifest's time and secrets' ciphertexts aside) records nothing in
+// the project's history unless it failed; the run is recorded once in the
+// stack's own history (StackRecorder), which History lists without a
+// project, and a later change commits and is recorded as before.
+func testNoopRecordsOnlyTheStack(t *testing.T, b backend.Store) {
+	ctx := context.Background()
+	commit(t, b, project, stack, statetest.Snapshot(project, stack, 2))
+	records := func() int {
+		h, err := b.History(ctx, stack, project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(h)
+	}
+	if n := records(); n != 1 {
+		t.Fatalf("%d records after the first commit, want 1", n)
+	}
+	same := func(result string) {
+		l, err := b.Lock(ctx, project, stack, backend.CurrentLockInfo("runner up"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Unlock()
+		base, err := b.Load(ctx, project, stack, crypter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := b.OpenJournal(ctx, project, stack, base, crypter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		final := *base
+		final.Manifest.Time = time.Now().UTC()
+		if err := j.Commit(ctx, &final, backend.HistoryRecord{Kind: "update", Result: result}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same("succeeded")
+	if n := records(); n != 1 {
+		t.Fatalf("%d records after a commit that changed nothing, want 1 (no record of a no-op)", n)
+	}
+	same("failed")
+	if n := records(); n != 2 {
+		t.Fatalf("%d records after a failed commit that changed nothing, want 2 (a failure is recorded)", n)
+	}
+	commit(t, b, project, stack, statetest.Snapshot(project, stack, 3))
+	if n := records(); n != 3 {
+		t.Fatalf("%d records after a commit that changed the state, want 3", n)
+	}
+	snap, err := b.Load(ctx, project, stack, crypter)
+	if err != nil || len(snap.Resources) != len(statetest.Snapshot(project, stack, 3).Resources) {
+		t.Fatalf("the state after the change: %v, %v", snapshotSize(snap), err)
+	}
+	rec, ok := b.(backend.StackRecorder)
+	if !ok {
+		t.Fatal("the backend does not record runs of a whole stack (backend.StackRecorder)")
+	}
+	run := backend.HistoryRecord{Kind: "update", Result: "succeeded", StartTime: time.Now().UTC(), EndTime: time.Now().UTC(),
+		Changes: map[string]int{"same": 5}, Projects: map[string]map[string]int{project: {"same": 5}}}
+	if err := rec.RecordStackRun(ctx, stack, run); err != nil {
+		t.Fatal(err)
+	}
+	all, err := b.History(ctx, stack, "")
+	if err != nil || len(all) != 4 || all[0].Project != "" || all[0].Projects[project]["same"] != 5 {
+		t.Fatalf("History of the stack = %+v, %v; want the stack's record first, then the project's 3", all, err)
+	}
+	if n := records(); n != 3 {
+		t.Fatalf("the project's history lists the stack's record: %d records, want 3", n)
+	}
+}
+
+func snapshotSize(s *state.Snapshot) int {
+	if s == nil {
+		return -1
+	}
+	return len(s.Resources)
+}

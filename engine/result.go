@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/runstate"
+)
+
+// Event reports progress (runstate.Event). Events never hold property
+// values: only keys, and messages with secrets redacted.
+type Event = runstate.Event
+
+// StepSummary is one step of a plan or an operation (runstate.StepSummary).
+type StepSummary = runstate.StepSummary
+
+// The event types (runstate.EventStepStart and the others).
+const (
+	EventStepStart        = runstate.EventStepStart
+	EventStepDone         = runstate.EventStepDone
+	EventStepFailed       = runstate.EventStepFailed
+	EventDiagnostic       = runstate.EventDiagnostic
+	EventPendingOperation = runstate.EventPendingOperation
+)
+
+// The severities of diagnostic and pending-operation events.
+const (
+	SeverityInfo    = runstate.SeverityInfo
+	SeverityWarning = runstate.SeverityWarning
+	SeverityError   = runstate.SeverityError
+)
+
+// Result is what an operation did (or, for a preview, would do).
+type Result struct {
+	// Changes counts the steps by operation. A replacement counts once, as
+	// OpReplace; the root stack resource is counted, default providers not.
+	Changes map[Op]int
+	// Outputs are the stack outputs after the operation; during preview
+	// unknown values are resource.Computed. Secrets are resource.Secret.
+	Outputs resource.PropertyMap
+	// Steps lists every step other than same, in the order they finished
+	// (for a preview: the plan), with the properties that change.
+	Steps []StepSummary
+	// Plan is, for a preview that succeeded, the plan: every step decided,
+	// to show, save (MarshalPlan) or execute (Options.Plan).
+	Plan *Plan
+	// Duration is how long the operation took.
+	Duration time.Duration
+}
