@@ -90,6 +90,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 			}
 		}()
 	}
+	d.exec.RunCtx = ctx
 	snap, base, err := d.load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)

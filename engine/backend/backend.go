@@ -105,8 +105,9 @@ type Lock interface {
 	// wrapping ErrLockLost when the lock was found lost (it is then marked
 	// lost, see Lost), and the step must not start. A holder stopped past
 	// its lease (SIGSTOP, a sleeping laptop) thus starts no step once
-	// another run may have taken its lock.
-	Confirm() error
+	// another run may have taken its lock. It returns at once, with an
+	// error wrapping ctx's, when ctx ends before a renewal it needs is made.
+	Confirm(ctx context.Context) error
 }
 
 // ErrFenced is returned (wrapped) by Journal.Commit when the (project,

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -45,7 +46,9 @@ func (f *Folder) leaseFor() time.Duration {
 // Heartbeat keeps a lease alive: every third of the lease it calls renew,
 // which returns errLockLost once the lock is no longer the holder's; then
 // Lost is closed and the heartbeat ends. Other renewal errors are retried
-// at the next beat (the lease outlives two failed beats).
+// at the next beat (the lease outlives two failed beats). A renewal is
+// given a context that Stop cancels, so that releasing the lock never
+// waits on a slow store.
 type Heartbeat struct {
 	lost     chan struct{}
 	stop     chan struct{}
@@ -55,22 +58,27 @@ type Heartbeat struct {
 	pause    chan struct{}
 
 	lease   time.Duration
-	renew   func() error
+	renew   func(context.Context) error
+	ctx     context.Context // of the heartbeat's own renewals, cancelled by Stop
+	cancel  context.CancelFunc
 	mu      sync.Mutex
 	renewed time.Time // when the last renewal that succeeded was sent
-	// confirmMu lets one Confirm at a time renew, so that steps starting
+	// confirming lets one Confirm at a time renew (a semaphore a waiting
+	// Confirm leaves when its context ends), so that steps starting
 	// together after a pause make one request, not one each.
-	confirmMu sync.Mutex
+	confirming chan struct{}
 }
 
 // ErrLockLost is what a renewal returns when the lock is no longer the
 // holder's.
 var ErrLockLost = errors.New("the lock is no longer held by this holder")
 
-// StartHeartbeat starts renewing a lease of length lease with renew.
-func StartHeartbeat(lease time.Duration, renew func() error) *Heartbeat {
+// StartHeartbeat starts renewing a lease of length lease with renew, which
+// must give up when its context ends.
+func StartHeartbeat(lease time.Duration, renew func(context.Context) error) *Heartbeat {
 	h := &Heartbeat{lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{}), pause: make(chan struct{}),
-		lease: lease, renew: renew, renewed: time.Now()}
+		lease: lease, renew: renew, renewed: time.Now(), confirming: make(chan struct{}, 1)}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
 	go func() {
 		defer close(h.done)
 		t := time.NewTicker(lease / 3)
@@ -83,7 +91,7 @@ func StartHeartbeat(lease time.Duration, renew func() error) *Heartbeat {
 				<-h.stop
 				return
 			case <-t.C:
-				if errors.Is(h.renewNow(), ErrLockLost) {
+				if errors.Is(h.renewNow(h.ctx), ErrLockLost) {
 					return
 				}
 			}
@@ -98,9 +106,9 @@ func (h *Heartbeat) Lost() <-chan struct{} { return h.lost }
 // renewNow renews the lease once and, when the renewal succeeded, records
 // when it was sent (the lease is counted from then: the store saw it
 // later). A lock found lost is marked so (Lost).
-func (h *Heartbeat) renewNow() error {
+func (h *Heartbeat) renewNow(ctx context.Context) error {
 	sent := time.Now()
-	err := h.renew()
+	err := h.renew(ctx)
 	switch {
 	case errors.Is(err, ErrLockLost):
 		h.MarkLost()
@@ -130,20 +138,29 @@ func (h *Heartbeat) fresh() bool {
 // stopped past its lease) is an error wrapping ErrLockLost, a renewal
 // that could not be made (the store unreachable) one saying so; what
 // names the lock in them (called only then: Confirm runs before every
-// step).
-func (h *Heartbeat) Confirm(what func() string) error {
+// step). When ctx ends first (Ctrl-C) while a renewal is needed, Confirm
+// returns at once with an error wrapping ctx's: the renewal under way is
+// abandoned, and the lock is not proven.
+func (h *Heartbeat) Confirm(ctx context.Context, what func() string) error {
 	if err := h.ended(what); err != nil {
 		return err
 	}
 	if h.fresh() {
 		return nil
 	}
-	h.confirmMu.Lock()
-	defer h.confirmMu.Unlock()
+	select {
+	case h.confirming <- struct{}{}:
+	case <-ctx.Done():
+		return notConfirmed(ctx, what)
+	}
+	defer func() { <-h.confirming }()
 	if err := h.ended(what); err != nil || h.fresh() {
 		return err // lost, or renewed by the heartbeat or another Confirm meanwhile
 	}
-	err := h.renewNow()
+	err := h.renewNow(ctx)
+	if ctx.Err() != nil && !errors.Is(err, ErrLockLost) {
+		return notConfirmed(ctx, what)
+	}
 	if errors.Is(err, ErrLockLost) {
 		return fmt.Errorf("the lock of %s was lost: its lease ran out without a renewal (the run was stopped, or could not reach the store) and the lock was cleared or taken since: %w", what(), ErrLockLost)
 	}
@@ -151,6 +168,16 @@ func (h *Heartbeat) Confirm(what func() string) error {
 		return fmt.Errorf("the lease of the lock of %s could not be renewed, so it cannot be proven that this run still holds it: %w", what(), err)
 	}
 	return nil
+}
+
+// notConfirmed is Confirm's error once ctx ended: it wraps ctx's error
+// and its cause (a signal, for Ctrl-C).
+func notConfirmed(ctx context.Context, what func() string) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && cause != err {
+		return fmt.Errorf("the lock of %s was not confirmed: %w (%w)", what(), cause, err)
+	}
+	return fmt.Errorf("the lock of %s was not confirmed: %w", what(), err)
 }
 
 // ended returns an error wrapping ErrLockLost once the lock is lost or
@@ -169,9 +196,10 @@ func (h *Heartbeat) ended(what func() string) error {
 // MarkLost closes Lost.
 func (h *Heartbeat) MarkLost() { h.lostOnce.Do(func() { close(h.lost) }) }
 
-// Stop ends the heartbeat and waits for a renewal under way.
+// Stop ends the heartbeat: a renewal under way is cancelled, and waited
+// for.
 func (h *Heartbeat) Stop() {
-	h.stopOnce.Do(func() { close(h.stop) })
+	h.stopOnce.Do(func() { close(h.stop); h.cancel() })
 	<-h.done
 }
 
@@ -186,7 +214,10 @@ func (h *Heartbeat) Pause() {
 // renew renews the folder lock's lease: it checks that the lock file is
 // still this holder's and sets its modification time, the time of the
 // last renewal that others judge the lease by.
-func (l *folderLock) renew() error {
+func (l *folderLock) renew(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	data, err := boundedfile.ReadFile(l.path, lockKind)
 	if errors.Is(err, fs.ErrNotExist) || err == nil && !bytes.Equal(data, l.data) {
 		return ErrLockLost
@@ -209,7 +240,7 @@ func (l *folderLock) stillHeld() bool {
 func (l *folderLock) Lost() <-chan struct{} { return l.beat.Lost() }
 
 // Confirm proves that the lock is still this holder's (Heartbeat.Confirm).
-func (l *folderLock) Confirm() error { return l.beat.Confirm(l.name) }
+func (l *folderLock) Confirm(ctx context.Context) error { return l.beat.Confirm(ctx, l.name) }
 
 func (l *folderLock) name() string { return l.path }
 

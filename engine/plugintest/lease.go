@@ -1,6 +1,7 @@
 package plugintest
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -81,8 +82,8 @@ func (l *memLock) Lost() <-chan struct{} { return l.lost }
 
 // Confirm fails, wrapping backend.ErrLockLost, once the lock was cleared
 // by force; a lock still held is renewed (a paused one counts its lease
-// from now).
-func (l *memLock) Confirm() error {
+// from now, unless ctx ended: a paused lock needs a renewal).
+func (l *memLock) Confirm(ctx context.Context) error {
 	select {
 	case <-l.lost:
 		return fmt.Errorf("the lock of %s was lost: %w", l.what, backend.ErrLockLost)
@@ -91,6 +92,9 @@ func (l *memLock) Confirm() error {
 	l.b.mu.Lock()
 	defer l.b.mu.Unlock()
 	if !l.pausedAt.IsZero() {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("the lock of %s was not confirmed: %w", l.what, err)
+		}
 		l.pausedAt = time.Now()
 	}
 	return nil

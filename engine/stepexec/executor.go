@@ -36,6 +36,10 @@ type Executor struct {
 	// Leases are the locks confirmed before every step's plugin call: the
 	// caller's and the operation's own.
 	Leases []backend.Lock
+	// RunCtx is the operation's own context (nil: each call's): the
+	// confirmations of Leases honour it, so that Ctrl-C waits on no lease
+	// renewal, where a step's own context lets steps in flight finish.
+	RunCtx context.Context
 }
 
 // New returns the executor of the operation whose state is st, journaling
@@ -61,9 +65,15 @@ func (d *Executor) openJournal(ctx context.Context) error {
 func (d *Executor) Journaled() bool { return d.journal != nil }
 
 // Commit writes the snapshot snap and the history record rec: the
-// journal's commit, which the backend makes atomic.
+// journal's commit, which the backend makes atomic. It is made after
+// Ctrl-C (ctx ended) too, unless a lease must be renewed first: an
+// interrupted run waits on no renewal, and commits nothing (the journal
+// keeps every step; the next run folds it in).
 func (d *Executor) Commit(ctx context.Context, snap *state.Snapshot, rec backend.HistoryRecord) error {
-	if err := d.openJournal(ctx); err != nil {
+	if err := d.confirmForCommit(ctx); err != nil {
+		return err
+	}
+	if err := d.openJournal(context.WithoutCancel(ctx)); err != nil {
 		return err
 	}
 	return d.journal.Commit(context.WithoutCancel(ctx), snap, rec)

@@ -19,7 +19,7 @@ func (d *Executor) begin(ctx context.Context, op plan.Op, old, new *state.Resour
 	if d.DryRun {
 		return 0, nil
 	}
-	if err := d.confirmLeases(); err != nil {
+	if err := d.confirmLeases(d.confirmCtx(ctx)); err != nil {
 		return 0, err
 	}
 	if err := d.openJournal(ctx); err != nil {
@@ -30,7 +30,7 @@ func (d *Executor) begin(ctx context.Context, op plan.Op, old, new *state.Resour
 	if err != nil {
 		return 0, fmt.Errorf("recording the start of the step in the journal: %w", err)
 	}
-	if err := d.confirmLeases(); err != nil {
+	if err := d.confirmLeases(d.confirmCtx(ctx)); err != nil {
 		return 0, errors.Join(err, d.end(context.WithoutCancel(ctx), seq, false, op, old, nil))
 	}
 	return seq, nil
@@ -38,10 +38,33 @@ func (d *Executor) begin(ctx context.Context, op plan.Op, old, new *state.Resour
 
 // confirmLeases proves that every lock the operation runs under is still
 // its own (backend.Lock.Confirm).
-func (d *Executor) confirmLeases() error {
+func (d *Executor) confirmLeases(ctx context.Context) error {
 	for _, l := range d.Leases {
-		if err := l.Confirm(); err != nil {
+		if err := l.Confirm(ctx); err != nil {
 			return fmt.Errorf("the step was not started: %w", err)
+		}
+	}
+	return nil
+}
+
+// confirmCtx is the context a step's lease confirmation honours: the
+// operation's (RunCtx), which Ctrl-C ends, rather than the step's own ctx.
+func (d *Executor) confirmCtx(ctx context.Context) context.Context {
+	if d.RunCtx != nil {
+		return d.RunCtx
+	}
+	return ctx
+}
+
+// confirmForCommit proves the operation's locks its own before its commit
+// (which the backend fences by them too) under ctx, the run's: a run
+// interrupted while a renewal is pending does not wait on the store.
+// Leases renewed recently cost no request. Other failures are left to the
+// commit, which refuses (ErrFenced) or retries itself.
+func (d *Executor) confirmForCommit(ctx context.Context) error {
+	for _, l := range d.Leases {
+		if err := l.Confirm(ctx); err != nil && ctx.Err() != nil && !errors.Is(err, backend.ErrLockLost) {
+			return fmt.Errorf("nothing was committed (the journal keeps every step, and the next run folds it in): %w", err)
 		}
 	}
 	return nil

@@ -234,12 +234,17 @@ func testLeaseConfirm(t *testing.T, b backend.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := l.Confirm(); err != nil {
+		if err := l.Confirm(ctx); err != nil {
 			t.Fatalf("stack-wide %v: Confirm of a held lock: %v", wide, err)
 		}
 		l.(backend.HeartbeatPauser).PauseHeartbeat()
 		time.Sleep(lease + lease/4)
-		if err := l.Confirm(); err != nil {
+		interrupted, interrupt := context.WithCancel(ctx)
+		interrupt()
+		if err := l.Confirm(interrupted); !errors.Is(err, context.Canceled) {
+			t.Fatalf("stack-wide %v: Confirm, a renewal needed, under an ended context = %v, want context.Canceled", wide, err)
+		}
+		if err := l.Confirm(ctx); err != nil {
 			t.Fatalf("stack-wide %v: Confirm after a stop past the lease, the lock untouched: %v", wide, err)
 		}
 		if _, err := take("runner destroy"); lockedErr(t, err).Stale {
@@ -253,7 +258,7 @@ func testLeaseConfirm(t *testing.T, b backend.Store) {
 		if clear != nil {
 			t.Fatal(clear)
 		}
-		if err := l.Confirm(); !errors.Is(err, backend.ErrLockLost) {
+		if err := l.Confirm(ctx); !errors.Is(err, backend.ErrLockLost) {
 			t.Fatalf("stack-wide %v: Confirm of a lock cleared after its lease ran out = %v, want ErrLockLost", wide, err)
 		}
 		select {

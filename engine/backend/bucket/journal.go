@@ -193,7 +193,7 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 	if err != nil {
 		return err
 	}
-	if err := j.confirmLock(); err != nil {
+	if err := j.confirmLock(ctx); err != nil {
 		return err
 	}
 	var mine []*opJournal
@@ -224,11 +224,11 @@ func (j *journal) Commit(ctx context.Context, final *state.Snapshot, rec backend
 // renewal conditional on its ETag). The checkpoint's own write is
 // conditional on the ETag it began from, so that a run whose lock was
 // cleared and taken meanwhile cannot write over the other run's state.
-func (j *journal) confirmLock() error {
+func (j *journal) confirmLock(ctx context.Context) error {
 	if j.lock == nil {
 		return nil
 	}
-	err := j.lock.Confirm()
+	err := j.lock.Confirm(ctx)
 	if errors.Is(err, backend.ErrLockLost) {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w (%w)", j.project, j.stack, backend.ErrFenced, err)
 	}

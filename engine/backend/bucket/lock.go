@@ -1,13 +1,13 @@
 package bucket
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
@@ -32,9 +32,23 @@ type objLock struct {
 	// previous is the dead holder this lock was taken over from.
 	previous *backend.LockInfo
 
-	mu   sync.Mutex
+	// turn is held (a semaphore, left by a waiter whose context ends)
+	// while the lock object is renewed or read back.
+	turn chan struct{}
 	etag string // of the lock object as this holder last wrote it
 }
+
+// take waits for the lock's turn, or for ctx to end.
+func (l *objLock) take(ctx context.Context) error {
+	select {
+	case l.turn <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (l *objLock) leave() { <-l.turn }
 
 // Lock takes the (project, stack) lock: the object runner.json in Pulumi's
 // lock folder of the project's stack, so that the Pulumi CLI refuses to
@@ -109,7 +123,7 @@ func (s *Store) take(ctx context.Context, key string, holder backend.LockInfo, w
 					return nil, err
 				}
 			}
-			l := &objLock{s: s, key: key, body: body, what: what, etag: etag, previous: dead}
+			l := &objLock{s: s, key: key, body: body, what: what, etag: etag, previous: dead, turn: make(chan struct{}, 1)}
 			l.beat = backend.StartHeartbeat(lease, l.renew)
 			s.mu.Lock()
 			s.held[key] = l
@@ -139,16 +153,27 @@ func (s *Store) take(ctx context.Context, key string, holder backend.LockInfo, w
 func (l *objLock) Previous() *backend.LockInfo { return l.previous }
 
 // renew renews the lease: a write of the same holder conditional on the
-// ETag this holder last wrote. A refused condition means the lock was
-// cleared or taken.
-func (l *objLock) renew() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// ETag this holder last wrote, given up when ctx ends. A refused condition
+// means the lock was cleared or taken, unless the object still holds this
+// holder's own body (a renewal given up on after the store had written
+// it): then its ETag is taken as this holder's.
+func (l *objLock) renew(ctx context.Context) error {
+	if err := l.take(ctx); err != nil {
+		return err
+	}
+	defer l.leave()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	etag, err := l.s.obj.Put(ctx, l.key, l.body, Cond{IfMatch: l.etag})
 	if errors.Is(err, ErrPrecondition) {
-		return backend.ErrLockLost
+		o, gerr := l.s.obj.Get(ctx, l.key)
+		switch {
+		case errors.Is(gerr, ErrNotExist) || gerr == nil && !bytes.Equal(o.Data, l.body):
+			return backend.ErrLockLost
+		case gerr != nil:
+			return gerr
+		}
+		etag, err = o.ETag, nil
 	}
 	if err != nil {
 		return err
@@ -160,8 +185,10 @@ func (l *objLock) renew() error {
 // stillHeld reads the lock object back: it is still this holder's when
 // its ETag is the one this holder last wrote.
 func (l *objLock) stillHeld(ctx context.Context) (bool, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	if err := l.take(ctx); err != nil {
+		return false, err
+	}
+	defer l.leave()
 	o, err := l.s.obj.Get(ctx, l.key)
 	if errors.Is(err, ErrNotExist) {
 		return false, nil
@@ -181,7 +208,9 @@ func (l *objLock) PauseHeartbeat() { l.beat.Pause() }
 // Confirm proves that the lock is still this holder's (Heartbeat.Confirm):
 // a renewal, when one is needed, is a write conditional on the ETag this
 // holder last wrote.
-func (l *objLock) Confirm() error { return l.beat.Confirm(func() string { return l.what }) }
+func (l *objLock) Confirm(ctx context.Context) error {
+	return l.beat.Confirm(ctx, func() string { return l.what })
+}
 
 // Unlock releases the lock: a DELETE conditional on the ETag this holder
 // last wrote where the store honours If-Match on DELETE (Probe); where it

@@ -183,13 +183,13 @@ const heartbeatLease = 9 * time.Second
 
 // check is the heartbeat of a held lock: its session must still be open
 // and its row still its own.
-func (l *heldLock) check() error {
+func (l *heldLock) check(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.conn == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), heartbeatLease/3)
+	ctx, cancel := context.WithTimeout(ctx, heartbeatLease/3)
 	defer cancel()
 	var ours bool
 	err := l.conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM runner_locks WHERE stack = $1 AND project = $2
@@ -210,7 +210,7 @@ func (l *heldLock) Lost() <-chan struct{} { return l.beat.Lost() }
 
 // Confirm proves that the lock is still this holder's
 // (Heartbeat.Confirm): its session is open and its row its own.
-func (l *heldLock) Confirm() error { return l.beat.Confirm(l.what) }
+func (l *heldLock) Confirm(ctx context.Context) error { return l.beat.Confirm(ctx, l.what) }
 
 // recordInterrupted records the run of dead, whose lock by took over, in
 // the stack's history.
