@@ -82,15 +82,18 @@ type StepSummary struct {
 	Keys []string // changed properties (sorted); for refresh, the drifted outputs
 }
 
-// StepStart, StepDone and StepFailed emit step events.
+// StepStart emits the event of a step that starts.
 func (s *State) StepStart(op plan.Op, urn resource.URN, typ string, keys []string) {
 	s.Events.Emit(Event{Type: EventStepStart, Op: op, URN: urn, ResourceType: typ, Keys: keys})
 }
 
+// StepDone emits the event of a step that succeeded, started at start.
 func (s *State) StepDone(op plan.Op, urn resource.URN, typ string, keys []string, start time.Time) {
 	s.Events.Emit(Event{Type: EventStepDone, Op: op, URN: urn, ResourceType: typ, Keys: keys, Duration: time.Since(start)})
 }
 
+// StepFailed emits the event of a step that failed with err, started at
+// start.
 func (s *State) StepFailed(op plan.Op, urn resource.URN, typ string, err error, start time.Time) {
 	s.Events.Emit(Event{Type: EventStepFailed, Op: op, URN: urn, ResourceType: typ, Error: err.Error(), Duration: time.Since(start)})
 }
