@@ -127,7 +127,7 @@ func (d *deployment) untouched() bool {
 	if d.Kind != kindPreview && d.Kind != kindUpdate {
 		return false
 	}
-	return len(d.RegisteredURNs()) == 0
+	return d.NumRegistered() == 0
 }
 
 // load checks the plan Up executes against the stored state, then loads

@@ -174,11 +174,25 @@ func TestFolderReadsWhatPulumiWrote(t *testing.T) {
 	zst := filepath.Join(f.Root, ".pulumi", "stacks", "api", "prod.json.zst")
 	os.MkdirAll(filepath.Dir(zst), 0o755)
 	os.WriteFile(zst, []byte{0x28, 0xb5, 0x2f, 0xfd}, 0o644)
-	if _, err := f.Load(ctx, "api", "prod", c); err == nil || !strings.Contains(err.Error(), "PULUMI_DIY_BACKEND_ZSTD") {
-		t.Fatalf("Load of a zstd checkpoint = %v, want a refusal saying what to do", err)
+	if _, err := f.Load(ctx, "api", "prod", c); err == nil || !strings.Contains(err.Error(), zst) {
+		t.Fatalf("Load of a truncated zstd checkpoint = %v, want an error naming it", err)
 	}
 	if projects, _ := f.Projects(ctx, "prod"); len(projects) != 2 {
 		t.Fatalf("Projects(prod) = %v, want app and api (the zstd one listed)", projects)
+	}
+	export, _ = state.Marshal(ctx, statetest.Snapshot("api", "prod", 2), c)
+	cp, _ = ToCheckpoint("api", "prod", export)
+	zdata, _ := Compress(ZstdExt, cp)
+	os.WriteFile(zst, zdata, 0o644)
+	if snap, err := f.Load(ctx, "api", "prod", c); err != nil || len(snap.Resources) != 4 {
+		t.Fatalf("Load of a zstd checkpoint = %v", err)
+	}
+	commit(t, f, "api", "prod", statetest.Snapshot("api", "prod", 3), c)
+	if plain, err := Decompress(ZstdExt, mustRead(t, zst)); err != nil || !strings.Contains(string(plain), `"organization/api/prod"`) {
+		t.Fatalf("the checkpoint was not written back with zstd: %v", err)
+	}
+	if again, err := f.Load(ctx, "api", "prod", c); err != nil || len(again.Resources) != 5 {
+		t.Fatalf("Load after writing the zstd checkpoint back = %v", err)
 	}
 	if _, err := f.Lock(ctx, "web", "dev", CurrentLockInfo("runner up")); err == nil || !strings.Contains(err.Error(), "the Pulumi CLI (alice)") {
 		t.Fatalf("Lock beside a Pulumi lock file = %v", err)

@@ -12,11 +12,11 @@ import (
 	"github.com/runnerhq/runner/internal/boundedfile"
 )
 
-// The folder keeps a checkpoint as <stack>.json, or as <stack>.json.gz where
-// the Pulumi CLI wrote it so (PULUMI_DIY_BACKEND_GZIP): it is read in either
-// form, the newest when both are there (as Pulumi reads them), and written
-// back in the form it has. Pulumi's zstd form (.json.zst) is refused with
-// what to do.
+// The folder keeps a checkpoint as <stack>.json, or as <stack>.json.gz or
+// <stack>.json.zst where the Pulumi CLI wrote it so
+// (PULUMI_DIY_BACKEND_GZIP, PULUMI_DIY_BACKEND_ZSTD): it is read in any of
+// them, the newest when several are there (as Pulumi reads them), and
+// written back in the form it has.
 
 const (
 	gzipExt = GzipExt
@@ -49,28 +49,19 @@ func readCheckpointFile(path string) (raw, plain []byte, err error) {
 
 // decompress returns the checkpoint JSON in raw, the bytes of the file path.
 func decompress(path string, raw []byte) ([]byte, error) {
-	switch filepath.Ext(path) {
-	case gzipExt:
-		plain, err := Gunzip(raw)
-		if errors.Is(err, ErrUncompressedTooLarge) {
-			err = &boundedfile.RefusedError{Path: path, Kind: boundedfile.State, TooLarge: true}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading the state file %s: %w", path, err)
-		}
-		return plain, nil
-	case zstdExt:
-		return nil, fmt.Errorf("reading the state file %s: %s", path, ZstdAdvice)
+	plain, err := Decompress(filepath.Ext(path), raw)
+	if errors.Is(err, ErrUncompressedTooLarge) {
+		err = &boundedfile.RefusedError{Path: path, Kind: boundedfile.State, TooLarge: true}
 	}
-	return raw, nil
+	if err != nil {
+		return nil, fmt.Errorf("reading the state file %s: %w", path, err)
+	}
+	return plain, nil
 }
 
 // compress renders the checkpoint JSON plain in the form of the file path.
 func compress(path string, plain []byte) ([]byte, error) {
-	if filepath.Ext(path) != gzipExt {
-		return plain, nil
-	}
-	return Gzip(plain)
+	return Compress(filepath.Ext(path), plain)
 }
 
 // encodeSnapshot renders snap as the file bytes of p's checkpoint.

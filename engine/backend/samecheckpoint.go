@@ -30,14 +30,22 @@ func SameCheckpoint(ctx context.Context, a, b []byte, c resource.Crypter) bool {
 	return samePlaintext(ctx, a[:ia[0]], b[:ib[0]], c) && samePlaintext(ctx, a[ia[1]:], b[ib[1]:], c)
 }
 
-// samePlaintext compares a and b, JSON texts, byte by byte, except where
-// both hold a secret's ciphertext (the string value of a "ciphertext"
-// key): those must decrypt to the same plaintext.
+// samePlaintext compares a and b, JSON texts, byte by byte, except for
+// whitespace between tokens (a checkpoint indented by an older runner, or
+// by hand, holds the state its compact form holds) and where both hold a
+// secret's ciphertext (the string value of a "ciphertext" key): those
+// must decrypt to the same plaintext.
 func samePlaintext(ctx context.Context, a, b []byte, c resource.Crypter) bool {
 	i, j := 0, 0
 	inString, escaped := false, false
 	start := 0 // where the string being read began, in a (b's began at start+j-i)
-	for i < len(a) && j < len(b) {
+	for {
+		if !inString {
+			i, j = skipSpace(a, i), skipSpace(b, j)
+		}
+		if i >= len(a) || j >= len(b) {
+			break
+		}
 		if a[i] == b[j] {
 			switch {
 			case escaped:
@@ -62,6 +70,15 @@ func samePlaintext(ctx context.Context, a, b []byte, c resource.Crypter) bool {
 		i, j, inString, escaped = ea+1, eb+1, false, false
 	}
 	return i == len(a) && j == len(b)
+}
+
+// skipSpace returns the index of the first byte of text from k on that is
+// not JSON whitespace.
+func skipSpace(text []byte, k int) int {
+	for k < len(text) && (text[k] == ' ' || text[k] == '\t' || text[k] == '\n' || text[k] == '\r') {
+		k++
+	}
+	return k
 }
 
 // secretCiphertext reports whether text (a checkpoint up to an opening

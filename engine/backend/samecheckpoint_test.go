@@ -67,3 +67,27 @@ func TestSameCheckpoint(t *testing.T) {
 		t.Fatal("ciphertexts another crypter cannot decrypt were taken as the same")
 	}
 }
+
+// TestSameCheckpointIgnoresIndentation: a checkpoint and its indented form
+// hold the same state; whitespace inside a string is still a change.
+func TestSameCheckpointIgnoresIndentation(t *testing.T) {
+	ctx := context.Background()
+	c := statetest.NewCrypter(7)
+	compact := []byte(`{"version":3,"checkpoint":{"latest":{"manifest":{"time":"2026-11-28T10:00:00Z"},"resources":[{"urn":"a b","n":[1,2]}]}}}`)
+	tests := []struct {
+		name  string
+		other string
+		same  bool
+	}{
+		{"indented", "{\n    \"version\": 3,\n    \"checkpoint\": {\n        \"latest\": {\n            \"manifest\": {\n                \"time\": \"2026-11-29T10:00:00Z\"\n            },\n            \"resources\": [\n                {\"urn\": \"a b\", \"n\": [ 1, 2 ]}\r\n            ]\n        }\n    }\n}\n", true},
+		{"whitespace in a string", `{"version":3,"checkpoint":{"latest":{"manifest":{"time":"2026-11-28T10:00:00Z"},"resources":[{"urn":"a  b","n":[1,2]}]}}}`, false},
+		{"indented, a value changed", "{\n  \"version\": 3, \"checkpoint\": {\"latest\": {\"manifest\": {\"time\": \"x\"}, \"resources\": [{\"urn\": \"a b\", \"n\": [1, 3]}]}}}", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := backend.SameCheckpoint(ctx, compact, []byte(tt.other), c); got != tt.same {
+				t.Fatalf("SameCheckpoint = %v, want %v", got, tt.same)
+			}
+		})
+	}
+}

@@ -70,6 +70,13 @@ func (d *State) RegisteredURNs() []resource.URN {
 	return urns
 }
 
+// NumRegistered returns how many resources are registered in this run.
+func (d *State) NumRegistered() int {
+	d.regMu.Lock()
+	defer d.regMu.Unlock()
+	return len(d.registered)
+}
+
 // LockRegistrations holds the registrations (and Mu) still until unlock
 // is called; registered says whether a URN is registered meanwhile.
 func (d *State) LockRegistrations() (registered func(resource.URN) bool, unlock func()) {

@@ -65,15 +65,12 @@ func (s *Store) replace(ctx context.Context, project, stack string, cur seenStat
 	if cur.data != nil {
 		cond = Cond{IfMatch: cur.etag}
 	}
-	key, stored, err := s.storedForm(project, stack, data)
+	key, stored, ext, err := s.storedForm(project, stack, data)
 	if err != nil {
 		return cur, err
 	}
 	if cur.data != nil {
-		bak := cur.data
-		if key != checkpointKey(project, stack) {
-			bak, _ = backend.Gzip(cur.data)
-		}
+		bak, _ := backend.Compress(ext, cur.data)
 		if _, err := s.obj.Put(ctx, key+".bak", bak, Cond{}); err != nil {
 			return cur, fmt.Errorf("keeping the state of project %s on stack %s: %w", project, stack, err)
 		}

@@ -16,25 +16,26 @@ import (
 
 // readCheckpoint reads the (project, stack) checkpoint: its bytes and ETag,
 // nil when there is none.
-// A checkpoint the Pulumi CLI wrote gzipped (<stack>.json.gz, when
-// PULUMI_DIY_BACKEND_GZIP is set) is read when there is no plain one, its
-// Data decompressed, and written back gzipped (gzip.go).
+// A checkpoint the Pulumi CLI wrote compressed (<stack>.json.gz or
+// <stack>.json.zst, when PULUMI_DIY_BACKEND_GZIP or _ZSTD is set) is read
+// when there is no plain one, its Data decompressed, and written back in
+// its form (compressed.go).
 func (s *Store) readCheckpoint(ctx context.Context, project, stack string) (*Object, error) {
 	o, err := s.obj.Get(ctx, checkpointKey(project, stack))
-	gz := false
+	ext := ""
 	if errors.Is(err, ErrNotExist) {
-		o, gz, err = s.readCompressed(ctx, project, stack)
+		o, ext, err = s.readCompressed(ctx, project, stack)
 		if o == nil && err == nil {
 			return nil, nil
 		}
 	}
-	if err == nil && gz {
-		o.Data, err = gunzip(o.Data)
+	if err == nil && ext != "" {
+		o.Data, err = decompress(ext, o.Data)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the state of project %s on stack %s in %s: %w", project, stack, s.obj.Describe(), err)
 	}
-	s.setGzipped(project, stack, gz)
+	s.setForm(project, stack, ext)
 	return o, nil
 }
 

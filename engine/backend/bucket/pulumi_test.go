@@ -2,7 +2,6 @@ package bucket_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"strings"
@@ -60,64 +59,66 @@ func TestNewerLayoutRefused(t *testing.T) {
 	}
 }
 
-// TestGzippedCheckpointReadAndWrittenBack: a checkpoint the Pulumi CLI wrote
-// gzipped (PULUMI_DIY_BACKEND_GZIP) is read, and a commit writes it back
-// gzipped (no plain one beside it), its .bak gzipped too.
-func TestGzippedCheckpointReadAndWrittenBack(t *testing.T) {
-	mem := bucket.NewMemory()
-	s := bucket.New(mem)
-	ctx := context.Background()
-	c := statetest.NewCrypter(1)
-	export, _ := state.Marshal(ctx, statetest.Snapshot("app", "prod", 2), c)
-	cp, _ := backend.ToCheckpoint("app", "prod", export)
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write(cp)
-	zw.Close()
-	mem.Put(ctx, ".pulumi/meta.yaml", []byte("version: 1\n"), bucket.Cond{})
-	mem.Put(ctx, ".pulumi/stacks/app/prod.json.gz", gz.Bytes(), bucket.Cond{})
-	snap, err := s.Load(ctx, "app", "prod", c)
-	if err != nil || len(snap.Resources) != 4 {
-		t.Fatalf("Load of a gzipped checkpoint = %v", err)
+// TestCompressedCheckpointReadAndWrittenBack: a checkpoint the Pulumi CLI
+// wrote gzipped or with zstd (PULUMI_DIY_BACKEND_GZIP, _ZSTD) is read, and a
+// commit writes it back in its form (no plain one beside it), its .bak
+// too; a zstd checkpoint that does not decode is an error naming it, never a stack with no state (a first
+// up would create everything again).
+func TestCompressedCheckpointReadAndWrittenBack(t *testing.T) {
+	for _, ext := range []string{".gz", ".zst"} {
+		t.Run(ext, func(t *testing.T) {
+			mem := bucket.NewMemory()
+			s := bucket.New(mem)
+			ctx := context.Background()
+			c := statetest.NewCrypter(1)
+			export, _ := state.Marshal(ctx, statetest.Snapshot("app", "prod", 2), c)
+			cp, _ := backend.ToCheckpoint("app", "prod", export)
+			stored, err := backend.Compress(ext, cp)
+			if err != nil || bytes.Equal(stored, cp) {
+				t.Fatalf("Compress(%s) = %v", ext, err)
+			}
+			mem.Put(ctx, ".pulumi/meta.yaml", []byte("version: 1\n"), bucket.Cond{})
+			mem.Put(ctx, ".pulumi/stacks/app/prod.json"+ext, stored, bucket.Cond{})
+			snap, err := s.Load(ctx, "app", "prod", c)
+			if err != nil || len(snap.Resources) != 4 {
+				t.Fatalf("Load of a %s checkpoint = %v", ext, err)
+			}
+			if stacks, _ := s.ListStacks(ctx); len(stacks) != 1 || stacks[0].Name != "prod" {
+				t.Fatalf("ListStacks = %+v", stacks)
+			}
+			j, err := s.OpenJournal(ctx, "app", "prod", snap, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Commit(ctx, statetest.Snapshot("app", "prod", 3), backend.HistoryRecord{Kind: "update", Result: "succeeded", StartTime: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := mem.Get(ctx, ".pulumi/stacks/app/prod.json"); err == nil {
+				t.Fatalf("a plain checkpoint was written beside the %s one", ext)
+			}
+			for _, key := range []string{".pulumi/stacks/app/prod.json" + ext, ".pulumi/stacks/app/prod.json" + ext + ".bak"} {
+				o, err := mem.Get(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if plain, err := backend.Decompress(ext, o.Data); err != nil || bytes.Equal(plain, o.Data) {
+					t.Fatalf("%s is not in the %s form: %v", key, ext, err)
+				}
+			}
+			again, err := bucket.New(mem).Load(ctx, "app", "prod", c)
+			if err != nil || len(again.Resources) != 5 {
+				t.Fatalf("Load after the %s write = %v", ext, err)
+			}
+		})
 	}
-	if stacks, _ := s.ListStacks(ctx); len(stacks) != 1 || stacks[0].Name != "prod" {
-		t.Fatalf("ListStacks = %+v", stacks)
-	}
-	j, err := s.OpenJournal(ctx, "app", "prod", snap, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Commit(ctx, statetest.Snapshot("app", "prod", 3), backend.HistoryRecord{Kind: "update", Result: "succeeded", StartTime: time.Now()}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mem.Get(ctx, ".pulumi/stacks/app/prod.json"); err == nil {
-		t.Fatal("a plain checkpoint was written beside the gzipped one")
-	}
-	for _, key := range []string{".pulumi/stacks/app/prod.json.gz", ".pulumi/stacks/app/prod.json.gz.bak"} {
-		o, err := mem.Get(ctx, key)
-		if err != nil {
-			t.Fatal(err)
+	for name, data := range map[string][]byte{"truncated": {0x28, 0xb5, 0x2f, 0xfd}, "garbled": append([]byte{0x28, 0xb5, 0x2f, 0xfd}, bytes.Repeat([]byte{0xff}, 64)...)} {
+		mem := bucket.NewMemory()
+		ctx := context.Background()
+		mem.Put(ctx, ".pulumi/meta.yaml", []byte("version: 1\n"), bucket.Cond{})
+		mem.Put(ctx, ".pulumi/stacks/app/prod.json.zst", data, bucket.Cond{})
+		_, err := bucket.New(mem).Load(ctx, "app", "prod", statetest.NewCrypter(1))
+		if err == nil || !strings.Contains(err.Error(), "project app on stack prod") {
+			t.Errorf("Load of a %s zstd checkpoint = %v, want an error naming it", name, err)
 		}
-		if _, err := gzip.NewReader(bytes.NewReader(o.Data)); err != nil {
-			t.Fatalf("%s is not gzipped: %v", key, err)
-		}
-	}
-	again, err := bucket.New(mem).Load(ctx, "app", "prod", c)
-	if err != nil || len(again.Resources) != 5 {
-		t.Fatalf("Load after the gzipped write = %v", err)
-	}
-}
-
-// TestZstdCheckpointRefused: a checkpoint the Pulumi CLI wrote with zstd is
-// refused with what to do, not taken for a stack with no state (a first
-// up would then create everything again).
-func TestZstdCheckpointRefused(t *testing.T) {
-	mem := bucket.NewMemory()
-	ctx := context.Background()
-	mem.Put(ctx, ".pulumi/meta.yaml", []byte("version: 1\n"), bucket.Cond{})
-	mem.Put(ctx, ".pulumi/stacks/app/prod.json.zst", []byte{0x28, 0xb5, 0x2f, 0xfd}, bucket.Cond{})
-	_, err := bucket.New(mem).Load(ctx, "app", "prod", statetest.NewCrypter(1))
-	if err == nil || !strings.Contains(err.Error(), "PULUMI_DIY_BACKEND_ZSTD") {
-		t.Fatalf("Load of a zstd checkpoint = %v, want a refusal saying what to do", err)
 	}
 }

@@ -84,8 +84,10 @@ func (s *Store) RemoveStack(ctx context.Context, project, stack string, force bo
 				return fmt.Errorf("it still manages %d resources; destroy them first, or force the removal to forget them", n)
 			}
 		}
-		keys := []string{checkpointKey(project, stack), checkpointKey(project, stack) + ".bak",
-			checkpointKey(project, stack) + gzipExt, checkpointKey(project, stack) + gzipExt + ".bak"}
+		var keys []string
+		for _, ext := range []string{"", gzipExt, zstdExt} {
+			keys = append(keys, checkpointKey(project, stack)+ext, checkpointKey(project, stack)+ext+".bak")
+		}
 		for _, prefix := range []string{journalPrefix(project, stack), historyPrefix(project, stack)} {
 			list, err := s.obj.List(ctx, prefix)
 			if err != nil {

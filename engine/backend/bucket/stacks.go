@@ -45,7 +45,7 @@ func (s *Store) stateAndJournals(ctx context.Context) (all, journaled map[string
 		} else if len(parts) == 2 && strings.HasSuffix(parts[1], ".json"+gzipExt) {
 			add(strings.TrimSuffix(parts[1], ".json"+gzipExt), parts[0])
 		} else if len(parts) == 2 && strings.HasSuffix(parts[1], ".json"+zstdExt) {
-			add(strings.TrimSuffix(parts[1], ".json"+zstdExt), parts[0]) // listed; reading it is refused
+			add(strings.TrimSuffix(parts[1], ".json"+zstdExt), parts[0])
 		}
 	}
 	list, err = s.obj.List(ctx, ".runner/stacks/")

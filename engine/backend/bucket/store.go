@@ -29,7 +29,7 @@ type Store struct {
 	mu   sync.Mutex
 	seen map[string]seenState // project/stack → the checkpoint last read or written
 	held map[string]*objLock  // lock key → the lock this process holds
-	gz   map[string]bool      // project/stack → its checkpoint is gzipped
+	form map[string]string    // project/stack → its checkpoint's compression (an extension; "": plain)
 	// journals, per stack whose lock this process holds, names the
 	// projects with journal segments (journalindex.go).
 	journals map[string]*journalIndex
@@ -51,7 +51,7 @@ var (
 // written until it is used; the store's conditional writes are checked on
 // the first lock (Probe).
 func New(obj Objects) *Store {
-	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}, gz: map[string]bool{},
+	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}, form: map[string]string{},
 		journals: map[string]*journalIndex{}}
 }
 
