@@ -86,7 +86,7 @@ func (s *Stacks) unlockPulumi(ctx context.Context, stack, project string, force 
 		return nil, err
 	}
 	var msgs []string
-	var refused []error
+	var refused []error // and the files that could not be removed: each is named
 	for _, l := range locks {
 		h := l.Holder
 		if !h.Stale() && !force {
@@ -95,7 +95,8 @@ func (s *Stacks) unlockPulumi(ctx context.Context, stack, project string, force 
 			continue
 		}
 		if err := keeper.RemovePulumiLock(ctx, l); err != nil {
-			return msgs, err
+			refused = append(refused, err)
+			continue
 		}
 		msgs = append(msgs, fmt.Sprintf("removed the Pulumi CLI's lock file %s of project %s on stack %s (held by %s, pid %d on %s, since %s)",
 			l.File, l.Project, stack, h.User, h.PID, h.Host, h.Started.Format(time.RFC3339)))
@@ -152,7 +153,7 @@ func (s *Stacks) unlockProject(ctx context.Context, stack, project string, force
 	}
 	if !holder.Stale() && !force {
 		held := &backend.LockedError{Project: project, Stack: stack, Holder: *holder}
-		return "", fmt.Errorf("%w, which may still run; wait for it, or pass --force if you are sure it is not working on this stack", held)
+		return "", fmt.Errorf("%w; as it may still run, it is cleared only with --force, if you are sure it is not working on this stack", held)
 	}
 	if err := s.backend.ForceUnlock(ctx, project, stack); err != nil {
 		return "", err

@@ -42,8 +42,13 @@ func (e *LockedError) Error() string {
 	if e.StackWide {
 		what, unlock = fmt.Sprintf("stack %s", e.Stack), "runner stack unlock"
 	}
-	msg := fmt.Sprintf("%s is locked by %s (pid %d on host %s, since %s)",
-		what, cmd, e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
+	// A holder whose file says nothing of it (unreadable, or not a lock any
+	// program wrote) has no pid, host or time to name, nor an end to wait for.
+	known := e.Holder.PID != 0 || e.Holder.Host != ""
+	msg := fmt.Sprintf("%s is locked by %s", what, cmd)
+	if known {
+		msg += fmt.Sprintf(" (pid %d on host %s, since %s)", e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
+	}
 	switch {
 	case e.Stale && e.Holder.Expired:
 		msg += fmt.Sprintf("; its last heartbeat was %s ago (lease %s), so the lock is stale: if nothing else is deploying this stack, clear it with `%s`",
@@ -55,11 +60,15 @@ func (e *LockedError) Error() string {
 		if e.StackWide {
 			msg += " (it clears every lock of the stack whose holder no longer runs)"
 		}
-	} else {
+	} else if known {
 		msg += "; wait for it to finish, then run again"
 	}
 	if e.Pulumi && !e.Stale {
-		msg += fmt.Sprintf(" (if no Pulumi CLI on host %s works on this stack any more, clear its lock file %s with `runner stack unlock --project %s --force`)", e.Holder.Host, e.File, e.Project)
+		who := "no Pulumi CLI"
+		if e.Holder.Host != "" {
+			who += " on host " + e.Holder.Host
+		}
+		msg += fmt.Sprintf(" (if %s works on this stack any more, clear its lock file %s with `runner stack unlock --project %s --force`)", who, e.File, e.Project)
 	}
 	return msg
 }
