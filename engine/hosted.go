@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -20,37 +22,96 @@ import (
 type hostedSource struct {
 	hosted source.Hosted
 	d      *deployment // set by execute
+
+	// Set by begin: the monitor's port, the run's request, and the
+	// packages the program lists (closed once listed).
+	lis    net.Listener
+	req    source.RunRequest
+	out    *lines.Writer
+	listed chan struct{}
+	pkgs   []source.Package
+	pkgErr error
+	ran    bool
+}
+
+// begin opens the monitor's port and, for a runtime that lists its
+// packages, starts its host and asks for them while the operation locks
+// and reads the stack: the program's host starts in parallel with that
+// instead of after it. Asking runs nothing of the program and changes
+// nothing; end releases what began when the program did not run.
+func (h *hostedSource) begin(ctx context.Context, d *deployment) error {
+	lis, err := monitor.Listen()
+	if err != nil {
+		return err
+	}
+	req, err := d.runRequest(lis.Addr().String())
+	if err != nil {
+		lis.Close()
+		return err
+	}
+	// The host's own output goes to the project's log from its start.
+	h.out = lines.NewWriter(func(line string) { d.Events.Diag(SeverityInfo, d.maskConfig(line)) })
+	req.Stdout, req.Stderr = h.out, h.out
+	h.lis, h.req, h.listed = lis, req, make(chan struct{})
+	lister, ok := h.hosted.(source.PackageLister)
+	if !ok {
+		close(h.listed)
+		return nil
+	}
+	go func() {
+		defer close(h.listed)
+		h.pkgs, h.pkgErr = lister.RequiredPackages(ctx, req)
+	}()
+	// Let the host start now (until it waits for the process), not once
+	// the busy cores (the passphrase's key, the state being read) give
+	// the new goroutine its turn: up to tens of milliseconds later.
+	runtime.Gosched()
+	return nil
+}
+
+// end releases the port and the runtime's host when the program did not
+// run.
+func (h *hostedSource) end() {
+	if h.lis == nil || h.ran {
+		return
+	}
+	h.lis.Close()
+	<-h.listed
+	if r, ok := h.hosted.(source.Releaser); ok {
+		r.Release(h.req)
+	}
+	h.out.Flush()
 }
 
 // Run serves the monitor, makes sure the plugins the program names can be
 // had (before anything changes), and runs the program.
 func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	d := h.d
-	d.sem = make(chan struct{}, d.opts.parallel()) // the program does not bound its registrations
-	srv, err := monitor.Start(d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun})
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	req, err := d.runRequest(srv.Addr())
-	if err != nil {
-		return err
-	}
-	out := lines.NewWriter(func(line string) { d.Events.Diag(SeverityInfo, d.maskConfig(line)) })
-	defer out.Flush()
-	req.Stdout, req.Stderr = out, out
-	if lister, ok := h.hosted.(source.PackageLister); ok {
-		if err := d.requirePlugins(ctx, lister, req); err != nil {
+	if h.lis == nil {
+		if err := h.begin(ctx, d); err != nil {
 			return err
 		}
 	}
-	return h.hosted.Run(ctx, req)
+	h.ran = true
+	d.sem = make(chan struct{}, d.opts.parallel()) // the program does not bound its registrations
+	srv := monitor.StartOn(h.lis, d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun})
+	defer srv.Close()
+	defer h.out.Flush()
+	if _, ok := h.hosted.(source.PackageLister); ok {
+		<-h.listed
+		if err := d.requirePlugins(ctx, h.pkgs, h.pkgErr); err != nil {
+			if r, ok := h.hosted.(source.Releaser); ok {
+				r.Release(h.req)
+			}
+			return err
+		}
+	}
+	return h.hosted.Run(ctx, h.req)
 }
 
 // requirePlugins finds (or installs) every plugin the program names, and
 // fails naming all that cannot be had.
-func (d *deployment) requirePlugins(ctx context.Context, lister source.PackageLister, req source.RunRequest) error {
-	pkgs, err := lister.RequiredPackages(ctx, req)
+func (d *deployment) requirePlugins(ctx context.Context, pkgs []source.Package, err error) error {
 	if err != nil {
 		return fmt.Errorf("listing the plugins the program needs: %w", err)
 	}

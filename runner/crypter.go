@@ -56,18 +56,28 @@ func (s *Session) openCrypter(mayCreate, background bool) (*config.Crypter, erro
 	if s.crypter != nil {
 		return s.crypter, nil
 	}
+	salt := s.Config.EncryptionSalt()
+	var c *config.Crypter
+	if salt != "" && background {
+		// The key is derived while the states are read.
+		var err error
+		if c, err = s.openWith(salt, "the encryptionsalt of "+s.ConfigPath, background); err != nil {
+			return nil, err
+		}
+	}
 	states, err := s.stateSecrets()
 	if err != nil {
 		return nil, err
 	}
-	var c *config.Crypter
-	if salt := s.Config.EncryptionSalt(); salt != "" {
+	if salt != "" {
 		others, err := s.otherStateSalts(salt, states)
 		if err != nil {
 			return nil, err
 		}
-		if c, err = s.openWith(salt, "the encryptionsalt of "+s.ConfigPath, background); err != nil {
-			return nil, err
+		if c == nil {
+			if c, err = s.openWith(salt, "the encryptionsalt of "+s.ConfigPath, background); err != nil {
+				return nil, err
+			}
 		}
 		if len(others) > 0 {
 			// The stack config's own secrets must open with its own salt:

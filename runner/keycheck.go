@@ -78,6 +78,13 @@ func (g keyGatedLister) RequiredPackages(ctx context.Context, req source.RunRequ
 	return g.lister.RequiredPackages(ctx, req)
 }
 
+// Release releases what RequiredPackages left running when no Run follows.
+func (g keyGatedLister) Release(req source.RunRequest) {
+	if r, ok := g.lister.(source.Releaser); ok {
+		r.Release(req)
+	}
+}
+
 // keyChecked ends an operation that may have started before the
 // passphrase was checked: when the check failed, with its error (a
 // validation error naming the passphrase's source) whatever else failed.

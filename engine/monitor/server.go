@@ -80,12 +80,28 @@ type Server struct {
 	done chan struct{}
 }
 
-// Start serves d on a new loopback port until Close.
-func Start(d Deployment, info Info) (*Server, error) {
+// Listen opens the loopback port the services will be served on: a
+// program's host can be started with its address before the services are
+// (StartOn), its calls waiting until they are.
+func Listen() (net.Listener, error) {
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("listening on a loopback port for the program's resource monitor: %w", err)
 	}
+	return lis, nil
+}
+
+// Start serves d on a new loopback port until Close.
+func Start(d Deployment, info Info) (*Server, error) {
+	lis, err := Listen()
+	if err != nil {
+		return nil, err
+	}
+	return StartOn(lis, d, info), nil
+}
+
+// StartOn serves d on lis (from Listen) until Close, which closes lis.
+func StartOn(lis net.Listener, d Deployment, info Info) *Server {
 	opts := append(pluginhost.ServerOptions(16), grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
 	srv := grpc.NewServer(opts...)
 	pulumirpc.RegisterResourceMonitorServer(srv, &monitor{d: d, info: info})
@@ -98,7 +114,7 @@ func Start(d Deployment, info Info) (*Server, error) {
 		defer close(s.done)
 		_ = srv.Serve(lis) // ends with Close
 	}()
-	return s, nil
+	return s
 }
 
 // Addr is the address the services listen on (127.0.0.1:port).

@@ -58,3 +58,11 @@ type Package struct {
 type PackageLister interface {
 	RequiredPackages(ctx context.Context, req RunRequest) ([]Package, error)
 }
+
+// Releaser is a PackageLister whose RequiredPackages may leave something
+// running for the Run that follows (the language host, which both calls
+// share): Release stops it when no Run follows (the operation ended
+// before its program ran: the stack was locked, a plugin is missing).
+type Releaser interface {
+	Release(req RunRequest)
+}

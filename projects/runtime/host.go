@@ -218,6 +218,14 @@ func (h *host) RequiredPackages(ctx context.Context, req source.RunRequest) ([]s
 	return out, nil
 }
 
+// Release stops the host RequiredPackages started for this engine when no
+// Run follows.
+func (h *host) Release(req source.RunRequest) {
+	if hp := h.take(req.EngineAddress); hp != nil {
+		hp.stop()
+	}
+}
+
 func (h *host) info() *pulumirpc.ProgramInfo {
 	var opts *structpb.Struct
 	if len(h.p.Options) > 0 {
