@@ -148,7 +148,30 @@ func (d *deployment) load(ctx context.Context) (*state.Snapshot, string, error) 
 	if err != nil {
 		return nil, "", fmt.Errorf("loading the state of stack %s: %w", d.opts.Stack, err)
 	}
-	return snap, base, nil
+	if snap == nil {
+		err = d.leftBackup(ctx)
+	}
+	return snap, base, err
+}
+
+// leftBackup refuses to start a project with no checkpoint from no state
+// while the backup of its last checkpoint lies beside it (a Pulumi CLI's
+// `stack rm`); a preview warns.
+func (d *deployment) leftBackup(ctx context.Context) error {
+	lb, ok := d.opts.Backend.(backend.LeftBackups)
+	if !ok {
+		return nil
+	}
+	bak, err := lb.LeftBackup(ctx, d.opts.Project, d.opts.Stack)
+	if err != nil || bak == "" {
+		return err
+	}
+	left := &backend.LeftBackupError{Project: d.opts.Project, Stack: d.opts.Stack, Backup: bak}
+	if d.DryRun {
+		d.Events.Diag(SeverityWarning, "the preview plans from no state: "+left.Error())
+		return nil
+	}
+	return left
 }
 
 // prepare installs the loaded state, resolves pending operations (in

@@ -122,3 +122,22 @@ func TestCompressedCheckpointReadAndWrittenBack(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftBackupNamesABakWithoutItsCheckpoint: a checkpoint the Pulumi
+// CLI's `stack rm` left only as <stack>.json.bak (in any compression form)
+// is named; once the checkpoint is there, nothing is.
+func TestLeftBackupNamesABakWithoutItsCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	for _, ext := range []string{"", ".gz", ".zst"} {
+		mem := bucket.NewMemory()
+		s := bucket.New(mem)
+		mem.Put(ctx, ".pulumi/stacks/app/prod.json"+ext+".bak", []byte("{}"), bucket.Cond{})
+		if bak, err := s.LeftBackup(ctx, "app", "prod"); err != nil || !strings.HasSuffix(bak, "/.pulumi/stacks/app/prod.json"+ext+".bak") {
+			t.Errorf("LeftBackup with only %s.bak = %q, %v", ext, bak, err)
+		}
+		mem.Put(ctx, ".pulumi/stacks/app/prod.json"+ext, []byte("{}"), bucket.Cond{})
+		if bak, err := s.LeftBackup(ctx, "app", "prod"); err != nil || bak != "" {
+			t.Errorf("LeftBackup beside the checkpoint%s = %q, %v, want none", ext, bak, err)
+		}
+	}
+}
