@@ -76,7 +76,11 @@ func (s *Stacks) List(ctx context.Context) ([]StackListing, error) {
 	}
 	var problems []error
 	for _, info := range infos {
-		problems = append(problems, s.listProjects(ctx, get(info.Name), info.Projects)...)
+		l := get(info.Name)
+		problems = append(problems, s.listProjects(ctx, l, info.Projects)...)
+		if err := s.withLastStackRun(ctx, l); err != nil {
+			problems = append(problems, err)
+		}
 	}
 	if sel := s.Selected; sel != "" {
 		get(sel)
@@ -98,6 +102,32 @@ func (s *Stacks) List(ctx context.Context) ([]StackListing, error) {
 		return out, &UnreadableStateError{Problems: problems}
 	}
 	return out, nil
+}
+
+// withLastStackRun takes into l the stack's newest run when it is newer
+// than every project's own record: a run that changed nothing is recorded
+// only for the stack, and its result (say a success after a failure)
+// is the stack's and, when it succeeded, each project's it covered.
+func (s *Stacks) withLastStackRun(ctx context.Context, l *StackListing) error {
+	r, ok := s.backend.(backend.StackRunReader)
+	if !ok {
+		return nil
+	}
+	run, err := r.LastStackRun(ctx, l.Name)
+	if err != nil || run == nil {
+		return err
+	}
+	t := run.EndTime
+	for i, p := range l.Projects {
+		if _, covered := run.Projects[p.Name]; covered && run.Result == "succeeded" && p.LastResult != backend.Interrupted &&
+			p.LastUpdate != nil && t.After(*p.LastUpdate) {
+			l.Projects[i].LastResult = run.Result
+		}
+	}
+	if l.LastResult != backend.Interrupted && (l.LastUpdate == nil || t.After(*l.LastUpdate)) {
+		l.LastUpdate, l.LastResult, l.LastKind = &t, run.Result, run.Kind
+	}
+	return nil
 }
 
 // listProjects adds the projects of l's stack to l and returns why the

@@ -1,6 +1,13 @@
 package backend
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
 
 // A run that leaves a project's state as it was stored (nothing created,
 // updated or deleted, and no output changed: SameCheckpoint) records
@@ -34,4 +41,44 @@ func (f *Folder) RecordStackRun(ctx context.Context, stack string, rec HistoryRe
 		return err
 	}
 	return f.appendHistory(paths{stack: stack}, rec)
+}
+
+// StackRunReader is a Store that reads the newest record of a stack's own
+// history (nil when none), so that `runner stack ls` shows the result of
+// a run that changed nothing, which no project's history records.
+type StackRunReader interface {
+	LastStackRun(ctx context.Context, stack string) (*HistoryEntry, error)
+}
+
+var _ StackRunReader = (*Folder)(nil)
+
+// LastStackRun returns the newest record of the stack's own history.
+func (f *Folder) LastStackRun(ctx context.Context, stack string) (*HistoryEntry, error) {
+	if err := f.checkStack(stack); err != nil {
+		return nil, err
+	}
+	dir := f.key(RunnerStackHistoryPrefix(stack))
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading the history of stack %s: %w", stack, err)
+	}
+	newest, newestNS := "", int64(-1)
+	for _, e := range entries {
+		if ns, ok := DIYHistoryTime(stack, e.Name()); ok && ns > newestNS {
+			newest, newestNS = e.Name(), ns
+		}
+	}
+	if newest == "" {
+		return nil, nil
+	}
+	path := filepath.Join(dir, newest)
+	data, err := readOptional(path)
+	if err != nil || data == nil {
+		return nil, err
+	}
+	rec, err := DecodeDIYUpdate(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the history record %s: %w", path, err)
+	}
+	return &HistoryEntry{HistoryRecord: rec}, nil
 }

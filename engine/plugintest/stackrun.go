@@ -21,6 +21,25 @@ func (b *Backend) RecordStackRun(ctx context.Context, stack string, rec backend.
 	return nil
 }
 
+var _ backend.StackRunReader = (*Backend)(nil)
+
+// LastStackRun returns the newest record of the stack's own history.
+func (b *Backend) LastStackRun(ctx context.Context, stack string) (*backend.HistoryEntry, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	hist := b.history[stack]
+	for i := len(hist) - 1; i >= 0; i-- {
+		if hist[i].Project == "" {
+			e := hist[i]
+			return &e, nil
+		}
+	}
+	return nil, nil
+}
+
 // sameState reports whether two snapshots (kept decrypted) hold the same
 // state, the manifest's time aside, as backend.SameCheckpoint judges
 // what a backend stores.

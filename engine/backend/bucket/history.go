@@ -177,3 +177,28 @@ func (s *Store) editTags(ctx context.Context, stack string, edit func(map[string
 		return nil
 	}
 }
+
+var _ backend.StackRunReader = (*Store)(nil)
+
+// LastStackRun returns the newest record of the stack's own history: a
+// LIST of that folder and a GET of its newest record.
+func (s *Store) LastStackRun(ctx context.Context, stack string) (*backend.HistoryEntry, error) {
+	if err := backend.CheckName("stack", stack); err != nil {
+		return nil, err
+	}
+	prefix := backend.RunnerStackHistoryPrefix(stack)
+	list, err := s.obj.List(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing the history of stack %s: %w", stack, err)
+	}
+	newest, newestNS := "", int64(-1)
+	for _, o := range list {
+		if ns, ok := backend.DIYHistoryTime(stack, strings.TrimPrefix(o.Key, prefix)); ok && ns > newestNS {
+			newest, newestNS = o.Key, ns
+		}
+	}
+	if newest == "" {
+		return nil, nil
+	}
+	return s.readHistory(ctx, newest, "")
+}

@@ -3,7 +3,10 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
@@ -58,4 +61,26 @@ func (s *Store) unchanged(ctx context.Context, j *journal, data []byte, hash str
 	st, ok := s.seen[[2]string{j.stack, j.project}]
 	s.seenMu.Unlock()
 	return ok && st.hash == j.base && backend.SameCheckpoint(ctx, st.data, data, c)
+}
+
+var _ backend.StackRunReader = (*Store)(nil)
+
+// LastStackRun returns the newest record of the stack's own history.
+func (s *Store) LastStackRun(ctx context.Context, stack string) (*backend.HistoryEntry, error) {
+	if err := backend.CheckName("stack", stack); err != nil {
+		return nil, err
+	}
+	var raw []byte
+	err := s.pool.QueryRow(ctx, `SELECT entry FROM runner_history WHERE stack = $1 AND project = '' ORDER BY id DESC LIMIT 1`, stack).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the history of stack %s in %s: %w", stack, s.url, err)
+	}
+	var e backend.HistoryEntry
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return nil, fmt.Errorf("reading the history of stack %s in %s: %w", stack, s.url, err)
+	}
+	return &e, nil
 }
