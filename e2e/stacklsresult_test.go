@@ -15,17 +15,11 @@ import (
 // followed a failure recorded by a project.
 func TestStackLsShowsTheResultOfANoopRun(t *testing.T) {
 	dir := workspace(t)
-	must := func(stdin string, args ...string) Result {
-		t.Helper()
-		r := run(t, dir, stdin, nil, args...)
-		if r.Code != 0 {
-			t.Fatalf("runner %v exited %d:\n%s%s", args, r.Code, r.Stdout, r.Stderr)
-		}
-		return r
+	if r := run(t, dir, adminPassword, nil, "-s", "dev", "config", "set", "--secret", "app:adminPassword"); r.Code != 0 {
+		t.Fatalf("config set: %s", r.Stderr)
 	}
-	must(adminPassword, "-s", "dev", "config", "set", "--secret", "app:adminPassword")
 	t.Cleanup(func() { run(t, dir, "", nil, "--non-interactive", "destroy", "--yes") })
-	must("", "--non-interactive", "up", "--yes")
+	ok(t, dir, "--non-interactive", "up", "--yes")
 
 	// The service is stopped (SIGSTOP): app's on_success hook finds it
 	// does not answer, and the up that changes nothing fails.
@@ -37,18 +31,18 @@ func TestStackLsShowsTheResultOfANoopRun(t *testing.T) {
 	if r := run(t, dir, "", nil, "--non-interactive", "up", "--yes"); r.Code != 1 {
 		t.Fatalf("the up with the service stopped exited %d, want 1:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
-	if got := stackLsResult(t, must("", "stack", "ls", "--json").Stdout); got.stack != "failed" {
+	if got := stackLsResult(t, ok(t, dir, "stack", "ls", "--json").Stdout); got.stack != "failed" {
 		t.Fatalf("after the failed up stack ls says %+v, want the stack failed", got)
 	}
 	if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	for p, row := range summary(t, must("", "--non-interactive", "--json", "up", "--yes").Stdout) {
+	for p, row := range summary(t, ok(t, dir, "--non-interactive", "--json", "up", "--yes").Stdout) {
 		if changes(row) != 0 {
 			t.Fatalf("the up with the service continued changed %s", p)
 		}
 	}
-	if got := stackLsResult(t, must("", "stack", "ls", "--json").Stdout); got.stack != "succeeded" || got.app != "succeeded" {
+	if got := stackLsResult(t, ok(t, dir, "stack", "ls", "--json").Stdout); got.stack != "succeeded" || got.app != "succeeded" {
 		t.Errorf("after the no-op up that succeeded stack ls says %+v, want succeeded", got)
 	}
 }

@@ -49,12 +49,7 @@ func TestCutShortCloudCreatesAreAdopted(t *testing.T) {
 	} {
 		t.Run(c.typ[strings.LastIndex(c.typ, ":")+1:], func(t *testing.T) {
 			t.Parallel()
-			var e *env
-			if c.provider == "do" {
-				e = doWorkspace(t, true)
-			} else {
-				e = linodeWorkspace(t, true)
-			}
+			e := doOrLinodeWorkspace(t, c.provider)
 			e.extra = append(e.extra, "FAKECLOUD_DIE_AFTER_CREATE="+c.typ)
 			e.fails(1, "-p", c.provider, "up", "--yes")
 			if n := len(e.ofType(c.typ)); n != 1 {
@@ -122,12 +117,7 @@ func TestCutShortCreateThatDidNotHappenIsMadeAgain(t *testing.T) {
 	} {
 		t.Run(c.provider, func(t *testing.T) {
 			t.Parallel()
-			var e *env
-			if c.provider == "do" {
-				e = doWorkspace(t, true)
-			} else {
-				e = linodeWorkspace(t, true)
-			}
+			e := doOrLinodeWorkspace(t, c.provider)
 			e.extra = append(e.extra, "FAKECLOUD_DIE_AFTER_CREATE="+c.typ)
 			e.fails(1, "-p", c.provider, "up", "--yes")
 			if n := e.removeFromCloud(c.typ); n != 1 {
@@ -140,4 +130,14 @@ func TestCutShortCreateThatDidNotHappenIsMadeAgain(t *testing.T) {
 			e.converged(c.provider, "after a create that did not happen")
 		})
 	}
+}
+
+// doOrLinodeWorkspace is a workspace of stack dev ready for `up -p
+// provider` (do or linode), its token in the environment.
+func doOrLinodeWorkspace(t testing.TB, provider string) *env {
+	t.Helper()
+	if provider == "do" {
+		return doWorkspace(t, true)
+	}
+	return linodeWorkspace(t, true)
 }

@@ -3,8 +3,6 @@ package plugins
 import (
 	"strings"
 	"testing"
-
-	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 )
 
 // cloudNestedCases are wrong nested inputs of the digitalocean and linode
@@ -50,14 +48,7 @@ var cloudNestedCases = []struct {
 }
 
 func TestCheckRefusesCloudNestedShapes(t *testing.T) {
-	providers := map[string]plugin.Provider{}
-	for _, pkg := range []string{"digitalocean", "linode"} {
-		p, err := NewProvider(pkg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		providers[pkg] = p
-	}
+	providers := newProviders(t, "digitalocean", "linode")
 	for _, tt := range cloudNestedCases {
 		t.Run(tt.name, func(t *testing.T) {
 			got := check(t, providers[tt.pkg], tt.typ, tt.inputs)

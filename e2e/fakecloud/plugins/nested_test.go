@@ -104,14 +104,7 @@ var nestedCases = []struct {
 }
 
 func TestCheckRefusesNestedShapes(t *testing.T) {
-	providers := map[string]plugin.Provider{}
-	for _, pkg := range []string{"aws", "kubernetes"} {
-		p, err := NewProvider(pkg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		providers[pkg] = p
-	}
+	providers := newProviders(t, "aws", "kubernetes")
 	covered := map[string]bool{}
 	for _, tt := range nestedCases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,4 +159,18 @@ func check(t *testing.T, p plugin.Provider, typ string, inputs map[string]any) [
 		out = append(out, string(f.Property)+": "+f.Reason)
 	}
 	return out
+}
+
+// newProviders makes the fake provider of each package, by package.
+func newProviders(t *testing.T, pkgs ...string) map[string]plugin.Provider {
+	t.Helper()
+	providers := map[string]plugin.Provider{}
+	for _, pkg := range pkgs {
+		p, err := NewProvider(pkg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		providers[pkg] = p
+	}
+	return providers
 }
