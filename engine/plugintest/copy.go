@@ -27,35 +27,10 @@ func copyResource(r *state.Resource) *state.Resource {
 		return nil
 	}
 	c := *r
-	c.Inputs = copyValue(map[string]any(r.Inputs)).(map[string]any)
-	c.Outputs = copyValue(map[string]any(r.Outputs)).(map[string]any)
+	c.Inputs = resource.DeepCopy(map[string]any(r.Inputs)).(map[string]any)
+	c.Outputs = resource.DeepCopy(map[string]any(r.Outputs)).(map[string]any)
 	c.Dependencies = append([]resource.URN(nil), r.Dependencies...)
 	return &c
-}
-
-func copyValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if x == nil {
-			return map[string]any(nil)
-		}
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyValue(e)
-		}
-		return out
-	case resource.PropertyMap:
-		return copyValue(map[string]any(x))
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyValue(e)
-		}
-		return out
-	case resource.Secret:
-		return resource.Secret{Element: copyValue(x.Element)}
-	}
-	return v
 }
 
 // hasSecret reports whether v holds a resource.Secret.

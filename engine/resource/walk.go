@@ -150,6 +150,37 @@ func (m PropertyMap) Copy(extra int) PropertyMap {
 	return out
 }
 
+// DeepCopy returns a copy of v whose maps, lists and secrets are copied
+// at every depth (a nil map stays nil); other values are immutable and
+// shared.
+func DeepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return x
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = DeepCopy(e)
+		}
+		return out
+	case PropertyMap:
+		if x == nil {
+			return x
+		}
+		return PropertyMap(DeepCopy(map[string]any(x)).(map[string]any))
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = DeepCopy(e)
+		}
+		return out
+	case Secret:
+		return Secret{Element: DeepCopy(x.Element)}
+	}
+	return v
+}
+
 // Known reports whether the property key holds no unknown (Computed) value.
 func (m PropertyMap) Known(key string) bool { return !ContainsComputed(m[key]) }
 

@@ -125,37 +125,10 @@ func (d *Generator) inputs(dr *runstate.Declared) (resource.PropertyMap, error) 
 	switch {
 	case r.InputsErr != nil:
 		return nil, r.InputsErr
-	case len(r.IgnoreChanges) > 0:
-		return deepCopy(r.Inputs), nil
 	case r.Inputs == nil:
 		return resource.PropertyMap{}, nil
+	case len(r.IgnoreChanges) > 0:
+		return resource.DeepCopy(r.Inputs).(resource.PropertyMap), nil
 	}
 	return r.Inputs, nil
-}
-
-// deepCopy copies m with its nested maps and lists.
-func deepCopy(m resource.PropertyMap) resource.PropertyMap {
-	out := make(resource.PropertyMap, len(m))
-	for k, v := range m {
-		out[k] = deepCopyValue(v)
-	}
-	return out
-}
-
-func deepCopyValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return map[string]any(deepCopy(x))
-	case resource.PropertyMap:
-		return deepCopy(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopyValue(e)
-		}
-		return out
-	case resource.Secret:
-		return resource.Secret{Element: deepCopyValue(x.Element)}
-	}
-	return v
 }
