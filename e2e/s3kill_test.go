@@ -8,9 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/runnerhq/runner/engine/backend/s3"
-	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // TestS3KilledUpIsFoundUnderTheStackLock: an up killed (SIGKILL) after its
@@ -20,11 +17,7 @@ import (
 // journal in and converges: nothing is left to do, no segment is left, and
 // the killed run is recorded as interrupted.
 func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
-	srv := testserver.GoFakeS3(t)
-	dir, env := s3Workspace(t, srv)
-	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
-		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
+	srv, dir, env, obj := s3Deployed(t)
 	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
 		t.Fatalf("config set: %s", r.Stderr)
 	}
@@ -48,11 +41,6 @@ func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
 	}
 	_ = a.Wait()
 	srv.Intercept(nil)
-	srv.SetEnv(t)
-	obj, err := s3.OpenObjects(context.Background(), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	left := func() int {
 		list, err := obj.List(context.Background(), ".runner/stacks/dev/")
 		if err != nil {

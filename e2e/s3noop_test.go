@@ -5,8 +5,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // TestS3NoopUpWritesNoCheckpoint: a second up that changes nothing on an
@@ -18,11 +16,7 @@ import (
 // for the stack, and lists no project's journal on its own (the stack's
 // are listed once, when its lock is taken).
 func TestS3NoopUpWritesNoCheckpoint(t *testing.T) {
-	srv := testserver.GoFakeS3(t)
-	dir, env := s3Workspace(t, srv)
-	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
-		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
+	srv, dir, env, _ := s3Deployed(t)
 	var mu sync.Mutex
 	var requests []string
 	srv.Intercept(func(r *http.Request) {
