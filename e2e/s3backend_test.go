@@ -31,7 +31,12 @@ func s3Workspace(t *testing.T, srv *testserver.S3Server) (dir string, env []stri
 // obj reads and writes the bucket directly.
 func s3Deployed(t *testing.T, extra ...string) (srv *testserver.S3Server, dir string, env []string, obj bucket.Objects) {
 	t.Helper()
-	srv = testserver.GoFakeS3(t)
+	return s3DeployedOn(t, testserver.GoFakeS3(t), extra...)
+}
+
+// s3DeployedOn is s3Deployed on the S3 server srv.
+func s3DeployedOn(t *testing.T, srv *testserver.S3Server, extra ...string) (_ *testserver.S3Server, dir string, env []string, obj bucket.Objects) {
+	t.Helper()
 	dir, env = s3Workspace(t, srv)
 	env = append(env, extra...)
 	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
