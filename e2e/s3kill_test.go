@@ -83,11 +83,7 @@ func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
 // segment left. Before the fix a sealed journal was taken for applied
 // whatever checkpoint was stored, and its steps were lost (done twice).
 func TestS3KilledBetweenJournalSealAndCheckpoint(t *testing.T) {
-	srv := testserver.GoFakeS3(t)
-	dir, env := s3Workspace(t, srv)
-	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
-		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
+	srv, dir, env, _ := s3Deployed(t)
 	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
 		t.Fatalf("config set: %s", r.Stderr)
 	}
