@@ -136,7 +136,11 @@ func (s *Store) Summary(ctx context.Context, project, stack string) (backend.Sta
 	if err != nil {
 		return sum, err
 	}
-	sum.Interrupted = len(pending(ops)) > 0
+	stored := ""
+	if o != nil {
+		stored = backend.SnapshotHash(o.Data)
+	}
+	sum.Interrupted = len(pending(ops, stored)) > 0
 	if o == nil && !sum.Interrupted {
 		return sum, fmt.Errorf("project %s has no state on stack %s: %w", project, stack, backend.ErrNotFound)
 	}
