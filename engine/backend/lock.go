@@ -287,14 +287,16 @@ func (h LockInfo) Stale() bool {
 // at another time than the holder. Such a lock was left by a killed run
 // and is taken over by the next operation (see InterruptedRecord). A
 // holder on another host, or in another pid namespace of this host
-// (another container), is never judged from here.
+// (another container), is never judged from here; nor is one that
+// recorded no namespace (the Pulumi CLI's lock files, runner's older ones)
+// unless this process sees every namespace's pids (judgedHere).
 func (h LockInfo) Dead() bool {
 	host, _ := os.Hostname()
-	if h.Host != host || h.PID <= 0 || h.PIDNamespace != "" && h.PIDNamespace != pidNamespace() {
+	if h.Host != host || h.PID <= 0 || !h.judgedHere() {
 		return false
 	}
 	if !processAlive(h.PID) {
-		return true
+		return h.PIDNamespace != "" || !pidInNestedNamespace(h.PID)
 	}
 	now := processStart(h.PID)
 	return h.ProcessStart != "" && now != "" && now != h.ProcessStart
