@@ -179,6 +179,9 @@ func (d *deployment) leftBackup(ctx context.Context) error {
 // refreshes first when asked.
 func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 	d.SetOld(snap)
+	if d.DryRun && snap != nil && len(snap.PendingOperations) > 0 {
+		d.exec.InProgress = d.runningHolder(ctx)
+	}
 	if err := d.exec.RecoverPending(ctx); err != nil {
 		if !d.DryRun {
 			return err
@@ -191,6 +194,22 @@ func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 		return d.refreshFirst(ctx)
 	}
 	return nil
+}
+
+// runningHolder returns the holder of the project's lock when a run that
+// still runs holds it (nil when none, or the backend cannot tell): a
+// preview, which takes no lock, then reads that run's journal, whose
+// operations are in progress rather than interrupted.
+func (d *deployment) runningHolder(ctx context.Context) *backend.LockInfo {
+	keeper, ok := d.opts.Backend.(backend.LockKeeper)
+	if !ok {
+		return nil
+	}
+	h, err := keeper.LockHolder(ctx, d.opts.Project, d.opts.Stack)
+	if err != nil || h == nil || h.Stale() {
+		return nil
+	}
+	return h
 }
 
 // execute runs the steps of the operation and returns the stack outputs:
