@@ -107,7 +107,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 	outputs, runErr := d.execute(ctx, src)
 	if !d.DryRun && (d.exec.Journaled() || !d.untouched()) {
 		if err := d.exec.Commit(ctx, d.snapshot(), d.history(start, runErr != nil)); err != nil {
-			runErr = errors.Join(runErr, fmt.Errorf("saving the state: %w", err))
+			runErr = errors.Join(runErr, &NotSavedError{Err: fmt.Errorf("saving the state: %w", err)})
 		}
 	}
 	res = d.result(start, outputs)
@@ -288,7 +288,7 @@ func (d *deployment) sourceError(ctx context.Context, srcErr error) error {
 		err = srcErr
 	}
 	if ctx.Err() != nil {
-		err = errors.Join(err, fmt.Errorf("the operation was canceled; steps in flight finished and the state was saved: %w", context.Canceled))
+		err = errors.Join(err, fmt.Errorf("the operation was canceled; the steps in flight finished: %w", context.Canceled))
 	}
 	return err
 }
@@ -311,7 +311,7 @@ func (d *deployment) runTasks(ctx context.Context, tasks []task) error {
 func runError(run dagRun) error {
 	err := errors.Join(run.errs...)
 	if run.canceled {
-		err = errors.Join(err, fmt.Errorf("the operation was canceled; steps in flight finished and the state was saved: %w", context.Canceled))
+		err = errors.Join(err, fmt.Errorf("the operation was canceled; the steps in flight finished: %w", context.Canceled))
 	}
 	return err
 }
