@@ -9,9 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/runnerhq/runner/engine/backend/s3"
-	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // TestS3KilledUpIsFoundUnderTheStackLock: an up killed (SIGKILL) after its
@@ -21,11 +18,7 @@ import (
 // journal in and converges: nothing is left to do, no segment is left, and
 // the killed run is recorded as interrupted.
 func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
-	srv := testserver.GoFakeS3(t)
-	dir, env := s3Workspace(t, srv)
-	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
-		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
+	srv, dir, env, obj := s3Deployed(t)
 	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
 		t.Fatalf("config set: %s", r.Stderr)
 	}
@@ -49,11 +42,6 @@ func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
 	}
 	_ = a.Wait()
 	srv.Intercept(nil)
-	srv.SetEnv(t)
-	obj, err := s3.OpenObjects(context.Background(), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	left := func() int {
 		list, err := obj.List(context.Background(), ".runner/stacks/dev/")
 		if err != nil {
@@ -95,11 +83,7 @@ func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
 // segment left. Before the fix a sealed journal was taken for applied
 // whatever checkpoint was stored, and its steps were lost (done twice).
 func TestS3KilledBetweenJournalSealAndCheckpoint(t *testing.T) {
-	srv := testserver.GoFakeS3(t)
-	dir, env := s3Workspace(t, srv)
-	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
-		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
+	srv, dir, env, _ := s3Deployed(t)
 	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
 		t.Fatalf("config set: %s", r.Stderr)
 	}
