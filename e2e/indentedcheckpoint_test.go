@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine/backend/bucket"
-	"github.com/runnerhq/runner/engine/backend/s3"
-	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // projectRecords counts the records of project in `stack history --json`.
@@ -73,17 +71,8 @@ func TestAnIndentedCheckpointIsNotRewrittenByANoopUp(t *testing.T) {
 		}
 	})
 	t.Run("s3", func(t *testing.T) {
-		srv := testserver.GoFakeS3(t)
-		dir, env := s3Workspace(t, srv)
-		if r := run(t, dir, "", env, up...); r.Code != 0 {
-			t.Fatalf("up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
-		}
-		srv.SetEnv(t)
+		_, dir, env, obj := s3Deployed(t)
 		ctx := context.Background()
-		obj, err := s3.OpenObjects(ctx, srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
 		key := ".pulumi/stacks/app/dev.json"
 		o, err := obj.Get(ctx, key)
 		if err != nil {

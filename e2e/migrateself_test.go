@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // TestStackMigrateToItselfIsRefused: `stack migrate --to` the backend the
@@ -47,11 +45,7 @@ func TestStackMigrateToItselfIsRefused(t *testing.T) {
 		refused(t, dir, nil, "file://"+link+"/", dir)
 	})
 	t.Run("s3", func(t *testing.T) {
-		srv := testserver.GoFakeS3(t)
-		dir, env := s3Workspace(t, srv)
-		if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
-			t.Fatalf("up: exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
-		}
+		srv, dir, env, _ := s3Deployed(t)
 		other := "s3://" + srv.Bucket + "/team/state/?region=us-east-1&s3ForcePathStyle=true&disableSSL=true&endpoint=" +
 			strings.TrimPrefix(srv.Endpoint, "http://")
 		refused(t, dir, env, other, "team/state", srv.SecretKey)

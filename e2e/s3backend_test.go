@@ -26,6 +26,30 @@ func s3Workspace(t *testing.T, srv *testserver.S3Server) (dir string, env []stri
 	return dir, env
 }
 
+// s3Deployed starts gofakes3, makes a deployable workspace whose state
+// lives in it (s3Workspace; extra is added to env) and runs the first up;
+// obj reads and writes the bucket directly.
+func s3Deployed(t *testing.T, extra ...string) (srv *testserver.S3Server, dir string, env []string, obj bucket.Objects) {
+	t.Helper()
+	return s3DeployedOn(t, testserver.GoFakeS3(t), extra...)
+}
+
+// s3DeployedOn is s3Deployed on the S3 server srv.
+func s3DeployedOn(t *testing.T, srv *testserver.S3Server, extra ...string) (_ *testserver.S3Server, dir string, env []string, obj bucket.Objects) {
+	t.Helper()
+	dir, env = s3Workspace(t, srv)
+	env = append(env, extra...)
+	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
+		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	srv.SetEnv(t)
+	obj, err := s3.OpenObjects(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, dir, env, obj
+}
+
 // TestS3BackendThroughTheCLI deploys a stack into an S3 bucket (gofakes3 on
 // loopback) with --backend and RUNNER_BACKEND_URL, reads it back with the
 // stack commands, and checks that the bucket holds Pulumi's DIY layout,

@@ -4,13 +4,11 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/runnerhq/runner/engine/backend/s3"
-	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // TestS3KilledUpIsFoundUnderTheStackLock: an up killed (SIGKILL) after its
@@ -20,11 +18,7 @@ import (
 // journal in and converges: nothing is left to do, no segment is left, and
 // the killed run is recorded as interrupted.
 func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
-	srv := testserver.GoFakeS3(t)
-	dir, env := s3Workspace(t, srv)
-	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
-		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
+	srv, dir, env, obj := s3Deployed(t)
 	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
 		t.Fatalf("config set: %s", r.Stderr)
 	}
@@ -48,11 +42,6 @@ func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
 	}
 	_ = a.Wait()
 	srv.Intercept(nil)
-	srv.SetEnv(t)
-	obj, err := s3.OpenObjects(context.Background(), srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	left := func() int {
 		list, err := obj.List(context.Background(), ".runner/stacks/dev/")
 		if err != nil {
@@ -83,5 +72,70 @@ func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
 	}
 	if hist := run(t, dir, "", env, "stack", "history").Stdout; !strings.Contains(hist, "interrupted") {
 		t.Errorf("the killed run is not recorded as interrupted:\n%s", hist)
+	}
+}
+
+// TestS3KilledBetweenJournalSealAndCheckpoint: an up killed after it
+// sealed its journal (the commit segment naming the new checkpoint) but
+// before that checkpoint was stored leaves the old checkpoint and a sealed
+// journal that was never applied; the next preview folds it in (it plans
+// nothing of what the killed run did) and the next up converges with no
+// segment left. Before the fix a sealed journal was taken for applied
+// whatever checkpoint was stored, and its steps were lost (done twice).
+func TestS3KilledBetweenJournalSealAndCheckpoint(t *testing.T) {
+	srv, dir, env, _ := s3Deployed(t)
+	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
+		t.Fatalf("config set: %s", r.Stderr)
+	}
+	var mu sync.Mutex
+	sealed := map[string]bool{}
+	held, killed := make(chan string, 1), make(chan struct{})
+	srv.Intercept(func(r *http.Request) {
+		if r.Method != http.MethodPut {
+			return
+		}
+		path := r.URL.Path
+		mu.Lock()
+		defer mu.Unlock()
+		if _, rest, ok := strings.Cut(path, "/.runner/stacks/dev/"); ok && strings.HasSuffix(path, "/99999999.jsonl") {
+			project, _, _ := strings.Cut(rest, "/")
+			sealed[project] = true
+			return
+		}
+		if _, rest, ok := strings.Cut(path, "/.pulumi/stacks/"); ok && strings.HasSuffix(rest, "/dev.json") {
+			if project := strings.TrimSuffix(rest, "/dev.json"); sealed[project] && len(held) == 0 {
+				held <- project
+				mu.Unlock()
+				<-killed
+				mu.Lock()
+				panic(http.ErrAbortHandler) // the checkpoint is never stored
+			}
+		}
+	})
+	defer srv.Intercept(nil)
+	a, out := startRunner(t, dir, env, nil, "--non-interactive", "up", "--yes")
+	var project string
+	select {
+	case project = <-held:
+		_ = syscall.Kill(a.Process.Pid, syscall.SIGKILL)
+	case <-time.After(90 * time.Second):
+		_ = a.Process.Kill()
+		t.Fatalf("the up stored no checkpoint after sealing a journal:\n%s", out)
+	}
+	_ = a.Wait()
+	close(killed)
+	srv.Intercept(nil)
+	rows := summary(t, run(t, dir, "", env, "--json", "preview").Stdout)
+	if changes(rows[project]) != 0 {
+		t.Errorf("after a kill between the journal's seal and the checkpoint of %s, preview plans its changes again (the sealed journal was dropped): %v", project, rows[project])
+	}
+	r := run(t, dir, "", env, "--non-interactive", "up", "--yes")
+	if r.Code != 0 {
+		t.Fatalf("the up after the kill exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	for p, row := range summary(t, run(t, dir, "", env, "--json", "preview").Stdout) {
+		if changes(row) != 0 {
+			t.Errorf("after the up that converged, preview plans changes in %s", p)
+		}
 	}
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/internal/testenv"
-	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // TestS3StoppedHolderStartsNoStep: an up on an s3:// stack is stopped
@@ -29,13 +28,8 @@ import (
 // must start no step (before the fix it replaced app-port, which only the
 // project lock's lease guarded) and must fail; the next up converges.
 func TestS3StoppedHolderStartsNoStep(t *testing.T) {
-	srv := testserver.GoFakeS3(t)
-	dir, env := s3Workspace(t, srv)
 	prefix := machineB(t)
-	env = append(env, "RUNNER_LOCK_LEASE=1s")
-	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
-		t.Fatalf("first up exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
-	}
+	srv, dir, env, _ := s3Deployed(t, "RUNNER_LOCK_LEASE=1s")
 	if r := run(t, dir, "", env, "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
 		t.Fatalf("config set: %s", r.Stderr)
 	}

@@ -66,11 +66,14 @@ func counted(b *testing.B, srv *testserver.S3Server) (*bucket.Store, *bucket.Cou
 
 // BenchmarkS3NoopRequests counts the requests of a no-op up of a stack of
 // three projects of 100 resources each on the s3 backend, as runner runs
-// it: the stack lock taken (and the stack's journals listed), each
-// project locked, loaded, committed (nothing written) and unlocked, the
-// run recorded once in the stack's history, the stack lock released.
-// Reported as requests/project (what each project costs) and
-// requests/stack (what the run costs once); on gofakes3, which ignores
+// it: the passphrase's check reads what the stack's states record of their
+// secrets (StackSecrets, before any lock), the stack lock taken (and the
+// stack's journals listed), each project locked, loaded, committed
+// (nothing written) and unlocked, the run recorded once in the stack's
+// history, the stack lock released. Reported as requests/project (what
+// each project costs), requests/stack (what the run costs once, the check
+// included) and check-requests/stack (the check alone: a checkpoint it
+// reads, which the stack's index did not describe, is counted there); on gofakes3, which ignores
 // If-Match on DELETE (a lock is read back before it is released), and on
 // versitygw, which honours it, when installed. The requests of the first
 // run are logged.
@@ -87,14 +90,22 @@ func noopRequests(b *testing.B, srv *testserver.S3Server) {
 	s, c := counted(b, srv)
 	projects := []string{"network", "app", "web"}
 	prog := wideProgram(100)
-	stackRun := func(log bool) (perStack, perProject int64) {
+	stackRun := func(log bool) (perStack, perProject, check int64) {
 		ctx := context.Background()
 		before := c.Total()
+		if _, err := s.StackSecrets(ctx, stack); err != nil {
+			b.Fatal(err)
+		}
+		check = c.Total() - before
+		if log {
+			logRequests(b, "the passphrase's check", c.Requests())
+		}
+		before = c.Total()
 		lock, err := s.LockStack(ctx, stack, backend.CurrentLockInfo("runner up"))
 		if err != nil {
 			b.Fatal(err)
 		}
-		perStack = c.Total() - before
+		perStack = check + c.Total() - before
 		if log {
 			logRequests(b, "the stack's lock", c.Requests())
 		}
@@ -125,20 +136,21 @@ func noopRequests(b *testing.B, srv *testserver.S3Server) {
 		if log {
 			logRequests(b, "the run's record and the stack's unlock", c.Requests())
 		}
-		return perStack, perProject
+		return perStack, perProject, check
 	}
 	stackRun(false) // the first up creates
 	c.Log = true
 	c.Requests()
-	var stacks, projectRequests, stackRequests int64
+	var stacks, projectRequests, stackRequests, checkRequests int64
 	for b.Loop() {
-		st, pr := stackRun(stacks == 0)
-		stackRequests, projectRequests = stackRequests+st, projectRequests+pr
+		st, pr, ch := stackRun(stacks == 0)
+		stackRequests, projectRequests, checkRequests = stackRequests+st, projectRequests+pr, checkRequests+ch
 		stacks++
 		c.Log = false
 	}
 	b.ReportMetric(float64(projectRequests)/float64(stacks*int64(len(projects))), "requests/project")
 	b.ReportMetric(float64(stackRequests)/float64(stacks), "requests/stack")
+	b.ReportMetric(float64(checkRequests)/float64(stacks), "check-requests/stack")
 }
 
 func logRequests(b *testing.B, what string, requests []string) {

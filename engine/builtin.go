@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
@@ -20,29 +21,40 @@ const (
 )
 
 // ReadResource reads an existing resource into the program: a stack
-// reference, or a resource's get (read through its plugin; not recorded in
-// the state).
+// reference, or a resource's get, which is a registration read through
+// its plugin and recorded as Pulumi records a read (external; see
+// stepgen.DecideRead).
 func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) (source.Answer, error) {
 	if req.Type == stackReferenceType {
 		return d.readStackReference(ctx, req)
 	}
-	p, err := d.providerOf(ctx, &runstate.Declared{R: &source.Registration{URN: req.URN, Type: req.Type, Provider: req.Provider,
-		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL}})
+	if req.ID == "" {
+		return source.Answer{}, fmt.Errorf("reading %s %q: the program gave no ID to read", req.Type, req.Name)
+	}
+	return d.Register(ctx, &source.Registration{URN: req.URN, Type: req.Type, Name: req.Name, Custom: true,
+		Parent: req.Parent, Inputs: req.Inputs, Dependencies: req.Dependencies, Provider: req.Provider,
+		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL,
+		AdditionalSecretOutputs: req.AdditionalSecretOutputs, ReadID: req.ID})
+}
+
+// runRead runs the step of a read resource, its provider ready: decided
+// by the generator, checked against the plan being executed, read and
+// recorded by the executor. The Read goes to the provider's plugin as
+// configured now (never to a replaced provider's).
+func (d *deployment) runRead(ctx context.Context, dr *runstate.Declared) (func(), error) {
+	if dr.Plugin = dr.Prov.Plugin; dr.Plugin == nil {
+		dr.Plugin = dr.Prov.Base
+	}
+	cs, err := d.gen.DecideRead(dr)
 	if err != nil {
-		return source.Answer{}, fmt.Errorf("reading %s: %w", req.URN, err)
+		return d.exec.FailEarly(dr, err)
 	}
-	plugin := p.Plugin
-	if plugin == nil {
-		plugin = p.Base
+	dr.Step = cs.Step
+	if err := d.Planned.Check(&cs.Step); err != nil {
+		d.StepFailed(cs.Step.Op, dr.R.URN, dr.R.Type, err, time.Now())
+		return d.exec.FailStep(dr, err), err
 	}
-	resp, err := plugin.Read(context.WithoutCancel(ctx), resource.ReadRequest{URN: req.URN, Type: req.Type, ID: req.ID})
-	switch {
-	case err != nil:
-		return source.Answer{}, fmt.Errorf("reading %s %q with ID %q: %w", req.Type, req.Name, req.ID, err)
-	case resp.ID == "":
-		return source.Answer{}, fmt.Errorf("reading %s %q: no resource with ID %q exists", req.Type, req.Name, req.ID)
-	}
-	return source.Answer{ID: resp.ID, IDKnown: true, Outputs: resource.SecretOutputs(resp.Outputs, nil, req.AdditionalSecretOutputs)}, nil
+	return d.exec.ExecRead(ctx, dr, &cs)
 }
 
 // readStackReference answers a stack reference with the referenced

@@ -224,11 +224,27 @@ func (d *deployment) execute(ctx context.Context, src source.Source) (resource.P
 		declared[urn] = true
 	}
 	if !d.covered {
-		if err := d.checkPlanCoverage(urns); err != nil {
+		if err := d.checkPlanCoverage(d.plannedReads(urns)); err != nil {
 			return d.rootOutputs(), err
 		}
 	}
 	return outputs, d.runDeletes(ctx, d.gen.CondemnedAfterUp(declared))
+}
+
+// plannedReads leaves out of urns the reads the plan being executed has no
+// step for: a read whose ID was not known in the preview (the SDKs do not
+// read then) changes nothing outside the state, so up may make it.
+func (d *deployment) plannedReads(urns []resource.URN) []resource.URN {
+	if d.Planned == nil {
+		return urns
+	}
+	out := urns[:0:0]
+	for _, urn := range urns {
+		if dr := d.Registered(urn); dr == nil || dr.R.ReadID == "" || d.Planned.Has(urn) {
+			out = append(out, urn)
+		}
+	}
+	return out
 }
 
 // programEnv is what a compiled-in program's run gets.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/runstate"
+	"github.com/runnerhq/runner/engine/stepgen"
 )
 
 // stateDigester is a backend that can tell whether the stored state of a
@@ -69,10 +70,8 @@ func (d *deployment) checkPlanCoverage(declared []resource.URN) error {
 	for _, r := range d.Old.Resources {
 		switch {
 		case runstate.IsProvider(r.Type):
-		case r.Delete:
-			deletes = append(deletes, Step{Op: OpDeleteReplaced, URN: r.URN})
-		case !isDeclared[r.URN]:
-			deletes = append(deletes, Step{Op: OpDelete, URN: r.URN})
+		case r.Delete || !isDeclared[r.URN]:
+			deletes = append(deletes, Step{Op: stepgen.DeleteOp(r, r.Delete), URN: r.URN})
 		}
 	}
 	return p.CheckCoverage(d.opts.Project, declared, deletes)

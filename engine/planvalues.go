@@ -33,6 +33,10 @@ const (
 	OpDelete            = plan.OpDelete
 	OpRefresh           = plan.OpRefresh
 	OpImport            = plan.OpImport
+	OpRead              = plan.OpRead
+	OpReadReplacement   = plan.OpReadReplacement
+	OpReadDiscard       = plan.OpReadDiscard
+	OpDiscardReplaced   = plan.OpDiscardReplaced
 )
 
 // PlanVersion is the version of the plan encoding (plan.Version).

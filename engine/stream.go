@@ -118,9 +118,16 @@ func (d *deployment) runStep(ctx context.Context, dr *runstate.Declared) (func()
 		if errors.Is(err, source.ErrNotAttempted) {
 			return d.exec.FailStep(dr, err), err
 		}
-		return d.exec.FailEarly(dr, runstate.StepError(OpCreate, r, err))
+		op := OpCreate
+		if r.ReadID != "" {
+			op = OpRead
+		}
+		return d.exec.FailEarly(dr, runstate.StepError(op, r, err))
 	}
 	d.UseProvider(dr, p)
+	if r.ReadID != "" {
+		return d.runRead(ctx, dr)
+	}
 	d.BindProvider(dr)
 	return d.runCustom(ctx, dr)
 }

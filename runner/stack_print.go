@@ -159,9 +159,10 @@ func printHistory(w io.Writer, entries []backend.HistoryEntry) error {
 
 func changesText(c map[string]int) string {
 	var parts []string
-	for _, k := range []string{"create", "import", "update", "replace", "delete", "same", "refresh"} {
+	for _, k := range []string{"create", "import", "read", "update", "replace", "delete", "read-discard", "same", "refresh"} {
 		if c[k] > 0 {
-			sign := map[string]string{"create": "+", "import": "←", "update": "~", "replace": "±", "delete": "-", "same": "=", "refresh": "↻"}[k]
+			sign := map[string]string{"create": "+", "import": "←", "read": "<", "update": "~", "replace": "±", "delete": "-",
+				"read-discard": "x", "same": "=", "refresh": "↻"}[k]
 			parts = append(parts, fmt.Sprintf("%s%d", sign, c[k]))
 		}
 	}

@@ -20,6 +20,7 @@ import (
 //	.pulumi/locks/organization/<project>/<stack>/<uuid>.json     a Pulumi CLI's lock (runner refuses the project; stack unlock clears a stale one)
 //	.runner/stacks/<stack>/lock.json                     the stack-wide lock (runner only)
 //	.runner/stacks/<stack>/tags.json                     the stack's tags
+//	.runner/stacks/<stack>/secrets.json                  in a bucket: what each checkpoint records of its secrets, by its ETag
 //	.runner/stacks/<stack>/<project>/                    a project's journal (and, in a folder, replaced checkpoints)
 //	.runner/history/<stack>/<stack>-<ns>.history.json    records of the stack's own (a takeover of its lock)
 

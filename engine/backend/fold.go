@@ -13,7 +13,8 @@ import (
 //
 //   - a successful step is applied with the Old of its begin entry (an end
 //     entry's Old is not used) and the New of its end entry: "create"
-//     appends New; "create-replacement" with Old marks the live record
+//     appends New; "create-replacement" (or "read-replacement", a read
+//     where a managed resource was) with Old marks the live record
 //     matching Old (URN and ID) as Delete and appends New; "update" makes
 //     the record matching Old (URN, ID and Delete flag) New, and appends New
 //     when no record matches (the resource exists, so it stays known); a
@@ -70,7 +71,7 @@ func same(a, b *state.Resource) bool {
 // apply folds one successful step into the resource list.
 func apply(res []*state.Resource, op string, old, new *state.Resource) []*state.Resource {
 	switch {
-	case op == "create-replacement" && old != nil && new != nil:
+	case (op == "create-replacement" || op == "read-replacement") && old != nil && new != nil:
 		for i, r := range res {
 			if r.URN == old.URN && r.ID == old.ID && !r.Delete {
 				c := *r

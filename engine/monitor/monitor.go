@@ -203,7 +203,11 @@ func (m *monitor) ReadResource(ctx context.Context, req *pulumirpc.ReadResourceR
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "the outputs of %s: %v", urn, err)
 	}
-	return &pulumirpc.ReadResourceResponse{Urn: string(urn), Properties: obj}, nil
+	id := ans.ID
+	if !ans.IDKnown {
+		id = ""
+	}
+	return &pulumirpc.ReadResourceResponse{Urn: string(urn), Properties: obj, Id: id, Unknown: !ans.IDKnown}, nil
 }
 
 // Invoke calls a function.

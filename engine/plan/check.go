@@ -42,7 +42,10 @@ func (x *Index) Check(s *Step) error {
 		return nil
 	}
 	p := x.byURN[s.URN]
-	if p == nil {
+	switch {
+	case p == nil && s.Op == OpRead:
+		return nil // a read the preview could not make (its ID not known then) changes nothing outside the state
+	case p == nil:
 		return stepMismatch(x.project, s.URN, "", s.Op, nil)
 	}
 	paths := plannedPaths(normalized(p.NewInputs), normalized(s.NewInputs), p.Unchecked)
@@ -62,6 +65,9 @@ func (x *Index) Check(s *Step) error {
 	}
 	return nil
 }
+
+// Has reports whether the plan has a step for urn (false: no plan).
+func (x *Index) Has(urn resource.URN) bool { return x != nil && x.byURN[urn] != nil }
 
 // Seed returns the random seed the plan gave the resource's step (nil: no
 // plan, no step, or a step without one).

@@ -106,7 +106,8 @@ func Unmarshal(ctx context.Context, data []byte, c resource.Crypter) (*Plan, err
 // (a replacement is one "replace" step; refreshes are not planned).
 func knownOp(op Op) bool {
 	switch op {
-	case OpSame, OpCreate, OpUpdate, OpReplace, OpDeleteReplaced, OpDelete, OpImport:
+	case OpSame, OpCreate, OpUpdate, OpReplace, OpDeleteReplaced, OpDelete, OpImport,
+		OpRead, OpReadReplacement, OpReadDiscard, OpDiscardReplaced:
 		return true
 	}
 	return false

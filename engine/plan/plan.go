@@ -29,6 +29,12 @@ const (
 	OpDelete            Op = "delete"
 	OpRefresh           Op = "refresh"
 	OpImport            Op = "import" // adopting an existing resource (program.Import)
+	// A read resource (a program's get of an existing resource) is
+	// recorded external: the stack reads it and never changes it.
+	OpRead            Op = "read"             // reading it into the state
+	OpReadReplacement Op = "read-replacement" // reading it where the stack managed a resource of its URN
+	OpReadDiscard     Op = "read-discard"     // dropping it from the state, nothing deleted
+	OpDiscardReplaced Op = "discard-replaced" // dropping it once a managed resource took its URN
 )
 
 // Step is one planned (or executed) step: what happens to one resource and
@@ -123,7 +129,9 @@ func stepMismatch(project string, urn resource.URN, planned, actual Op, paths []
 }
 
 // isDelete reports whether op removes a resource from the state.
-func isDelete(op Op) bool { return op == OpDelete || op == OpDeleteReplaced }
+func isDelete(op Op) bool {
+	return op == OpDelete || op == OpDeleteReplaced || op == OpReadDiscard || op == OpDiscardReplaced
+}
 
 // hasComputed reports whether any value of m is unknown.
 func hasComputed(m resource.PropertyMap) bool {

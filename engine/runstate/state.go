@@ -207,9 +207,9 @@ func (d *State) Count(op plan.Op, rec *state.Resource, keys []string) {
 	}
 	counted := op
 	switch op {
-	case plan.OpCreateReplacement:
+	case plan.OpCreateReplacement, plan.OpReadReplacement:
 		counted = plan.OpReplace
-	case plan.OpDeleteReplaced:
+	case plan.OpDeleteReplaced, plan.OpDiscardReplaced:
 		return
 	}
 	d.Changes[counted]++

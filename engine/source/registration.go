@@ -49,6 +49,11 @@ type Registration struct {
 	ReplaceOnChanges []string
 	// ImportID is the ID of the real resource to adopt ("": none).
 	ImportID string
+	// ReadID is the ID of an existing resource the program reads (its
+	// get; "": none): the resource is read through its plugin and recorded
+	// as Pulumi records a read, external, which the stack never creates,
+	// updates or deletes.
+	ReadID   string
 	Timeouts state.CustomTimeouts
 	// Aliases are URNs the resource had before (renamed, moved under
 	// another parent): its recorded state is found under them.

@@ -31,7 +31,7 @@ func (d *Executor) ExecCustom(ctx context.Context, dr *runstate.Declared, cs *ru
 		return d.execImport(ctx, dr, cs)
 	}
 	r, old := dr.R, dr.Old
-	if r.Protect {
+	if r.Protect && !old.External { // taking over a read resource replaces nothing
 		err := fmt.Errorf("%s %s %q is protected, so it cannot be replaced (changed: %v); to allow the replacement, declare it with Protect(false) and run up again", plan.OpReplace, r.Type, r.Name, cs.Step.Replaces)
 		d.StepFailed(plan.OpReplace, r.URN, r.Type, err, time.Now())
 		return d.FailStep(dr, err), err
@@ -240,7 +240,7 @@ func (d *Executor) execImport(ctx context.Context, dr *runstate.Declared, cs *ru
 	rec.Outputs = resource.SecretOutputs(cs.Read.Outputs, rec.Inputs, r.AdditionalSecretOutputs)
 	now := time.Now().UTC()
 	rec.Created, rec.Modified = &now, &now
-	if err := d.JournalPlain(ctx, plan.OpImport, nil, rec); err != nil {
+	if err := d.JournalPlain(ctx, plan.OpImport, dr.Old, rec); err != nil { // dr.Old: a read resource it takes over
 		err = runstate.StepError(plan.OpImport, r, err)
 		d.StepFailed(plan.OpImport, r.URN, r.Type, err, start)
 		return d.FailStep(dr, err), err
@@ -253,6 +253,8 @@ func (d *Executor) execImport(ctx context.Context, dr *runstate.Declared, cs *ru
 func (d *Executor) FailEarly(dr *runstate.Declared, err error) (func(), error) {
 	op := plan.OpCreate
 	switch {
+	case dr.R.ReadID != "":
+		op = plan.OpRead
 	case dr.Old != nil:
 		op = plan.OpUpdate
 	case dr.R.ImportID != "":

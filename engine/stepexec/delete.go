@@ -11,10 +11,11 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// Delete deletes one runstate.Doomed resource.
+// Delete deletes one runstate.Doomed resource; a read (external) one only
+// leaves the state, its plugin not called.
 func (d *Executor) Delete(ctx context.Context, x runstate.Doomed) (func(), error) {
 	var plugin resource.Plugin
-	if x.Res.Custom && !runstate.IsProvider(x.Res.Type) {
+	if x.Res.Custom && !runstate.IsProvider(x.Res.Type) && !x.Res.External {
 		var err error
 		if d.DryRun || x.Res.RetainOnDelete {
 			_, err = d.PluginFor(ctx, x.Res) // no call: nothing to configure

@@ -22,7 +22,7 @@ func (d *Generator) DecideCustom(ctx context.Context, dr *runstate.Declared) (ru
 	}
 	seed := d.seedFor(r.URN)
 	switch {
-	case old == nil && r.ImportID != "":
+	case (old == nil || old.External) && r.ImportID != "":
 		return d.decideImport(ctx, dr, news, seed)
 	case old == nil:
 		checked, err := d.check(ctx, dr, plan.OpCreate, resource.PropertyMap{}, news, seed)
@@ -33,6 +33,8 @@ func (d *Generator) DecideCustom(ctx context.Context, dr *runstate.Declared) (ru
 		cs.Step.Op, cs.Keys = plan.OpCreate, checked.SortedKeys()
 		cs.Step.Keys = cs.Keys
 		return cs, nil
+	case old.External:
+		return d.decideTakeOver(ctx, dr, news, seed)
 	case d.ReplacedAlong(r.URN):
 		return d.decideDependentReplace(ctx, dr, news, seed)
 	}

@@ -26,7 +26,7 @@ func (d *Generator) replaceDependents(dr *runstate.Declared) []*state.Resource {
 	for grew := true; grew; {
 		grew = false
 		for _, old := range d.Old.Resources {
-			if old.Delete || set[old.URN] || !old.Custom || runstate.IsProvider(old.Type) || registered(old.URN) || !refersTo(old, set) {
+			if old.Delete || old.External || set[old.URN] || !old.Custom || runstate.IsProvider(old.Type) || registered(old.URN) || !refersTo(old, set) {
 				continue
 			}
 			set[old.URN] = true

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/runnerhq/runner/engine/plan"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/runstate"
 )
@@ -18,12 +17,12 @@ func (d *Generator) CondemnedAfterUp(declared map[resource.URN]bool) []runstate.
 		next, ok := d.Fate[r]
 		switch {
 		case ok && next != nil && next.Delete:
-			out = append(out, runstate.Doomed{Orig: r, Res: next, Op: plan.OpDeleteReplaced, Replaced: true})
+			out = append(out, runstate.Doomed{Orig: r, Res: next, Op: DeleteOp(next, true), Replaced: true})
 		case ok:
 		case r.Delete:
-			out = append(out, runstate.Doomed{Orig: r, Res: r, Op: plan.OpDeleteReplaced})
+			out = append(out, runstate.Doomed{Orig: r, Res: r, Op: DeleteOp(r, true)})
 		case !declared[r.URN]:
-			out = append(out, runstate.Doomed{Orig: r, Res: r, Op: plan.OpDelete})
+			out = append(out, runstate.Doomed{Orig: r, Res: r, Op: DeleteOp(r, false)})
 		}
 	}
 	return out
@@ -33,11 +32,7 @@ func (d *Generator) CondemnedAfterUp(declared map[resource.URN]bool) []runstate.
 func (d *Generator) CondemnedAll() []runstate.Doomed {
 	out := make([]runstate.Doomed, len(d.Old.Resources))
 	for i, r := range d.Old.Resources {
-		op := plan.OpDelete
-		if r.Delete {
-			op = plan.OpDeleteReplaced
-		}
-		out[i] = runstate.Doomed{Orig: r, Res: r, Op: op}
+		out[i] = runstate.Doomed{Orig: r, Res: r, Op: DeleteOp(r, r.Delete)}
 	}
 	return out
 }

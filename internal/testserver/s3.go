@@ -10,9 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,7 +45,8 @@ type S3Server struct {
 
 // Intercept makes the server call fn with each request before serving it
 // (nil: none), so that a test can hold or delay chosen requests; only
-// GoFakeS3 servers call it (it is ignored on others).
+// GoFakeS3 servers and those Fronted returns call it (it is ignored on
+// others).
 func (s *S3Server) Intercept(fn func(*http.Request)) {
 	if fn == nil {
 		s.intercept.Store(nil)
@@ -99,6 +103,31 @@ func GoFakeS3(t testing.TB) *S3Server {
 	s.intercept = hook
 	createBucket(t, s)
 	return s
+}
+
+// Fronted returns s reached through a reverse proxy on loopback that calls
+// the returned server's Intercept function with each request, for a server
+// that does not run in this process (versitygw). The proxy keeps the Host
+// header, so SigV4 signatures still match.
+func (s *S3Server) Fronted(t testing.TB) *S3Server {
+	t.Helper()
+	target, err := url.Parse(s.Endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := *s
+	hook := new(atomic.Pointer[func(*http.Request)])
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fn := hook.Load(); fn != nil {
+			(*fn)(r)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	f.intercept, f.Endpoint = hook, srv.URL
+	f.URL = strings.Replace(s.URL, s.Endpoint, srv.URL, 1)
+	return &f
 }
 
 // createBucket creates s.Bucket.

@@ -221,7 +221,7 @@ func table(rows [][]string) string {
 
 func countsText(c map[string]int) string {
 	var parts []string
-	for _, k := range []string{"create", "import", "update", "replace", "delete", "same", "refresh"} {
+	for _, k := range []string{"create", "import", "read", "update", "replace", "delete", "read-discard", "same", "refresh"} {
 		if c[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c[k], pastTense(k)))
 		}
@@ -235,9 +235,9 @@ func countsText(c map[string]int) string {
 // planText describes a preview's counts: "2 to create, 1 to update".
 func planText(c map[string]int) string {
 	var parts []string
-	for _, k := range []string{"create", "import", "update", "replace", "delete"} {
+	for _, k := range []string{"create", "import", "read", "update", "replace", "delete", "read-discard"} {
 		if c[k] > 0 {
-			parts = append(parts, fmt.Sprintf("%d to %s", c[k], k))
+			parts = append(parts, fmt.Sprintf("%d to %s", c[k], strings.TrimPrefix(k, "read-")))
 		}
 	}
 	if c["same"] > 0 {
@@ -265,6 +265,8 @@ func pastTense(op string) string {
 		return "unchanged"
 	case "refresh":
 		return "refreshed"
+	case "read-discard":
+		return "discarded"
 	}
 	return op
 }
@@ -277,10 +279,12 @@ func opSymbol(op string) (string, string) {
 		return "←", green
 	case "update":
 		return "~", yellow
-	case "replace", "delete-replaced":
+	case "replace", "delete-replaced", "read-replacement":
 		return "±", magenta
 	case "delete":
 		return "-", red
+	case "read-discard", "discard-replaced":
+		return "-", ""
 	case "refresh", "read":
 		return "↻", ""
 	}

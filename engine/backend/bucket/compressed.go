@@ -66,6 +66,13 @@ func (s *Store) setForm(project, stack, ext string) {
 	s.form[seenKey(project, stack)] = ext
 }
 
+// formOf returns the form the (project, stack) checkpoint was read in.
+func (s *Store) formOf(project, stack string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.form[seenKey(project, stack)]
+}
+
 // storedForm returns the key and bytes that store the checkpoint JSON data
 // of (project, stack) in the form it was read in (plain, gzip or zstd),
 // and that form's extension.

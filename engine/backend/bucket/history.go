@@ -32,12 +32,17 @@ func (s *Store) addHistory(ctx context.Context, project, stack string, rec backe
 var _ backend.StackRecorder = (*Store)(nil)
 
 // RecordStackRun records rec, a run across the projects of stack, in the
-// stack's own history (runner's, beside Pulumi's per-project records).
+// stack's own history (runner's, beside Pulumi's per-project records), and
+// brings the stack's index of what its checkpoints record of their secrets
+// up to date (secretsindex.go).
 func (s *Store) RecordStackRun(ctx context.Context, stack string, rec backend.HistoryRecord) error {
 	if err := backend.CheckName("stack", stack); err != nil {
 		return err
 	}
-	return s.addHistory(ctx, "", stack, rec)
+	if err := s.addHistory(ctx, "", stack, rec); err != nil {
+		return err
+	}
+	return s.saveSecretsIndex(ctx, stack)
 }
 
 // History returns the operations recorded for stack, newest first; with a

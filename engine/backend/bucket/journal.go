@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/runnerhq/runner/engine/backend"
@@ -27,7 +28,12 @@ func (s *Store) current(ctx context.Context, project, stack string, base *state.
 		st = seenState{data: o.Data, etag: o.ETag, hash: backend.SnapshotHash(o.Data)}
 	}
 	ops, err := s.readJournals(ctx, project, stack)
-	return st, pending(ops), err
+	leftovers := pending(ops, st.hash)
+	for _, j := range applied(ops, st.hash) {
+		j.done = true // its segments are removed with the others
+		leftovers = append(leftovers, j)
+	}
+	return st, leftovers, err
 }
 
 // marshal renders snap as the (project, stack) checkpoint, in one pass (as
@@ -51,11 +57,20 @@ func marshal(ctx context.Context, project, stack string, snap *state.Snapshot, c
 func (s *Store) replace(ctx context.Context, project, stack string, cur seenState, data []byte, leftovers []*opJournal, c resource.Crypter) (seenState, error) {
 	hash := backend.SnapshotHash(data)
 	for _, j := range leftovers {
+		if j.done {
+			continue
+		}
 		key := fmt.Sprintf("%s%s/%08d.jsonl", journalPrefix(project, stack), j.op, 99999999)
-		if _, err := s.obj.Put(ctx, key, backend.CommitLine(hash), Cond{IfNoneMatch: true}); err != nil {
+		cond := Cond{IfNoneMatch: true}
+		if j.info.Committed != "" {
+			cond = Cond{} // sealed for a checkpoint that was never stored: sealed again, for data
+		}
+		if _, err := s.obj.Put(ctx, key, backend.CommitLine(hash), cond); err != nil {
 			return cur, fmt.Errorf("sealing the journal of project %s on stack %s: %w", project, stack, err)
 		}
-		j.keys = append(j.keys, key)
+		if !slices.Contains(j.keys, key) {
+			j.keys = append(j.keys, key)
+		}
 	}
 	if cur.data != nil && backend.SameCheckpoint(ctx, cur.data, data, c) {
 		return cur, s.retire(ctx, leftovers) // a no-op run: nothing to write

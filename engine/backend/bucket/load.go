@@ -59,6 +59,7 @@ type opJournal struct {
 	keys []string
 	data []byte
 	info backend.JournalInfo
+	done bool // applied (sealed for the stored checkpoint or one since replaced): only to be removed
 }
 
 // readJournals lists the journal segments of (project, stack) and reads
@@ -117,11 +118,28 @@ func (s *Store) readJournals(ctx context.Context, project, stack string) ([]*opJ
 	return ops, nil
 }
 
-// pending returns the journals not committed (a killed run's).
-func pending(ops []*opJournal) []*opJournal {
+// pending returns the journals not applied to the checkpoint whose hash is
+// stored (a killed run's): those never sealed, and those sealed for a
+// checkpoint that was not stored after all (the run was killed between its
+// journal's commit segment and the checkpoint's write), which began from
+// the stored one.
+func pending(ops []*opJournal, stored string) []*opJournal {
 	var out []*opJournal
 	for _, j := range ops {
-		if j.info.Committed == "" {
+		if j.info.Committed == "" || j.info.Committed != stored && j.info.Base == stored {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// applied returns the sealed journals that pending leaves out: committed
+// to the stored checkpoint, or to one since replaced (a run killed after
+// its checkpoint's write, before its segments were removed).
+func applied(ops []*opJournal, stored string) []*opJournal {
+	var out []*opJournal
+	for _, j := range ops {
+		if j.info.Committed != "" && (j.info.Committed == stored || j.info.Base != stored) {
 			out = append(out, j)
 		}
 	}
@@ -171,7 +189,7 @@ func (s *Store) loadOnce(ctx context.Context, project, stack string, c resource.
 		return nil, nil, err
 	}
 	s.remember(project, stack, seen)
-	for _, j := range pending(ops) {
+	for _, j := range pending(ops, seen.hash) {
 		where := s.obj.Describe() + "/" + journalPrefix(project, stack) + j.op
 		if j.info.Base != seen.hash {
 			return nil, nil, &otherBaseError{where: where}

@@ -10,6 +10,7 @@
 //	.pulumi/locks/organization/<project>/<stack>/runner.json     the project's lock (Pulumi sees it as a lock)
 //	.runner/stacks/<stack>/lock.json                      the stack-wide lock (runner only)
 //	.runner/stacks/<stack>/tags.json                      the stack's tags
+//	.runner/stacks/<stack>/secrets.json                   what each checkpoint records of its secrets, by its ETag (secretsindex.go)
 //	.runner/stacks/<stack>/<project>/journal/<op>/<seq>.jsonl  journal segments of an operation
 //	.runner/probe/<id>                                    the conditional-write probe (removed after)
 //

@@ -3,7 +3,6 @@ package bucket
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,15 +15,17 @@ import (
 
 // stateKeys lists every (stack → projects) with a checkpoint or a journal.
 func (s *Store) stateKeys(ctx context.Context) (map[string]map[string]bool, error) {
-	all, _, err := s.stateAndJournals(ctx)
+	all, _, _, err := s.stateAndJournals(ctx)
 	return all, err
 }
 
 // stateAndJournals lists every (stack → projects) with a checkpoint or a
-// journal, and (stack → projects) with a journal.
-func (s *Store) stateAndJournals(ctx context.Context) (all, journaled map[string]map[string]bool, err error) {
+// journal, (stack → projects) with a journal, and the ETag of each plain
+// checkpoint (by seenKey).
+func (s *Store) stateAndJournals(ctx context.Context) (all, journaled map[string]map[string]bool, etags map[string]string, err error) {
 	out := map[string]map[string]bool{}
 	journaled = map[string]map[string]bool{}
+	etags = map[string]string{}
 	add := func(stack, project string) {
 		if backend.CheckName("stack", stack) != nil || backend.CheckName("project", project) != nil {
 			return
@@ -36,12 +37,13 @@ func (s *Store) stateAndJournals(ctx context.Context) (all, journaled map[string
 	}
 	list, err := s.obj.List(ctx, ".pulumi/stacks/")
 	if err != nil {
-		return nil, nil, fmt.Errorf("listing the stacks in %s: %w", s.obj.Describe(), err)
+		return nil, nil, nil, fmt.Errorf("listing the stacks in %s: %w", s.obj.Describe(), err)
 	}
 	for _, o := range list {
 		parts := strings.Split(strings.TrimPrefix(o.Key, ".pulumi/stacks/"), "/")
 		if len(parts) == 2 && strings.HasSuffix(parts[1], ".json") {
 			add(strings.TrimSuffix(parts[1], ".json"), parts[0])
+			etags[seenKey(parts[0], strings.TrimSuffix(parts[1], ".json"))] = o.ETag
 		} else if len(parts) == 2 && strings.HasSuffix(parts[1], ".json"+gzipExt) {
 			add(strings.TrimSuffix(parts[1], ".json"+gzipExt), parts[0])
 		} else if len(parts) == 2 && strings.HasSuffix(parts[1], ".json"+zstdExt) {
@@ -50,7 +52,7 @@ func (s *Store) stateAndJournals(ctx context.Context) (all, journaled map[string
 	}
 	list, err = s.obj.List(ctx, ".runner/stacks/")
 	if err != nil {
-		return nil, nil, fmt.Errorf("listing the stacks in %s: %w", s.obj.Describe(), err)
+		return nil, nil, nil, fmt.Errorf("listing the stacks in %s: %w", s.obj.Describe(), err)
 	}
 	for _, o := range list {
 		parts := strings.Split(strings.TrimPrefix(o.Key, ".runner/stacks/"), "/")
@@ -62,7 +64,7 @@ func (s *Store) stateAndJournals(ctx context.Context) (all, journaled map[string
 			journaled[parts[0]][parts[1]] = true
 		}
 	}
-	return out, journaled, nil
+	return out, journaled, etags, nil
 }
 
 // ListStacks returns every stack with state, sorted, with its projects.
@@ -136,7 +138,11 @@ func (s *Store) Summary(ctx context.Context, project, stack string) (backend.Sta
 	if err != nil {
 		return sum, err
 	}
-	sum.Interrupted = len(pending(ops)) > 0
+	stored := ""
+	if o != nil {
+		stored = backend.SnapshotHash(o.Data)
+	}
+	sum.Interrupted = len(pending(ops, stored)) > 0
 	if o == nil && !sum.Interrupted {
 		return sum, fmt.Errorf("project %s has no state on stack %s: %w", project, stack, backend.ErrNotFound)
 	}
@@ -171,36 +177,30 @@ func (s *Store) Outputs(ctx context.Context, project, stack string, c resource.C
 
 // StackSecrets returns what each project's state on stack records of its
 // secrets, without decrypting anything: the listing that finds the
-// projects also finds their journals, so only those are read.
+// projects also finds their journals, so only those are read, and gives
+// each checkpoint's ETag, so only those the stack's index does not
+// describe under that ETag are read (secretsindex.go).
 func (s *Store) StackSecrets(ctx context.Context, stack string) ([]backend.StateSecrets, error) {
 	if err := backend.CheckName("stack", stack); err != nil {
 		return nil, err
 	}
-	all, journaled, err := s.stateAndJournals(ctx)
+	all, journaled, etags, err := s.stateAndJournals(ctx)
 	if err != nil {
 		return nil, err
 	}
 	projects := sorted(all[stack])
-	out := make([]backend.StateSecrets, 0, len(projects))
-	for _, project := range projects {
-		sec := backend.StateSecrets{Project: project, Path: s.obj.Describe() + "/" + checkpointKey(project, stack)}
-		o, err := s.readCheckpoint(ctx, project, stack)
-		if err != nil {
+	stored := secretsIndex{}
+	if len(projects) > 0 {
+		if stored, err = s.readSecretsIndex(ctx, stack); err != nil {
 			return nil, err
 		}
-		if o != nil {
-			var c struct {
-				Checkpoint struct {
-					Latest struct {
-						SecretsProviders *state.SecretsProvider `json:"secrets_providers"`
-					} `json:"latest"`
-				} `json:"checkpoint"`
-			}
-			if err := json.Unmarshal(o.Data, &c); err != nil {
-				sec.Unreadable = fmt.Errorf("reading the secrets provider of %s: %w", sec.Path, err)
-			}
-			sec.Provider = c.Checkpoint.Latest.SecretsProviders
-			sec.HasSecrets = bytes.Contains(o.Data, []byte(state.SecretSig))
+	}
+	current := secretsIndex{}
+	out := make([]backend.StateSecrets, 0, len(projects))
+	for _, project := range projects {
+		sec, err := s.stateSecrets(ctx, project, stack, stored, etags[seenKey(project, stack)], current)
+		if err != nil {
+			return nil, err
 		}
 		var ops []*opJournal
 		if journaled[stack][project] {
@@ -213,7 +213,28 @@ func (s *Store) StackSecrets(ctx context.Context, stack string) ([]backend.State
 		}
 		out = append(out, sec)
 	}
+	s.keepSecretsIndex(stack, stored, current)
 	return out, nil
+}
+
+// stateSecrets tells what the project's checkpoint (listed with etag)
+// records of its secrets: from the index when it describes that
+// checkpoint, else read (and noted in current).
+func (s *Store) stateSecrets(ctx context.Context, project, stack string, idx secretsIndex, etag string, current secretsIndex) (backend.StateSecrets, error) {
+	sec := backend.StateSecrets{Project: project, Path: s.obj.Describe() + "/" + checkpointKey(project, stack)}
+	if idx.describe(&sec, etag) {
+		current[project] = idx[project]
+		return sec, nil
+	}
+	o, err := s.readCheckpoint(ctx, project, stack)
+	if err != nil || o == nil {
+		return sec, err
+	}
+	sec.Provider, sec.HasSecrets, sec.Unreadable = describeCheckpoint(sec.Path, o.Data)
+	if sec.Unreadable == nil && o.ETag != "" && s.formOf(project, stack) == "" {
+		current[project] = indexedState{ETag: strings.Trim(o.ETag, `"`), Provider: sec.Provider, HasSecrets: sec.HasSecrets}
+	}
+	return sec, nil
 }
 
 // Export returns the (project, stack) checkpoint as a Pulumi deployment.

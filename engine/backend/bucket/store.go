@@ -33,6 +33,9 @@ type Store struct {
 	// journals, per stack whose lock this process holds, names the
 	// projects with journal segments (journalindex.go).
 	journals map[string]*journalIndex
+	// secretsIdx is, per stack, its index of what its checkpoints record
+	// of their secrets, as read by StackSecrets (secretsindex.go).
+	secretsIdx map[string]*stackSecretsIndex
 }
 
 // seenState is a checkpoint as last read or written by this process.
@@ -52,7 +55,7 @@ var (
 // the first lock (Probe).
 func New(obj Objects) *Store {
 	return &Store{obj: obj, seen: map[string]seenState{}, held: map[string]*objLock{}, form: map[string]string{},
-		journals: map[string]*journalIndex{}}
+		journals: map[string]*journalIndex{}, secretsIdx: map[string]*stackSecretsIndex{}}
 }
 
 // Objects returns the object store s keeps its files in.
