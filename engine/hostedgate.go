@@ -13,14 +13,14 @@ import (
 // call waits until the gate is opened, and fails with the reason when the
 // operation ends instead.
 type gate struct {
-	*deployment
+	d      *deployment // a field, not embedded: a new call of the monitor must be gated here to compile
 	opened chan struct{}
 	err    error // set before opened is closed
 }
 
 var _ monitor.Deployment = (*gate)(nil)
 
-func newGate(d *deployment) *gate { return &gate{deployment: d, opened: make(chan struct{})} }
+func newGate(d *deployment) *gate { return &gate{d: d, opened: make(chan struct{})} }
 
 // open lets the program's calls through (err nil) or fails them with err.
 func (g *gate) open(err error) {
@@ -38,12 +38,20 @@ func (g *gate) wait(ctx context.Context) error {
 	}
 }
 
+// Preflight is not called by the monitor (compiled-in programs only).
+func (g *gate) Preflight(ctx context.Context, pf source.Preflight) error {
+	if err := g.wait(ctx); err != nil {
+		return err
+	}
+	return g.d.Preflight(ctx, pf)
+}
+
 // Register waits for the gate, then decides and runs the resource's step.
 func (g *gate) Register(ctx context.Context, r *source.Registration) (source.Answer, error) {
 	if err := g.wait(ctx); err != nil {
 		return source.Answer{}, err
 	}
-	return g.deployment.Register(ctx, r)
+	return g.d.Register(ctx, r)
 }
 
 // RegisterOutputs waits for the gate, then records the outputs.
@@ -51,7 +59,7 @@ func (g *gate) RegisterOutputs(ctx context.Context, urn resource.URN, outputs re
 	if err := g.wait(ctx); err != nil {
 		return err
 	}
-	return g.deployment.RegisterOutputs(ctx, urn, outputs)
+	return g.d.RegisterOutputs(ctx, urn, outputs)
 }
 
 // ReadResource waits for the gate, then reads the resource.
@@ -59,7 +67,7 @@ func (g *gate) ReadResource(ctx context.Context, req monitor.ReadRequest) (sourc
 	if err := g.wait(ctx); err != nil {
 		return source.Answer{}, err
 	}
-	return g.deployment.ReadResource(ctx, req)
+	return g.d.ReadResource(ctx, req)
 }
 
 // Invoke waits for the gate, then calls the function.
@@ -67,7 +75,7 @@ func (g *gate) Invoke(ctx context.Context, req monitor.InvokeRequest) (monitor.I
 	if err := g.wait(ctx); err != nil {
 		return monitor.InvokeResult{}, err
 	}
-	return g.deployment.Invoke(ctx, req)
+	return g.d.Invoke(ctx, req)
 }
 
 // Schema waits for the gate, then returns the package's schema.
@@ -75,13 +83,13 @@ func (g *gate) Schema(ctx context.Context, pkg, version, downloadURL string) ([]
 	if err := g.wait(ctx); err != nil {
 		return nil, err
 	}
-	return g.deployment.Schema(ctx, pkg, version, downloadURL)
+	return g.d.Schema(ctx, pkg, version, downloadURL)
 }
 
 // Log waits for the gate and records the message, or drops it when the
 // gate failed (the program is being stopped).
 func (g *gate) Log(severity, message string, urn resource.URN) {
 	if g.wait(context.Background()) == nil {
-		g.deployment.Log(severity, message, urn)
+		g.d.Log(severity, message, urn)
 	}
 }
