@@ -75,40 +75,61 @@ func TestS3KilledUpIsFoundUnderTheStackLock(t *testing.T) {
 	}
 }
 
-// TestS3KilledBetweenJournalSealAndCheckpoint: an up killed after it
-// sealed its journal (the commit segment naming the new checkpoint) but
-// before that checkpoint was stored leaves the old checkpoint and a sealed
-// journal that was never applied; the next preview folds it in (it plans
-// nothing of what the killed run did) and the next up converges with no
-// segment left. Before the fix a sealed journal was taken for applied
-// whatever checkpoint was stored, and its steps were lost (done twice).
-func TestS3KilledBetweenJournalSealAndCheckpoint(t *testing.T) {
-	srv, dir, env, _ := s3Deployed(t)
+// TestS3KilledWhileCommitting kills an up (SIGKILL) at two moments of a
+// project's commit, the request there never stored:
+//   - after it sealed its journal (the commit segment naming the new
+//     checkpoint), before that checkpoint was stored: the old checkpoint
+//     and a sealed journal never applied are left, which the next preview
+//     folds in (it plans nothing of what the killed run did). Before the
+//     fix a sealed journal was taken for applied whatever checkpoint was
+//     stored, and its steps were lost (done again, or created twice);
+//   - after the checkpoint was stored, before the journal's segments were
+//     removed: they are applied, and the next up removes them (before, they
+//     were left for ever).
+//
+// Either way the next up converges and leaves no journal segment.
+func TestS3KilledWhileCommitting(t *testing.T) {
+	for _, moment := range []string{"checkpoint", "retire"} {
+		t.Run(moment, func(t *testing.T) { killWhileCommitting(t, moment) })
+	}
+}
+
+// killWhileCommitting kills an up at moment of its first project commit
+// with steps: "checkpoint" holds the checkpoint's PUT, "retire" the
+// removal of the journal's segments.
+func killWhileCommitting(t *testing.T, moment string) {
+	srv, dir, env, obj := s3Deployed(t)
 	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
 		t.Fatalf("config set: %s", r.Stderr)
 	}
 	var mu sync.Mutex
-	sealed := map[string]bool{}
+	sealed, stored := map[string]bool{}, ""
 	held, killed := make(chan string, 1), make(chan struct{})
+	hold := func(project string) {
+		held <- project
+		mu.Unlock()
+		<-killed
+		mu.Lock()
+		panic(http.ErrAbortHandler) // never stored
+	}
 	srv.Intercept(func(r *http.Request) {
-		if r.Method != http.MethodPut {
-			return
-		}
 		path := r.URL.Path
 		mu.Lock()
 		defer mu.Unlock()
-		if _, rest, ok := strings.Cut(path, "/.runner/stacks/dev/"); ok && strings.HasSuffix(path, "/99999999.jsonl") {
+		switch _, rest, ok := strings.Cut(path, "/.runner/stacks/dev/"); {
+		case r.Method == http.MethodPut && ok && strings.HasSuffix(path, "/99999999.jsonl"):
 			project, _, _ := strings.Cut(rest, "/")
 			sealed[project] = true
 			return
+		case r.Method == http.MethodPost && r.URL.Query().Has("delete") && stored != "" && len(held) == 0:
+			hold(stored)
 		}
-		if _, rest, ok := strings.Cut(path, "/.pulumi/stacks/"); ok && strings.HasSuffix(rest, "/dev.json") {
+		if _, rest, ok := strings.Cut(path, "/.pulumi/stacks/"); ok && r.Method == http.MethodPut && strings.HasSuffix(rest, "/dev.json") {
 			if project := strings.TrimSuffix(rest, "/dev.json"); sealed[project] && len(held) == 0 {
-				held <- project
-				mu.Unlock()
-				<-killed
-				mu.Lock()
-				panic(http.ErrAbortHandler) // the checkpoint is never stored
+				if moment == "checkpoint" {
+					hold(project)
+				}
+				stored = project
 			}
 		}
 	})
@@ -120,14 +141,14 @@ func TestS3KilledBetweenJournalSealAndCheckpoint(t *testing.T) {
 		_ = syscall.Kill(a.Process.Pid, syscall.SIGKILL)
 	case <-time.After(90 * time.Second):
 		_ = a.Process.Kill()
-		t.Fatalf("the up stored no checkpoint after sealing a journal:\n%s", out)
+		t.Fatalf("the up never reached the %s of a commit:\n%s", moment, out)
 	}
 	_ = a.Wait()
 	close(killed)
 	srv.Intercept(nil)
 	rows := summary(t, run(t, dir, "", env, "--json", "preview").Stdout)
 	if changes(rows[project]) != 0 {
-		t.Errorf("after a kill between the journal's seal and the checkpoint of %s, preview plans its changes again (the sealed journal was dropped): %v", project, rows[project])
+		t.Errorf("after a kill at the %s of %s, preview plans its changes again (its journal was dropped): %v", moment, project, rows[project])
 	}
 	r := run(t, dir, "", env, "--non-interactive", "up", "--yes")
 	if r.Code != 0 {
@@ -136,6 +157,15 @@ func TestS3KilledBetweenJournalSealAndCheckpoint(t *testing.T) {
 	for p, row := range summary(t, run(t, dir, "", env, "--json", "preview").Stdout) {
 		if changes(row) != 0 {
 			t.Errorf("after the up that converged, preview plans changes in %s", p)
+		}
+	}
+	list, err := obj.List(context.Background(), ".runner/stacks/dev/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range list {
+		if strings.Contains(o.Key, "/journal/") {
+			t.Errorf("the up that converged left the journal segment %s", o.Key)
 		}
 	}
 }

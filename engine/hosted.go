@@ -84,7 +84,10 @@ func (h *hostedSource) end() {
 }
 
 // Run serves the monitor, makes sure the plugins the program names can be
-// had (before anything changes), and runs the program.
+// had and the runtime's gate is passed (before anything changes), and runs
+// the program. A declarative program (source.Declarative) starts at once,
+// its calls waiting for that: its host's own start-up work (reading the
+// program again, loading schemas) overlaps with the checks.
 func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	d := h.d
 	if h.lis == nil {
@@ -94,19 +97,48 @@ func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	}
 	h.ran = true
 	d.sem = make(chan struct{}, d.opts.parallel()) // the program does not bound its registrations
-	srv := monitor.StartOn(h.lis, d, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun})
+	g := newGate(d)
+	srv := monitor.StartOn(h.lis, g, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun})
 	defer srv.Close()
 	defer h.out.Flush()
+	if dp, ok := h.hosted.(source.Declarative); !ok || !dp.Declarative() {
+		err := h.ready(ctx)
+		g.open(err)
+		if err != nil {
+			return err
+		}
+		return h.hosted.Run(ctx, h.req)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ran := make(chan error, 1)
+	go func() { ran <- h.hosted.Run(runCtx, h.req) }()
+	err := h.ready(ctx)
+	g.open(err)
+	if err != nil {
+		cancel()
+		<-ran
+		return err
+	}
+	return <-ran
+}
+
+// ready returns once the program may reach the engine: the plugins it
+// names can be had, and its runtime's gate (source.Gated) is passed.
+func (h *hostedSource) ready(ctx context.Context) error {
 	if _, ok := h.hosted.(source.PackageLister); ok {
 		<-h.listed
-		if err := d.requirePlugins(ctx, h.pkgs, h.pkgErr); err != nil {
+		if err := h.d.requirePlugins(ctx, h.pkgs, h.pkgErr); err != nil {
 			if r, ok := h.hosted.(source.Releaser); ok {
 				r.Release(h.req)
 			}
 			return err
 		}
 	}
-	return h.hosted.Run(ctx, h.req)
+	if g, ok := h.hosted.(source.Gated); ok {
+		return g.Gate(ctx)
+	}
+	return nil
 }
 
 // requirePlugins finds (or installs) every plugin the program names, and

@@ -12,9 +12,11 @@ import (
 
 // The passphrase's key takes a core a quarter of a second or more to
 // derive (PBKDF2, a million rounds). A preview or up whose projects are all
-// programs run by language hosts derives it while the hosts start: each
-// program runs only once the passphrase is checked, and nothing changes
-// before a program runs. Every other operation checks it first, as before.
+// programs run by language hosts derives it while the hosts start: a
+// program's calls reach the engine only once the passphrase is checked, so
+// nothing changes before (a declarative program, Pulumi YAML, starts
+// meanwhile; any other only once it is checked). Every other operation
+// checks it first, as before.
 
 // keyCheckWaits reports whether the operation may start before the
 // passphrase is checked: a preview or up, without --refresh (which reads
@@ -32,9 +34,10 @@ func (s *Session) keyCheckWaits(o OpOptions, hosted map[string]source.Hosted) bo
 	return true
 }
 
-// afterKeyCheck returns the runtimes with each program's run waiting for
-// the passphrase check of c (and failing with its error, which sets
-// shown: the run's summary shows that project's failure).
+// afterKeyCheck returns the runtimes with each program gated on the
+// passphrase check of c: the engine serves its calls once c is checked,
+// and fails the run with the check's error, which sets shown (the run's
+// summary shows that project's failure).
 func afterKeyCheck(hosted map[string]source.Hosted, c *config.Crypter, shown *atomic.Bool) map[string]source.Hosted {
 	out := make(map[string]source.Hosted, len(hosted))
 	for name, h := range hosted {
@@ -48,22 +51,32 @@ func afterKeyCheck(hosted map[string]source.Hosted, c *config.Crypter, shown *at
 	return out
 }
 
-// keyGated runs a program once the passphrase is checked.
+// keyGated is a program whose calls reach the engine only once the
+// passphrase is checked (source.Gated).
 type keyGated struct {
 	source.Hosted
 	c     *config.Crypter
 	shown *atomic.Bool
 }
 
-// Run waits for the passphrase check, then runs the program.
-func (g keyGated) Run(ctx context.Context, req source.RunRequest) error {
+var _ source.Gated = keyGated{}
+
+// Gate waits for the passphrase check and returns its error.
+func (g keyGated) Gate(ctx context.Context) error {
 	if err := g.c.Wait(ctx); err != nil {
 		if ctx.Err() == nil {
 			g.shown.Store(true)
 		}
 		return err
 	}
-	return g.Hosted.Run(ctx, req)
+	return nil
+}
+
+// Declarative says whether the program may start before the check (its
+// calls waiting for it): see source.Declarative.
+func (g keyGated) Declarative() bool {
+	d, ok := g.Hosted.(source.Declarative)
+	return ok && d.Declarative()
 }
 
 // keyGatedLister is keyGated for a runtime that lists the plugins its

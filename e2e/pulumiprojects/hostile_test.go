@@ -223,3 +223,20 @@ func TestJavaScriptProgramError(t *testing.T) {
 		t.Errorf("the failure does not say %q:\n%s%s", want, r.Stdout, r.Stderr)
 	}
 }
+
+// TestPulumiYAMLMergeKeys: Pulumi.yaml's YAML merge keys (`<<: *base`) are
+// read as the Pulumi CLI reads them, at the top and in the config block:
+// the merged runtime is the project's, and a merged declaration of a
+// secret without a default is asked for. Before, `<<` was an unknown key
+// and the project had no runtime.
+func TestPulumiYAMLMergeKeys(t *testing.T) {
+	w := newWS(t)
+	w.write(map[string]string{
+		"p/Pulumi.yaml": "x-base: &base\n  runtime: nodejs\nname: p\n<<: *base\nx-decl: &decl\n  token: {type: string, secret: true}\nconfig:\n  <<: *decl\n",
+		"runner.yaml":   "providers:\n  e:\n    projects:\n      p: {path: p}\n",
+	})
+	r := w.fails(3, "--non-interactive", "-p", "e", "-s", "dev", "validate")
+	if strings.Contains(r.Stderr, "runtime: is missing") || !strings.Contains(r.Stderr, "config set --secret p:token") {
+		t.Errorf("the merged runtime or config declaration was not read:\n%s", r.Stderr)
+	}
+}

@@ -8,8 +8,9 @@ import (
 )
 
 // TestWrongPassphraseRunsNoProgram: a preview or up of YAML projects
-// starts its language hosts while the passphrase's key is derived, but a
-// wrong passphrase still stops it before the program runs: exit 3 naming
+// starts its language hosts (and, YAML being declarative, its programs)
+// while the passphrase's key is derived, but a wrong passphrase still stops
+// it before any of the program's calls reaches the engine: exit 3 naming
 // the passphrase's source, nothing created, no state or history written.
 // With a secret in the config the key is needed first, and the same holds.
 func TestWrongPassphraseRunsNoProgram(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/engine/pluginhost/providertest"
 )
 
 // getterYAML is a project that reads (get:) the Thing whose ID the maker
@@ -32,7 +34,7 @@ outputs:
 
 // readWorkspace is a workspace of two YAML projects: maker creates a
 // Thing and exports its ID, getter (after it) reads that Thing by ID.
-func readWorkspace(t *testing.T) (*ws, func() []string) {
+func readWorkspace(t *testing.T) (*ws, providertest.Store) {
 	t.Helper()
 	w := newWS(t)
 	store := w.withHosts(t, true)
@@ -42,7 +44,7 @@ func readWorkspace(t *testing.T) (*ws, func() []string) {
 		"runner.yaml":        "providers:\n  e:\n    projects:\n      maker: {path: maker}\n      getter: {path: getter, dependsOn: [maker]}\n",
 	})
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
-	return w, func() []string { return values(t, store) }
+	return w, store
 }
 
 // TestReadResourceThroughTheCLI: a YAML program's get: is recorded as
@@ -52,7 +54,8 @@ func readWorkspace(t *testing.T) (*ws, func() []string) {
 // state without deleting the Thing, and so does a destroy of the reading
 // project; a get of an ID that does not exist fails naming it.
 func TestReadResourceThroughTheCLI(t *testing.T) {
-	w, things := readWorkspace(t)
+	w, store := readWorkspace(t)
+	things := func() []string { return values(t, store) }
 	plan := filepath.Join(t.TempDir(), "plan.json")
 	w.ok("-p", "e", "-s", "dev", "preview", "--out", plan)
 	w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan)
@@ -127,12 +130,14 @@ func exported(t *testing.T, w *ws, project, name string) map[string]any {
 }
 
 // TestPulumiCLIPreviewsRunnersReadResource: a stack whose program reads a
-// resource (get:), deployed by runner, exported and imported into the
-// Pulumi CLI, previews and updates with no changes there: runner records
-// the read as Pulumi does (external, the same URN, provider reference and
-// inputs).
+// resource (get:) and a stack reference, deployed by runner, exported and
+// imported into the Pulumi CLI, previews and updates with no changes
+// there, and Pulumi's state then holds the same resources as runner's:
+// runner records both reads as Pulumi does (external, the same URNs,
+// provider references, the built-in pulumi provider, inputs).
 func TestPulumiCLIPreviewsRunnersReadResource(t *testing.T) {
-	w, things := readWorkspace(t)
+	w, store := readWorkspace(t)
+	things := func() []string { return values(t, store) }
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	pl := newPulumi(t, w)
 	tmp := t.TempDir()
@@ -160,19 +165,45 @@ func TestPulumiCLIPreviewsRunnersReadResource(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "getter", "--show-secrets", "--file", shown)
 	pshown := filepath.Join(tmp, "pulumi-shown.json")
 	pl.ok(getter, "stack", "export", "--show-secrets", "--file", pshown)
-	// Pulumi records its stack reference as a read too (with its built-in
-	// pulumi provider); runner does not record stack references yet, so
-	// those two are left out of the comparison.
-	pd := readDeployment(t, pshown)
-	kept := pd.Deployment.Resources[:0]
-	for _, r := range pd.Deployment.Resources {
-		if r.Type != "pulumi:pulumi:StackReference" && r.Type != "pulumi:providers:pulumi" {
-			kept = append(kept, r)
-		}
-	}
-	pd.Deployment.Resources = kept
-	sameResources(t, "runner's export", readDeployment(t, shown), "Pulumi's export after its up", pd)
+	sameResources(t, "runner's export", readDeployment(t, shown), "Pulumi's export after its up", readDeployment(t, pshown))
 	if !equal(things(), []string{"made"}) {
 		t.Errorf("after Pulumi's up the Things are %v", things())
+	}
+}
+
+// TestRunnerPreviewsPulumiCLIsReadResource is the reverse: the Pulumi CLI
+// deploys maker and getter, runner imports both stacks and previews and
+// updates the getter with no change, its reads (the Thing, the stack
+// reference) kept as Pulumi recorded them.
+func TestRunnerPreviewsPulumiCLIsReadResource(t *testing.T) {
+	w, store := readWorkspace(t)
+	things := func() []string { return values(t, store) }
+	pl := newPulumi(t, w)
+	tmp := t.TempDir()
+	for _, project := range []string{"maker", "getter"} {
+		dir := filepath.Join(w.dir, project)
+		pl.login(dir, filepath.Join(tmp, "pulumi-state"))
+		pl.ok(dir, "stack", "init", "dev")
+		pl.ok(dir, "config", "set", "testprov:store", string(store))
+		pl.ok(dir, "up", "--yes")
+		export := filepath.Join(tmp, project+".json")
+		pl.ok(dir, "stack", "export", "--file", export)
+		w.ok("-p", "e", "-s", "dev", "stack", "import", "--project", project, "--file", export)
+	}
+	r := w.ok("-p", "e", "-s", "dev", "--json", "preview")
+	if c := runnerSummary(t, r); !onlySame(c) {
+		t.Errorf("runner's preview of the stacks Pulumi made counted %v\n%s", c, r.Stdout)
+	}
+	r = w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes")
+	if c := runnerSummary(t, r); !onlySame(c) {
+		t.Errorf("runner's up of the stacks Pulumi made counted %v\n%s", c, r.Stdout)
+	}
+	shown := filepath.Join(tmp, "runner-shown.json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "getter", "--show-secrets", "--file", shown)
+	pshown := filepath.Join(tmp, "pulumi-shown.json")
+	pl.ok(filepath.Join(w.dir, "getter"), "stack", "export", "--show-secrets", "--file", pshown)
+	sameResources(t, "Pulumi's export", readDeployment(t, pshown), "runner's export after its up", readDeployment(t, shown))
+	if !equal(things(), []string{"made"}) {
+		t.Errorf("after runner's up the Things are %v", things())
 	}
 }

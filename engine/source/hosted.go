@@ -66,3 +66,19 @@ type PackageLister interface {
 type Releaser interface {
 	Release(req RunRequest)
 }
+
+// Gated is a Hosted whose program may reach the engine only once Gate
+// returns nil (the stack's passphrase is checked): the engine serves the
+// program's calls after that, and ends the run with Gate's error.
+type Gated interface {
+	Gate(ctx context.Context) error
+}
+
+// Declarative is a Hosted whose programs do nothing but call the engine's
+// services: no code of the user's runs (Pulumi YAML). The engine may start
+// such a program while it checks what must be checked before anything
+// changes (the plugins the program names, the passphrase), its calls to
+// the engine waiting until then; any other program starts only after.
+type Declarative interface {
+	Declarative() bool
+}

@@ -24,8 +24,8 @@ func (r *reader) config(v *yaml.Node) {
 		r.fail(v.Line, "config: must be a mapping of keys to values or declarations")
 		return
 	}
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := deref(v.Content[i]), deref(v.Content[i+1])
+	for _, kv := range pairs(v) {
+		k, val := kv.k, kv.v
 		ck := ConfigKey{Key: k.Value, Line: k.Line}
 		if isDecl(val) {
 			r.declaration(&ck, val)
@@ -44,8 +44,8 @@ func isDecl(v *yaml.Node) bool {
 	if v.Kind != yaml.MappingNode || len(v.Content) == 0 {
 		return false
 	}
-	for i := 0; i < len(v.Content); i += 2 {
-		if !declKeys[deref(v.Content[i]).Value] {
+	for _, kv := range pairs(v) {
+		if !declKeys[kv.k.Value] {
 			return false
 		}
 	}
@@ -53,8 +53,8 @@ func isDecl(v *yaml.Node) bool {
 }
 
 func (r *reader) declaration(ck *ConfigKey, v *yaml.Node) {
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := deref(v.Content[i]), deref(v.Content[i+1])
+	for _, kv := range pairs(v) {
+		k, val := kv.k, kv.v
 		switch k.Value {
 		case "type":
 			if !types[val.Value] {

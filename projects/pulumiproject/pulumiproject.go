@@ -110,8 +110,8 @@ func Parse(file string, data []byte) (*Project, error) {
 	r := &reader{p: p}
 	root := deref(doc.Content[0])
 	seen := map[string]bool{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := deref(root.Content[i]), deref(root.Content[i+1])
+	for _, kv := range pairs(root) {
+		k, v := kv.k, kv.v
 		if seen[k.Value] {
 			r.fail(k.Line, "the key %s is written twice", k.Value)
 			continue
@@ -184,8 +184,8 @@ func (r *reader) runtime(v *yaml.Node) {
 	case yaml.ScalarNode:
 		r.p.Runtime = v.Value
 	case yaml.MappingNode:
-		for i := 0; i+1 < len(v.Content); i += 2 {
-			k, val := deref(v.Content[i]), deref(v.Content[i+1])
+		for _, kv := range pairs(v) {
+			k, val := kv.k, kv.v
 			switch k.Value {
 			case "name":
 				r.p.Runtime = val.Value

@@ -46,6 +46,25 @@ func TestParse(t *testing.T) {
 				t.Errorf("got %+v", p)
 			}
 		}},
+		{"merge keys at the top", "x-base: &base\n  runtime: nodejs\n  main: src\nname: app\n<<: *base\nmain: lib\n", func(t *testing.T, p *Project) {
+			if p.Runtime != "nodejs" || p.Main != "lib" {
+				t.Errorf("a merged runtime is read and a written main wins over the merged one: got %+v", p)
+			}
+		}},
+		{"merge keys in config, first mapping wins", "x-a: &a {k: 1, j: a}\nx-b: &b {k: 2, l: b}\nname: app\nruntime: go\nconfig:\n  <<: [*a, *b]\n  j: own\n", func(t *testing.T, p *Project) {
+			got := map[string]any{}
+			for _, c := range p.Config {
+				got[c.Key] = c.Default
+			}
+			if want := map[string]any{"app:k": 1, "app:j": "own", "app:l": "b"}; !reflect.DeepEqual(got, want) {
+				t.Errorf("config = %v, want %v", got, want)
+			}
+		}},
+		{"merge keys in a declaration", "x-s: &s {type: string, secret: true}\nname: app\nruntime: go\nconfig:\n  token:\n    <<: *s\n    description: the token\n", func(t *testing.T, p *Project) {
+			if len(p.Config) != 1 || !p.Config[0].Secret || p.Config[0].Type != "string" || p.Config[0].Description != "the token" {
+				t.Errorf("config = %+v", p.Config)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

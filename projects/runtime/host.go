@@ -39,7 +39,7 @@ type host struct {
 	o    Options
 
 	mu      sync.Mutex
-	started map[string]*hostProc // by engine address: RequiredPackages then Run share one host
+	started map[string]*hostSlot // by engine address: RequiredPackages and Run share one host
 }
 
 func newHost(p *pulumiproject.Project, prog pulumiproject.Program, o Options) (*host, error) {
@@ -48,7 +48,7 @@ func newHost(p *pulumiproject.Project, prog pulumiproject.Program, o Options) (*
 		return nil, &MissingError{Project: p.Name, Runtime: p.Runtime, What: err.Error(),
 			Fix: fmt.Sprintf("put pulumi-language-%s on PATH or in the plugin cache (%s); for yaml, see README (Runtimes) for building it", p.Runtime, cacheDir(o))}
 	}
-	return &host{p: p, prog: prog, bin: bin, o: o, started: map[string]*hostProc{}}, nil
+	return &host{p: p, prog: prog, bin: bin, o: o, started: map[string]*hostSlot{}}, nil
 }
 
 func cacheDir(o Options) string {
@@ -179,28 +179,80 @@ func readPort(ctx context.Context, r io.Reader, rest io.Writer) (int, error) {
 	return port, nil
 }
 
-// take returns the host RequiredPackages started for this engine, if any.
-func (h *host) take(addr string) *hostProc {
+// hostSlot is the host of one engine address, which RequiredPackages and
+// Run share, perhaps at the same time: the first call starts it, the
+// others wait for its start. It stops once no call uses it and Run ended
+// (or Release said no Run follows).
+type hostSlot struct {
+	ready chan struct{} // closed once started (hp) or failed to (err)
+	hp    *hostProc
+	err   error
+	users int  // calls using it now
+	done  bool // Run ended, or Release: stop when unused
+}
+
+// acquire returns the host of req's engine, starting it when none is, and
+// the function that ends this call's use of it.
+func (h *host) acquire(ctx context.Context, req source.RunRequest) (*hostProc, func(), error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	hp := h.started[addr]
-	delete(h.started, addr)
-	return hp
+	s := h.started[req.EngineAddress]
+	first := s == nil
+	if first {
+		s = &hostSlot{ready: make(chan struct{})}
+		h.started[req.EngineAddress] = s
+	}
+	s.users++
+	h.mu.Unlock()
+	release := func() { h.release(req.EngineAddress, s, false) }
+	if first {
+		s.hp, s.err = h.start(ctx, req)
+		close(s.ready)
+	} else {
+		select {
+		case <-s.ready:
+		case <-ctx.Done():
+			release()
+			return nil, nil, ctx.Err()
+		}
+	}
+	if s.err != nil {
+		release()
+		return nil, nil, s.err
+	}
+	return s.hp, release, nil
+}
+
+// release ends one use of s (last: no other use follows, as after Run or
+// for Release), and stops its host once it is unused and done.
+func (h *host) release(addr string, s *hostSlot, last bool) {
+	h.mu.Lock()
+	if last {
+		s.done = true
+		if h.started[addr] == s {
+			delete(h.started, addr)
+		}
+	} else {
+		s.users--
+	}
+	stop := s.done && s.users == 0
+	h.mu.Unlock()
+	if stop {
+		<-s.ready
+		if s.hp != nil {
+			s.hp.stop()
+		}
+	}
 }
 
 // RequiredPackages asks the host which plugins the program needs
-// (GetRequiredPackages). The host stays up for the Run that follows.
+// (GetRequiredPackages). The host stays up for the Run that follows (or
+// runs meanwhile).
 func (h *host) RequiredPackages(ctx context.Context, req source.RunRequest) ([]source.Package, error) {
-	hp := h.take(req.EngineAddress)
-	if hp == nil {
-		var err error
-		if hp, err = h.start(ctx, req); err != nil {
-			return nil, err
-		}
+	hp, done, err := h.acquire(ctx, req)
+	if err != nil {
+		return nil, err
 	}
-	h.mu.Lock()
-	h.started[req.EngineAddress] = hp
-	h.mu.Unlock()
+	defer done()
 	resp, err := hp.rt.GetRequiredPackages(ctx, &pulumirpc.GetRequiredPackagesRequest{Info: h.info()})
 	if status.Code(err) == codes.Unimplemented {
 		return nil, nil
@@ -221,8 +273,11 @@ func (h *host) RequiredPackages(ctx context.Context, req source.RunRequest) ([]s
 // Release stops the host RequiredPackages started for this engine when no
 // Run follows.
 func (h *host) Release(req source.RunRequest) {
-	if hp := h.take(req.EngineAddress); hp != nil {
-		hp.stop()
+	h.mu.Lock()
+	s := h.started[req.EngineAddress]
+	h.mu.Unlock()
+	if s != nil {
+		h.release(req.EngineAddress, s, true)
 	}
 }
 
@@ -234,16 +289,26 @@ func (h *host) info() *pulumirpc.ProgramInfo {
 	return &pulumirpc.ProgramInfo{RootDirectory: h.p.Dir, ProgramDirectory: h.prog.Pwd, EntryPoint: h.prog.EntryPoint, Options: opts}
 }
 
+// Declarative is true for Pulumi YAML: its programs run no code of the
+// user's, only calls to the engine, so they may start before the engine
+// is ready to serve them (source.Declarative).
+func (h *host) Declarative() bool { return h.p.Runtime == "yaml" }
+
 // Run runs the program once through the host.
 func (h *host) Run(ctx context.Context, req source.RunRequest) error {
-	hp := h.take(req.EngineAddress)
-	if hp == nil {
-		var err error
-		if hp, err = h.start(ctx, req); err != nil {
-			return err
-		}
+	hp, done, err := h.acquire(ctx, req)
+	if err != nil {
+		return err
 	}
-	defer hp.stop()
+	defer func() {
+		done()
+		h.mu.Lock()
+		s := h.started[req.EngineAddress]
+		h.mu.Unlock()
+		if s != nil {
+			h.release(req.EngineAddress, s, true)
+		}
+	}()
 	resp, err := hp.rt.Run(ctx, &pulumirpc.RunRequest{
 		Project: req.Project, Stack: req.Stack, Organization: req.Organization, Pwd: h.prog.Pwd,
 		Program: h.prog.EntryPoint, Config: req.Config, ConfigSecretKeys: req.ConfigSecretKeys,

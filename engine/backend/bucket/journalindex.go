@@ -77,3 +77,20 @@ func (s *Store) journaled(project, stack string) {
 		idx.projects[project] = true
 	}
 }
+
+// holds reports whether this process holds the (project, stack) lock, not
+// known to be lost.
+func (s *Store) holds(project, stack string) bool {
+	s.mu.Lock()
+	l := s.held[projectLockKey(project, stack)]
+	s.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	select {
+	case <-l.Lost():
+		return false
+	default:
+		return true
+	}
+}

@@ -189,6 +189,12 @@ func (s *Store) loadOnce(ctx context.Context, project, stack string, c resource.
 		return nil, nil, err
 	}
 	s.remember(project, stack, seen)
+	if done := applied(ops, seen.hash); len(done) > 0 && s.holds(project, stack) {
+		// A run killed after its commit left these; removed here, under the
+		// lock, so that a run that changes nothing removes them too (a
+		// failure leaves them to the next run).
+		_ = s.retire(ctx, done)
+	}
 	for _, j := range pending(ops, seen.hash) {
 		where := s.obj.Describe() + "/" + journalPrefix(project, stack) + j.op
 		if j.info.Base != seen.hash {

@@ -18,6 +18,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +32,17 @@ import (
 // maxMessageSize is the largest gRPC message the server receives, the same
 // 400 MiB limit the engine dials with.
 const maxMessageSize = 400 << 20
+
+// The flow-control windows of the plugin's connections (the engine's
+// calls, and its own Log calls to the engine), fixed as the engine's own:
+// large for this protocol's messages, they turn off gRPC's bandwidth
+// probing (a ping, and its answer, per burst of data). With a pool of
+// stream workers (each call's handler on a goroutine whose stack has
+// grown), they cut the plugin's CPU per call (docs/benchmarks.md, YAML1000).
+const (
+	streamWindow = 1 << 20
+	connWindow   = 4 << 20
+)
 
 func main() {
 	if err := run(); err != nil {
@@ -51,12 +64,14 @@ func run() error {
 	if err := startFaults(stop); err != nil {
 		return err
 	}
+	defer profile(os.Getenv("TESTPROV_CPUPROFILE"))()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("listen on a local port: %w", err)
 	}
 	prov := newProvider(engineAddr, flagsFromEnv())
-	srv := grpc.NewServer(grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize))
+	srv := grpc.NewServer(grpc.MaxRecvMsgSize(maxMessageSize), grpc.MaxSendMsgSize(maxMessageSize),
+		grpc.NumStreamWorkers(16), grpc.InitialWindowSize(streamWindow), grpc.InitialConnWindowSize(connWindow))
 	pulumirpc.RegisterResourceProviderServer(srv, &server{
 		ResourceProviderServer: plugin.NewProviderServer(prov),
 		flags:                  prov.flags,
@@ -173,5 +188,28 @@ func flagsFromEnv() flags {
 		legacy:          os.Getenv("TESTPROV_LEGACY") == "1",
 		acceptSecrets:   os.Getenv("TESTPROV_ACCEPT_SECRETS") != "false",
 		acceptResources: os.Getenv("TESTPROV_ACCEPT_RESOURCES") != "false",
+	}
+}
+
+// profile writes a CPU profile of the plugin's run to <prefix>.<pid> when
+// prefix is set (TESTPROV_CPUPROFILE: each plugin process has its own
+// file); a profile that cannot start is reported on stderr.
+func profile(prefix string) (stop func()) {
+	if prefix == "" {
+		return func() {}
+	}
+	f, err := os.Create(prefix + "." + strconv.Itoa(os.Getpid()))
+	if err == nil {
+		if err = pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testprov: TESTPROV_CPUPROFILE: not profiling: %v\n", err)
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }

@@ -161,7 +161,8 @@ func (p *provider) engineConn() (*grpc.ClientConn, error) {
 	if p.engine != nil || p.engineAddr == "" {
 		return p.engine, nil
 	}
-	conn, err := grpc.NewClient(p.engineAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(p.engineAddr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithInitialWindowSize(streamWindow), grpc.WithInitialConnWindowSize(connWindow))
 	if err != nil {
 		return nil, fmt.Errorf("connect to the engine at %s: %w", p.engineAddr, err)
 	}
