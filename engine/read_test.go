@@ -138,3 +138,28 @@ func TestReadResourceTakesAndGivesUpAURN(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshReadsAReadResourceBack checks refresh re-reads a read
+// resource, keeping it external, and drops it from the state when it is
+// gone, deleting nothing.
+func TestRefreshReadsAReadResourceBack(t *testing.T) {
+	e := newHostedEnv(t)
+	if _, err := e.hosted(engine.Up, readProgram(t, []string{"a"}, map[string]string{"ext": "@a"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := engine.Refresh(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	if ext := e.find("ext"); ext == nil || !ext.External || ext.Outputs["n"] != 0.0 {
+		t.Fatalf("ext after a refresh: %+v", ext)
+	}
+	e.plugin.OnRead = func(context.Context, resource.ReadRequest) (resource.ReadResponse, error) {
+		return resource.ReadResponse{}, nil // everything is gone
+	}
+	if _, err := engine.Refresh(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	if e.find("ext") != nil || e.plugin.Count("Delete") != 0 {
+		t.Errorf("a read resource gone: still in the state %v, %d deletes", e.find("ext") != nil, e.plugin.Count("Delete"))
+	}
+}

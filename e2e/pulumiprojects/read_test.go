@@ -29,6 +29,7 @@ resources:
       id: ${ref.outputs["id"]}
 outputs:
   seen: ${seen.value}
+  seenSecret: ${seen.secret}
 `
 }
 
@@ -39,7 +40,7 @@ func readWorkspace(t *testing.T) (*ws, providertest.Store) {
 	w := newWS(t)
 	store := w.withHosts(t, true)
 	w.write(map[string]string{
-		"maker/Pulumi.yaml":  "name: maker\nruntime: yaml\nresources:\n  thing:\n    type: testprov:index:Thing\n    properties:\n      value: made\noutputs:\n  id: ${thing.id}\n",
+		"maker/Pulumi.yaml":  "name: maker\nruntime: yaml\nconfig:\n  token:\n    type: string\n    secret: true\n    default: \"\"\nresources:\n  thing:\n    type: testprov:index:Thing\n    properties:\n      value: made\n      secret: ${token}\noutputs:\n  id: ${thing.id}\n",
 		"getter/Pulumi.yaml": getterYAML(true),
 		"runner.yaml":        "providers:\n  e:\n    projects:\n      maker: {path: maker}\n      getter: {path: getter, dependsOn: [maker]}\n",
 	})
@@ -56,9 +57,11 @@ func readWorkspace(t *testing.T) (*ws, providertest.Store) {
 func TestReadResourceThroughTheCLI(t *testing.T) {
 	w, store := readWorkspace(t)
 	things := func() []string { return values(t, store) }
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "maker:token", secretToken)
 	plan := filepath.Join(t.TempDir(), "plan.json")
-	w.ok("-p", "e", "-s", "dev", "preview", "--out", plan)
-	w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan)
+	logs := []string{w.ok("-p", "e", "-s", "dev", "preview", "--out", plan).Stdout}
+	logs = append(logs, w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan).Stdout)
+	noSecret(t, w.dir, logs) // the secret output read stays secret in getter's state
 	if got := w.outputs("getter")["seen"]; got != "made" {
 		t.Fatalf("getter's output seen = %v, want the value read from the Thing", got)
 	}
@@ -185,6 +188,9 @@ func TestRunnerPreviewsPulumiCLIsReadResource(t *testing.T) {
 		pl.login(dir, filepath.Join(tmp, "pulumi-state"))
 		pl.ok(dir, "stack", "init", "dev")
 		pl.ok(dir, "config", "set", "testprov:store", string(store))
+		if project == "maker" {
+			pl.ok(dir, "config", "set", "--secret", "token", secretToken)
+		}
 		pl.ok(dir, "up", "--yes")
 		export := filepath.Join(tmp, project+".json")
 		pl.ok(dir, "stack", "export", "--file", export)

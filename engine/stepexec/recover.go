@@ -32,6 +32,9 @@ func (d *Executor) reportPending() {
 // whatHappens says what the recovery of a pending operation of kind op
 // does.
 func whatHappens(op state.OperationType) string {
+	if op == state.OperationReading {
+		return "nothing changed: the program reads it again"
+	}
 	if op == state.OperationCreating {
 		return "it is read back through its plugin now: adopted into the state if it exists, created again if it does not (one that its plugin cannot look up without the ID it never returned is listed, to be checked by hand)"
 	}
