@@ -163,3 +163,28 @@ func TestRefreshReadsAReadResourceBack(t *testing.T) {
 		t.Errorf("a read resource gone: still in the state %v, %d deletes", e.find("ext") != nil, e.plugin.Count("Delete"))
 	}
 }
+
+// TestPreviewOfAReadWithAnUnknownID checks a preview's read whose ID is not
+// known yet (made by a step the preview does not run) calls no plugin and
+// answers unknown, as Pulumi does.
+func TestPreviewOfAReadWithAnUnknownID(t *testing.T) {
+	e := newHostedEnv(t)
+	prog := hostedFunc(func(ctx context.Context, c *client) error {
+		root, _, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: resource.RootStackType, Name: c.req.Project + "-" + c.req.Stack}, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := c.mon.ReadResource(ctx, &pulumirpc.ReadResourceRequest{Type: typ, Name: "ext", Parent: root, Id: resource.UnknownStringValue})
+		if err != nil {
+			return err
+		}
+		if !resp.GetUnknown() || resp.GetId() != "" {
+			return fmt.Errorf("the read answered ID %q, unknown %v", resp.GetId(), resp.GetUnknown())
+		}
+		return nil
+	})
+	res, err := e.hosted(engine.Preview, prog)
+	if err != nil || e.plugin.Count("Read") != 0 || res.Plan.Steps[len(res.Plan.Steps)-1].Op != engine.OpRead {
+		t.Fatalf("preview: %v, %d reads, plan %+v", err, e.plugin.Count("Read"), res.Plan)
+	}
+}

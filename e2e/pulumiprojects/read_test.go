@@ -213,3 +213,27 @@ func TestRunnerPreviewsPulumiCLIsReadResource(t *testing.T) {
 		t.Errorf("after runner's up the Things are %v", things())
 	}
 }
+
+// TestTypeScriptReadResource: a TypeScript program's read (a resource
+// declared with the id option) is recorded as the YAML get: is, external;
+// its preview on a fresh stack (the ID not known yet) plans, and a second
+// up changes nothing.
+func TestTypeScriptReadResource(t *testing.T) {
+	w, _ := readWorkspace(t)
+	w.jsProject("getter", "getter", `
+const ref = new pulumi.StackReference("organization/maker/" + pulumi.getStack());
+const seen = new pulumi.CustomResource("testprov:index:Thing", "seen", {value: undefined}, {id: ref.getOutput("id")});
+export const seen_ = (seen as any).value;
+`)
+	w.ok("-p", "e", "-s", "dev", "preview")
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := w.outputs("getter")["seen_"]; got != "made" {
+		t.Errorf("getter's output = %v, want the value read from the Thing", got)
+	}
+	if seen := exported(t, w, "getter", "seen"); seen == nil || seen["external"] != true || seen["id"] != w.outputs("maker")["id"] {
+		t.Fatalf("getter's state records the read Thing as %v", seen)
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("a second up counted %v", runnerSummary(t, r))
+	}
+}
