@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -88,5 +89,55 @@ func TestS3SaltChangedByAnotherWriterStopsTheRunFirst(t *testing.T) {
 	}
 	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
 		t.Errorf("up with the checkpoint put back exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+}
+
+// TestS3IndexEditedByHandDoesNotStopTheRun: the stack's secrets index
+// (.runner/stacks/<stack>/secrets.json) edited by hand to name, under the
+// ETag of network's checkpoint, a salt the passphrase does not open (and
+// an entry for a project with no state) stopped every run with exit 3,
+// telling the user to put that salt into the stack config, though the
+// checkpoint records the stack's own salt. A refusal now rests on the
+// checkpoints themselves: the indexed states whose salt is not the stack
+// config's are read, and the run goes on; its end writes the index again
+// from what it read.
+func TestS3IndexEditedByHandDoesNotStopTheRun(t *testing.T) {
+	_, dir, env, obj := s3Deployed(t)
+	ctx := context.Background()
+	key := ".runner/stacks/dev/secrets.json"
+	o, err := obj.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx struct {
+		Version int                                   `json:"version"`
+		States  map[string]map[string]json.RawMessage `json:"states"`
+	}
+	if err := json.Unmarshal(o.Data, &idx); err != nil || idx.States["network"] == nil {
+		t.Fatalf("the index %s does not describe network (%v):\n%s", key, err, o.Data)
+	}
+	other, err := config.NewCrypter("another team's passphrase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := json.RawMessage(`{"Type":"passphrase","State":{"salt":"` + other.EncryptionSalt() + `"}}`)
+	idx.States["network"]["secrets_providers"] = wrong
+	idx.States["ghost"] = map[string]json.RawMessage{"etag": json.RawMessage(`"0123"`), "secrets_providers": wrong}
+	edited, _ := json.Marshal(idx)
+	if _, err := obj.Put(ctx, key, edited, bucket.Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"preview"}, {"up", "--yes"}} {
+		r := run(t, dir, "", env, append([]string{"--non-interactive"}, args...)...)
+		if r.Code != 0 || !strings.Contains(r.Stdout, "network") {
+			t.Errorf("%s with an index edited by hand exited %d, want 0:\n%s%s", args[0], r.Code, r.Stdout, r.Stderr)
+		}
+	}
+	now, err := obj.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(now.Data, []byte(other.EncryptionSalt())) || bytes.Contains(now.Data, []byte("ghost")) {
+		t.Errorf("the up left the hand-made entries in %s:\n%s", key, now.Data)
 	}
 }

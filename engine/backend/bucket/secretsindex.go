@@ -199,3 +199,42 @@ func (s *Store) saveSecretsIndex(ctx context.Context, stack string) error {
 	s.keepSecretsIndex(stack, next, next)
 	return nil
 }
+
+var _ backend.StateSecretsReader = (*Store)(nil)
+
+// ReadStateSecrets reads what the project's checkpoint on stack and its
+// journals record of their secrets, not taking it from the stack's index
+// (an index edited by hand can name a salt its checkpoint does not
+// record), and puts it in what the index is written as at the run's end.
+func (s *Store) ReadStateSecrets(ctx context.Context, project, stack string) (backend.StateSecrets, error) {
+	if err := names(project, stack); err != nil {
+		return backend.StateSecrets{}, err
+	}
+	read := secretsIndex{}
+	sec, err := s.stateSecrets(ctx, project, stack, secretsIndex{}, "", read)
+	if err != nil {
+		return sec, err
+	}
+	ops, err := s.readJournals(ctx, project, stack)
+	if err != nil {
+		return sec, err
+	}
+	for _, j := range ops {
+		sec.HasSecrets = sec.HasSecrets || bytes.Contains(j.data, []byte(state.SecretSig))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if si := s.secretsIdx[stack]; si != nil {
+		current := secretsIndex{}
+		for p, e := range si.current {
+			if p != project {
+				current[p] = e
+			}
+		}
+		if e, ok := read[project]; ok {
+			current[project] = e
+		}
+		si.current = current
+	}
+	return sec, nil
+}
