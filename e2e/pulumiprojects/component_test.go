@@ -30,8 +30,8 @@ outputs:
 // provider plugin (a remote component, Pulumi's Construct) previews
 // without changing anything; up creates the component and the children its
 // provider registers, parented to it, with its outputs; a second up is a
-// no-op; a changed input is previewed and then updates the children;
-// destroy deletes them.
+// no-op; a changed input is previewed and then updates the children; a
+// construct failing midway deletes nothing; destroy deletes them.
 func TestRemoteComponentThroughTheCLI(t *testing.T) {
 	w := newWS(t)
 	store := w.withHosts(t, true)
@@ -78,6 +78,14 @@ func TestRemoteComponentThroughTheCLI(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	if got := things(); !equal(got, []string{"two-a", "two-b"}) {
 		t.Errorf("after the change the store holds %v", got)
+	}
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:value", "fail-construct")
+	r = w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	if want := `Pair "pair" failing on purpose after its child a`; !strings.Contains(r.Stdout, want) {
+		t.Errorf("the failed construct does not say %q:\n%s", want, r.Stdout)
+	}
+	if got := things(); !equal(got, []string{"fail-construct-a", "two-b"}) {
+		t.Errorf("a construct failing midway: the store holds %v, want child a updated and b kept", got)
 	}
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 	if got := things(); len(got) != 0 {
