@@ -7,10 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/runnerhq/runner/engine/backend/bucket"
 	"github.com/runnerhq/runner/engine/backend/s3"
+	"github.com/runnerhq/runner/internal/testenv"
 	"github.com/runnerhq/runner/internal/testserver"
 )
 
@@ -129,4 +131,64 @@ func TestS3StackUnlockRemovesThePulumiCLIsLocks(t *testing.T) {
 	if _, err := obj.Get(ctx, remote); err == nil {
 		t.Errorf("stack unlock --force left %s", remote)
 	}
+}
+
+// TestStackUnlockKeepsAPulumiLockOfAnotherPIDNamespace: the Pulumi CLI
+// records no pid namespace in its lock file, so a Pulumi CLI running in a
+// container of the same hostname (another pid namespace, which counts pids
+// apart) writes a pid that names no process here. Before, `stack unlock`
+// judged it by that pid and removed the lock of a run still going; now a
+// pid is judged only where it can be seen: from the host's namespace it is
+// looked for in every namespace, and the lock is kept (exit 4, --force
+// named) while that process runs.
+func TestStackUnlockKeepsAPulumiLockOfAnotherPIDNamespace(t *testing.T) {
+	inner := containerPID(t)
+	dir := deployable(t)
+	host, _ := os.Hostname()
+	lock := filepath.Join(dir, ".runner", ".pulumi", "locks", "organization", "network", "dev", "c0.json")
+	os.MkdirAll(filepath.Dir(lock), 0o755)
+	if err := os.WriteFile(lock, pulumiLockBody(inner, host), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, dir, "", nil, "-s", "dev", "stack", "unlock")
+	if out := r.Stdout + r.Stderr; r.Code != 4 || !strings.Contains(out, "--force") || !strings.Contains(out, "the Pulumi CLI (alice)") {
+		t.Errorf("stack unlock over a Pulumi CLI running in another pid namespace (pid %d there): exit %d, want 4 naming it and --force:\n%s", inner, r.Code, out)
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("stack unlock removed the lock of a Pulumi CLI still running in another pid namespace: %v", err)
+	}
+}
+
+// containerPID starts, in a new pid namespace of this hostname (unshare, as
+// a container sharing the host's name), a process whose pid there names no
+// process of this namespace, and returns that pid; the process ends with
+// the test.
+func containerPID(t *testing.T) int {
+	t.Helper()
+	pid := 0
+	for p := 30000; p > 20000; p-- {
+		if syscall.Kill(p, 0) == syscall.ESRCH && syscall.Kill(p+1, 0) == syscall.ESRCH {
+			pid = p + 1
+			break
+		}
+	}
+	cmd := exec.Command("unshare", "--pid", "--fork", "--kill-child", "--mount-proc", "sh", "-c",
+		fmt.Sprintf(`echo %d > /proc/sys/kernel/ns_last_pid; sleep 600 & echo $!; wait`, pid-1))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		testenv.Unavailable(t, fmt.Sprintf("cannot start a process in another pid namespace with unshare: %v", err))
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var inner int
+	if _, err := fmt.Fscan(out, &inner); err != nil || inner != pid {
+		_ = cmd.Process.Kill()
+		testenv.Unavailable(t, fmt.Sprintf("cannot choose a pid in another pid namespace (got %d, want %d: %v)", inner, pid, err))
+	}
+	if syscall.Kill(inner, 0) != syscall.ESRCH {
+		t.Skipf("pid %d came to be used in this namespace too", inner)
+	}
+	return inner
 }

@@ -76,6 +76,14 @@ func TestS3CtrlCWhileARenewalIsPending(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
 		t.Errorf("the interrupted up ended with %v, want exit 130:\n%s", err, out)
 	}
+	// The run's own summary must be true: a project that committed
+	// nothing (its lease could not be proven) did not have its state
+	// saved; its journal keeps its steps. Before, the summary said the
+	// state of every project was saved.
+	if got := out.String(); !strings.Contains(got, "nothing was committed") || strings.Contains(got, "the state of every project was saved:") ||
+		!strings.Contains(got, "was not saved (") {
+		t.Errorf("the interrupted up's summary does not say which projects' state only their journals keep:\n%s", got)
+	}
 	if took > 6*time.Second {
 		t.Errorf("the up took %s to end after Ctrl-C with a renewal pending, want a few seconds at most:\n%s", took.Round(time.Millisecond), out)
 	}

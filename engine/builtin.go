@@ -20,21 +20,25 @@ const (
 	getResourceToken   = "pulumi:pulumi:getResource"
 )
 
-// ReadResource reads an existing resource into the program: a stack
-// reference, or a resource's get, which is a registration read through
-// its plugin and recorded as Pulumi records a read (external; see
-// stepgen.DecideRead).
+// ReadResource reads an existing resource into the program: a
+// registration read through its plugin and recorded as Pulumi records a
+// read (external; see stepgen.DecideRead). A stack reference is such a
+// read too, of the built-in pulumi package (pulumiPackage), its ID the
+// referenced stack's name.
 func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) (source.Answer, error) {
-	if req.Type == stackReferenceType {
-		return d.readStackReference(ctx, req)
+	id := req.ID
+	if req.Type == stackReferenceType && id == "" {
+		if id, _ = req.Inputs["name"].(string); id == "" {
+			id = req.Name
+		}
 	}
-	if req.ID == "" {
+	if id == "" {
 		return source.Answer{}, fmt.Errorf("reading %s %q: the program gave no ID to read", req.Type, req.Name)
 	}
 	return d.Register(ctx, &source.Registration{URN: req.URN, Type: req.Type, Name: req.Name, Custom: true,
 		Parent: req.Parent, Inputs: req.Inputs, Dependencies: req.Dependencies, Provider: req.Provider,
 		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL,
-		AdditionalSecretOutputs: req.AdditionalSecretOutputs, ReadID: req.ID})
+		AdditionalSecretOutputs: req.AdditionalSecretOutputs, ReadID: id})
 }
 
 // runRead runs the step of a read resource, its provider ready: decided
@@ -57,25 +61,21 @@ func (d *deployment) runRead(ctx context.Context, dr *runstate.Declared) (func()
 	return d.exec.ExecRead(ctx, dr, &cs)
 }
 
-// readStackReference answers a stack reference with the referenced
-// project's outputs ({name, outputs, secretOutputNames}): its planned
+// readStackReference reads the stack reference name: the referenced
+// project's outputs ({name, outputs, secretOutputNames}), its planned
 // outputs in this operation, else those stored. A project that is not
 // upstream of this one, or a stack that does not exist, is an error.
-func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadRequest) (source.Answer, error) {
-	name, _ := req.Inputs["name"].(string)
-	if name == "" {
-		name = req.Name
-	}
+func (d *deployment) readStackReference(ctx context.Context, name string) (resource.PropertyMap, error) {
 	project, stack, err := d.parseStackName(name)
 	if err != nil {
-		return source.Answer{}, err
+		return nil, err
 	}
 	if _, ours := d.opts.Upstream[project]; d.opts.Upstream != nil && project != d.opts.Project && !ours {
-		return source.Answer{}, fmt.Errorf("stack reference %q: there is no project %s in the environment of %s; a stack reference reads a project of its environment that %s depends on",
+		return nil, fmt.Errorf("stack reference %q: there is no project %s in the environment of %s; a stack reference reads a project of its environment that %s depends on",
 			name, project, d.opts.Project, d.opts.Project)
 	}
 	if d.opts.Upstream != nil && project != d.opts.Project && !d.opts.Upstream[project] {
-		return source.Answer{}, fmt.Errorf("stack reference %q: project %s is not upstream of %s in its environment; add %s to the dependsOn of %s, so that it runs first",
+		return nil, fmt.Errorf("stack reference %q: project %s is not upstream of %s in its environment; add %s to the dependsOn of %s, so that it runs first",
 			name, project, d.opts.Project, project, d.opts.Project)
 	}
 	opts := *d.opts
@@ -83,7 +83,7 @@ func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadReq
 		opts.References = nil // this operation's outputs are of its own stack
 		if opts.ReferenceCrypter != nil {
 			if opts.Crypter, err = opts.ReferenceCrypter(ctx, project, stack); err != nil {
-				return source.Answer{}, fmt.Errorf("stack reference %q: %w", name, err)
+				return nil, fmt.Errorf("stack reference %q: %w", name, err)
 			}
 		}
 	}
@@ -91,9 +91,9 @@ func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadReq
 	outs, _, err := stackOutputs(ctx, &opts)(project)
 	switch {
 	case err != nil:
-		return source.Answer{}, fmt.Errorf("stack reference %q: %w", name, err)
+		return nil, fmt.Errorf("stack reference %q: %w", name, err)
 	case outs == nil:
-		return source.Answer{}, fmt.Errorf("stack reference %q: project %s has no stack %s; deploy it first", name, project, stack)
+		return nil, fmt.Errorf("stack reference %q: project %s has no stack %s; deploy it first", name, project, stack)
 	}
 	var secret []any
 	for _, k := range outs.SortedKeys() {
@@ -104,9 +104,7 @@ func (d *deployment) readStackReference(ctx context.Context, req monitor.ReadReq
 	if secret == nil {
 		secret = []any{}
 	}
-	return source.Answer{ID: name, IDKnown: true, Outputs: resource.PropertyMap{
-		"name": name, "outputs": map[string]any(outs), "secretOutputNames": secret,
-	}}, nil
+	return resource.PropertyMap{"name": name, "outputs": map[string]any(outs), "secretOutputNames": secret}, nil
 }
 
 // parseStackName reads a stack reference's name: "<stack>",

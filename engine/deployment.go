@@ -30,17 +30,21 @@ type deployment struct {
 }
 
 func newDeployment(opts *Options, kind string) *deployment {
+	builtin := &pulumiPackage{}
 	st := runstate.New(runstate.Config{
 		Project: opts.Project, Stack: opts.Stack, Kind: kind, Config: opts.Config,
-		Plugins: opts.Plugins, LoadPlugin: opts.LoadPlugin, Events: opts.Events, Plan: opts.Plan,
+		Plugins:    append(opts.Plugins[:len(opts.Plugins):len(opts.Plugins)], builtin),
+		LoadPlugin: opts.LoadPlugin, Events: opts.Events, Plan: opts.Plan,
 	})
-	return &deployment{
+	d := &deployment{
 		State: st,
 		opts:  opts,
 		gen:   &stepgen.Generator{State: st},
 		exec:  stepexec.New(st, opts.Backend, opts.Crypter),
 		sem:   make(chan struct{}, opts.parallel()),
 	}
+	builtin.d = d
+	return d
 }
 
 // snapshot builds the current state (runstate.State.Snapshot).

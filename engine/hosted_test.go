@@ -189,7 +189,15 @@ func TestHostedContract(t *testing.T) {
 			t.Errorf("event leaks a secret: %q", ev.Message)
 		}
 	}
-	if res, err = e.hosted(engine.Up, sdkChain(t, true)); err != nil || res.Changes[engine.OpSame] != 3 || len(res.Steps) != 0 {
+	// The stack reference is recorded as Pulumi records it: a read of the
+	// built-in pulumi package, external.
+	ref := e.find("up/dev")
+	if ref == nil || !ref.External || ref.ID != "up/dev" || !strings.HasPrefix(ref.Provider, "urn:pulumi:dev::proj::pulumi:providers:pulumi::default::") {
+		t.Errorf("the stack reference is recorded as %+v", ref)
+	} else if outs, _ := ref.Outputs["outputs"].(map[string]any); outs["host"] != "h1" {
+		t.Errorf("the stack reference's recorded outputs: %v", ref.Outputs)
+	}
+	if res, err = e.hosted(engine.Up, sdkChain(t, true)); err != nil || res.Changes[engine.OpSame] != 4 || len(res.Steps) != 0 {
 		t.Fatalf("no-op up: %v, %v, %v", err, res.Changes, res.Steps)
 	}
 	failing := hostedFunc(func(ctx context.Context, c *client) error {

@@ -107,7 +107,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 	outputs, runErr := d.execute(ctx, src)
 	if !d.DryRun && (d.exec.Journaled() || !d.untouched()) {
 		if err := d.exec.Commit(ctx, d.snapshot(), d.history(start, runErr != nil)); err != nil {
-			runErr = errors.Join(runErr, fmt.Errorf("saving the state: %w", err))
+			runErr = errors.Join(runErr, &NotSavedError{Err: fmt.Errorf("saving the state: %w", err)})
 		}
 	}
 	res = d.result(start, outputs)
@@ -179,6 +179,9 @@ func (d *deployment) leftBackup(ctx context.Context) error {
 // refreshes first when asked.
 func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 	d.SetOld(snap)
+	if d.DryRun && snap != nil && len(snap.PendingOperations) > 0 {
+		d.exec.InProgress = d.runningHolder(ctx)
+	}
 	if err := d.exec.RecoverPending(ctx); err != nil {
 		if !d.DryRun {
 			return err
@@ -191,6 +194,22 @@ func (d *deployment) prepare(ctx context.Context, snap *state.Snapshot) error {
 		return d.refreshFirst(ctx)
 	}
 	return nil
+}
+
+// runningHolder returns the holder of the project's lock when a run that
+// still runs holds it (nil when none, or the backend cannot tell): a
+// preview, which takes no lock, then reads that run's journal, whose
+// operations are in progress rather than interrupted.
+func (d *deployment) runningHolder(ctx context.Context) *backend.LockInfo {
+	keeper, ok := d.opts.Backend.(backend.LockKeeper)
+	if !ok {
+		return nil
+	}
+	h, err := keeper.LockHolder(ctx, d.opts.Project, d.opts.Stack)
+	if err != nil || h == nil || h.Stale() {
+		return nil
+	}
+	return h
 }
 
 // execute runs the steps of the operation and returns the stack outputs:
@@ -269,7 +288,7 @@ func (d *deployment) sourceError(ctx context.Context, srcErr error) error {
 		err = srcErr
 	}
 	if ctx.Err() != nil {
-		err = errors.Join(err, fmt.Errorf("the operation was canceled; steps in flight finished and the state was saved: %w", context.Canceled))
+		err = errors.Join(err, fmt.Errorf("the operation was canceled; the steps in flight finished: %w", context.Canceled))
 	}
 	return err
 }
@@ -292,7 +311,7 @@ func (d *deployment) runTasks(ctx context.Context, tasks []task) error {
 func runError(run dagRun) error {
 	err := errors.Join(run.errs...)
 	if run.canceled {
-		err = errors.Join(err, fmt.Errorf("the operation was canceled; steps in flight finished and the state was saved: %w", context.Canceled))
+		err = errors.Join(err, fmt.Errorf("the operation was canceled; the steps in flight finished: %w", context.Canceled))
 	}
 	return err
 }

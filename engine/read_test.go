@@ -138,3 +138,53 @@ func TestReadResourceTakesAndGivesUpAURN(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshReadsAReadResourceBack checks refresh re-reads a read
+// resource, keeping it external, and drops it from the state when it is
+// gone, deleting nothing.
+func TestRefreshReadsAReadResourceBack(t *testing.T) {
+	e := newHostedEnv(t)
+	if _, err := e.hosted(engine.Up, readProgram(t, []string{"a"}, map[string]string{"ext": "@a"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := engine.Refresh(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	if ext := e.find("ext"); ext == nil || !ext.External || ext.Outputs["n"] != 0.0 {
+		t.Fatalf("ext after a refresh: %+v", ext)
+	}
+	e.plugin.OnRead = func(context.Context, resource.ReadRequest) (resource.ReadResponse, error) {
+		return resource.ReadResponse{}, nil // everything is gone
+	}
+	if _, err := engine.Refresh(context.Background(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	if e.find("ext") != nil || e.plugin.Count("Delete") != 0 {
+		t.Errorf("a read resource gone: still in the state %v, %d deletes", e.find("ext") != nil, e.plugin.Count("Delete"))
+	}
+}
+
+// TestPreviewOfAReadWithAnUnknownID checks a preview's read whose ID is not
+// known yet (made by a step the preview does not run) calls no plugin and
+// answers unknown, as Pulumi does.
+func TestPreviewOfAReadWithAnUnknownID(t *testing.T) {
+	e := newHostedEnv(t)
+	prog := hostedFunc(func(ctx context.Context, c *client) error {
+		root, _, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: resource.RootStackType, Name: c.req.Project + "-" + c.req.Stack}, nil)
+		if err != nil {
+			return err
+		}
+		resp, err := c.mon.ReadResource(ctx, &pulumirpc.ReadResourceRequest{Type: typ, Name: "ext", Parent: root, Id: resource.UnknownStringValue})
+		if err != nil {
+			return err
+		}
+		if !resp.GetUnknown() || resp.GetId() != "" {
+			return fmt.Errorf("the read answered ID %q, unknown %v", resp.GetId(), resp.GetUnknown())
+		}
+		return nil
+	})
+	res, err := e.hosted(engine.Preview, prog)
+	if err != nil || e.plugin.Count("Read") != 0 || res.Plan.Steps[len(res.Plan.Steps)-1].Op != engine.OpRead {
+		t.Fatalf("preview: %v, %d reads, plan %+v", err, e.plugin.Count("Read"), res.Plan)
+	}
+}

@@ -47,3 +47,12 @@ type Result struct {
 	// Duration is how long the operation took.
 	Duration time.Duration
 }
+
+// NotSavedError is an operation whose state could not be saved at its end
+// (its commit failed, or an interrupted run could not prove its lock still
+// held): what its steps did is kept in its journal, which the next run
+// folds in.
+type NotSavedError struct{ Err error }
+
+func (e *NotSavedError) Error() string { return e.Err.Error() }
+func (e *NotSavedError) Unwrap() error { return e.Err }

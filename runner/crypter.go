@@ -52,7 +52,7 @@ func (s *Session) ReadCrypter() (*config.Crypter, error) {
 	return c, err
 }
 
-func (s *Session) openCrypter(mayCreate, background bool) (*config.Crypter, error) {
+func (s *Session) openCrypterOnce(mayCreate, background bool) (*config.Crypter, error) {
 	if s.crypter != nil {
 		return s.crypter, nil
 	}

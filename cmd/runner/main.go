@@ -35,7 +35,7 @@ func main() {
 		// after it, a second one ends the process at once.
 		<-ctx.Done()
 		stop()
-		fmt.Fprintln(io.Err, "\ninterrupted: no new steps start; the steps in flight finish and the state is saved (Ctrl-C again quits at once)")
+		fmt.Fprintln(io.Err, "\ninterrupted: no new steps start; the steps in flight finish and what they did is recorded (Ctrl-C again quits at once)")
 	}()
 	stopProfile := profile(os.Getenv("RUNNER_CPUPROFILE"))
 	code := run(ctx, io, os.Args)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/runnerhq/runner/engine/pluginhost/providertest"
 )
 
 // getterYAML is a project that reads (get:) the Thing whose ID the maker
@@ -27,22 +29,23 @@ resources:
       id: ${ref.outputs["id"]}
 outputs:
   seen: ${seen.value}
+  seenSecret: ${seen.secret}
 `
 }
 
 // readWorkspace is a workspace of two YAML projects: maker creates a
 // Thing and exports its ID, getter (after it) reads that Thing by ID.
-func readWorkspace(t *testing.T) (*ws, func() []string) {
+func readWorkspace(t *testing.T) (*ws, providertest.Store) {
 	t.Helper()
 	w := newWS(t)
 	store := w.withHosts(t, true)
 	w.write(map[string]string{
-		"maker/Pulumi.yaml":  "name: maker\nruntime: yaml\nresources:\n  thing:\n    type: testprov:index:Thing\n    properties:\n      value: made\noutputs:\n  id: ${thing.id}\n",
+		"maker/Pulumi.yaml":  "name: maker\nruntime: yaml\nconfig:\n  token:\n    type: string\n    secret: true\n    default: \"\"\nresources:\n  thing:\n    type: testprov:index:Thing\n    properties:\n      value: made\n      secret: ${token}\noutputs:\n  id: ${thing.id}\n",
 		"getter/Pulumi.yaml": getterYAML(true),
 		"runner.yaml":        "providers:\n  e:\n    projects:\n      maker: {path: maker}\n      getter: {path: getter, dependsOn: [maker]}\n",
 	})
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
-	return w, func() []string { return values(t, store) }
+	return w, store
 }
 
 // TestReadResourceThroughTheCLI: a YAML program's get: is recorded as
@@ -52,10 +55,13 @@ func readWorkspace(t *testing.T) (*ws, func() []string) {
 // state without deleting the Thing, and so does a destroy of the reading
 // project; a get of an ID that does not exist fails naming it.
 func TestReadResourceThroughTheCLI(t *testing.T) {
-	w, things := readWorkspace(t)
+	w, store := readWorkspace(t)
+	things := func() []string { return values(t, store) }
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "maker:token", secretToken)
 	plan := filepath.Join(t.TempDir(), "plan.json")
-	w.ok("-p", "e", "-s", "dev", "preview", "--out", plan)
-	w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan)
+	logs := []string{w.ok("-p", "e", "-s", "dev", "preview", "--out", plan).Stdout}
+	logs = append(logs, w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan).Stdout)
+	noSecret(t, w.dir, logs) // the secret output read stays secret in getter's state
 	if got := w.outputs("getter")["seen"]; got != "made" {
 		t.Fatalf("getter's output seen = %v, want the value read from the Thing", got)
 	}
@@ -127,12 +133,14 @@ func exported(t *testing.T, w *ws, project, name string) map[string]any {
 }
 
 // TestPulumiCLIPreviewsRunnersReadResource: a stack whose program reads a
-// resource (get:), deployed by runner, exported and imported into the
-// Pulumi CLI, previews and updates with no changes there: runner records
-// the read as Pulumi does (external, the same URN, provider reference and
-// inputs).
+// resource (get:) and a stack reference, deployed by runner, exported and
+// imported into the Pulumi CLI, previews and updates with no changes
+// there, and Pulumi's state then holds the same resources as runner's:
+// runner records both reads as Pulumi does (external, the same URNs,
+// provider references, the built-in pulumi provider, inputs).
 func TestPulumiCLIPreviewsRunnersReadResource(t *testing.T) {
-	w, things := readWorkspace(t)
+	w, store := readWorkspace(t)
+	things := func() []string { return values(t, store) }
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	pl := newPulumi(t, w)
 	tmp := t.TempDir()
@@ -160,19 +168,94 @@ func TestPulumiCLIPreviewsRunnersReadResource(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "getter", "--show-secrets", "--file", shown)
 	pshown := filepath.Join(tmp, "pulumi-shown.json")
 	pl.ok(getter, "stack", "export", "--show-secrets", "--file", pshown)
-	// Pulumi records its stack reference as a read too (with its built-in
-	// pulumi provider); runner does not record stack references yet, so
-	// those two are left out of the comparison.
-	pd := readDeployment(t, pshown)
-	kept := pd.Deployment.Resources[:0]
-	for _, r := range pd.Deployment.Resources {
-		if r.Type != "pulumi:pulumi:StackReference" && r.Type != "pulumi:providers:pulumi" {
-			kept = append(kept, r)
-		}
-	}
-	pd.Deployment.Resources = kept
-	sameResources(t, "runner's export", readDeployment(t, shown), "Pulumi's export after its up", pd)
+	sameResources(t, "runner's export", readDeployment(t, shown), "Pulumi's export after its up", readDeployment(t, pshown))
 	if !equal(things(), []string{"made"}) {
 		t.Errorf("after Pulumi's up the Things are %v", things())
+	}
+}
+
+// TestRunnerPreviewsPulumiCLIsReadResource is the reverse: the Pulumi CLI
+// deploys maker and getter, runner imports both stacks and previews and
+// updates the getter with no change, its reads (the Thing, the stack
+// reference) kept as Pulumi recorded them.
+func TestRunnerPreviewsPulumiCLIsReadResource(t *testing.T) {
+	w, store := readWorkspace(t)
+	things := func() []string { return values(t, store) }
+	pl := newPulumi(t, w)
+	tmp := t.TempDir()
+	for _, project := range []string{"maker", "getter"} {
+		dir := filepath.Join(w.dir, project)
+		pl.login(dir, filepath.Join(tmp, "pulumi-state"))
+		pl.ok(dir, "stack", "init", "dev")
+		pl.ok(dir, "config", "set", "testprov:store", string(store))
+		if project == "maker" {
+			pl.ok(dir, "config", "set", "--secret", "token", secretToken)
+		}
+		pl.ok(dir, "up", "--yes")
+		export := filepath.Join(tmp, project+".json")
+		pl.ok(dir, "stack", "export", "--file", export)
+		w.ok("-p", "e", "-s", "dev", "stack", "import", "--project", project, "--file", export)
+	}
+	r := w.ok("-p", "e", "-s", "dev", "--json", "preview")
+	if c := runnerSummary(t, r); !onlySame(c) {
+		t.Errorf("runner's preview of the stacks Pulumi made counted %v\n%s", c, r.Stdout)
+	}
+	r = w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes")
+	if c := runnerSummary(t, r); !onlySame(c) {
+		t.Errorf("runner's up of the stacks Pulumi made counted %v\n%s", c, r.Stdout)
+	}
+	shown := filepath.Join(tmp, "runner-shown.json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "getter", "--show-secrets", "--file", shown)
+	pshown := filepath.Join(tmp, "pulumi-shown.json")
+	pl.ok(filepath.Join(w.dir, "getter"), "stack", "export", "--show-secrets", "--file", pshown)
+	sameResources(t, "Pulumi's export", readDeployment(t, pshown), "runner's export after its up", readDeployment(t, shown))
+	if !equal(things(), []string{"made"}) {
+		t.Errorf("after runner's up the Things are %v", things())
+	}
+}
+
+// TestTypeScriptAndGoReadResource: a TypeScript program's read (a
+// resource declared with the id option) and a Go program's
+// (ctx.ReadResource) are recorded as the YAML get: is, external; a
+// TypeScript preview on a fresh stack (the ID not known yet) plans, and a
+// second up changes nothing.
+func TestTypeScriptAndGoReadResource(t *testing.T) {
+	for _, rt := range hostedRuntimes {
+		t.Run(rt, func(t *testing.T) { testHostedRead(t, rt) })
+	}
+}
+
+func testHostedRead(t *testing.T, rt string) {
+	w, _ := readWorkspace(t)
+	if err := os.RemoveAll(filepath.Join(w.dir, "getter")); err != nil {
+		t.Fatal(err)
+	}
+	if rt == "ts" {
+		w.jsProject("getter", "getter", `
+const ref = new pulumi.StackReference("organization/maker/" + pulumi.getStack());
+const seen = new pulumi.CustomResource("testprov:index:Thing", "seen", {value: undefined}, {id: ref.getOutput("id")});
+export const seen_ = (seen as any).value;
+`)
+	} else {
+		w.project("go", "getter", "getter", "getter")
+	}
+	if rt == "ts" {
+		// Not for Go: the Go SDK (v3.246.0) reads a stack reference output
+		// that is unknown in the plan (here the ID of a Thing not made yet) as
+		// absent, and GetStringOutput fails, where Pulumi never plans a
+		// stack's outputs; a known defect of runner's planned stack outputs
+		// with Go programs, unrelated to the read.
+		w.ok("-p", "e", "-s", "dev", "preview")
+	}
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	outs := w.outputs("getter")
+	if got := outs["seen_"]; got != "made" && outs["seen"] != "made" {
+		t.Errorf("getter's outputs = %v, want the value read from the Thing", outs)
+	}
+	if seen := exported(t, w, "getter", "seen"); seen == nil || seen["external"] != true || seen["id"] != w.outputs("maker")["id"] {
+		t.Fatalf("getter's state records the read Thing as %v", seen)
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("a second up counted %v", runnerSummary(t, r))
 	}
 }

@@ -22,7 +22,8 @@ import (
 //     matching Old;
 //   - a failed step changes nothing;
 //   - a begun step without an end becomes a pending operation, in the order
-//     the steps began: "creating" (the begin entry's New) for a create, a
+//     the steps began: "reading" for a read (which the next run drops: it
+//     reads again), "creating" (the begin entry's New) for a create, a
 //     create-replacement or any step without Old, "deleting" (Old) for a
 //     step without New, "updating" (New) otherwise;
 //   - the pending operations of base are kept, before the new ones.
@@ -104,6 +105,8 @@ func apply(res []*state.Resource, op string, old, new *state.Resource) []*state.
 // pending turns a begun step into a pending operation.
 func pending(b Entry) state.PendingOperation {
 	switch {
+	case b.Op == "read" || b.Op == "read-replacement":
+		return state.PendingOperation{Resource: b.New, Type: state.OperationReading}
 	case b.Op == "create" || b.Op == "create-replacement" || b.Old == nil:
 		return state.PendingOperation{Resource: b.New, Type: state.OperationCreating}
 	case b.New == nil:

@@ -177,11 +177,6 @@ func (f *Folder) History(ctx context.Context, stack, project string) ([]HistoryE
 	if err := f.checkStack(stack); err != nil {
 		return nil, err
 	}
-	type record struct {
-		path, project string
-		ns            int64
-	}
-	var records []record
 	dirs := map[string]string{} // folder → project
 	if project != "" {
 		dirs[f.key(DIYHistoryPrefix(project, stack))] = project
@@ -192,6 +187,34 @@ func (f *Folder) History(ctx context.Context, stack, project string) ([]HistoryE
 		}
 		dirs[f.key(RunnerStackHistoryPrefix(stack))] = ""
 	}
+	records, err := historyRecordFiles(stack, dirs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]HistoryEntry, 0, len(records))
+	for _, r := range records {
+		e, err := readHistoryFile(r)
+		if err != nil {
+			return nil, err
+		}
+		if e != nil {
+			out = append(out, *e)
+		}
+	}
+	return out, nil
+}
+
+// historyFile is an update record's file in a folder, and the project
+// whose history it is ("" for the stack's own).
+type historyFile struct {
+	path, project string
+	ns            int64
+}
+
+// historyRecordFiles lists the history records of stack in dirs (folder →
+// project; a missing folder holds none), newest first.
+func historyRecordFiles(stack string, dirs map[string]string) ([]historyFile, error) {
+	var records []historyFile
 	for dir, proj := range dirs {
 		entries, err := os.ReadDir(dir)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -199,25 +222,23 @@ func (f *Folder) History(ctx context.Context, stack, project string) ([]HistoryE
 		}
 		for _, e := range entries {
 			if ns, ok := DIYHistoryTime(stack, e.Name()); ok {
-				records = append(records, record{path: filepath.Join(dir, e.Name()), project: proj, ns: ns})
+				records = append(records, historyFile{path: filepath.Join(dir, e.Name()), project: proj, ns: ns})
 			}
 		}
 	}
 	sort.Slice(records, func(i, k int) bool { return records[i].ns > records[k].ns })
-	out := make([]HistoryEntry, 0, len(records))
-	for _, r := range records {
-		data, err := readOptional(r.path)
-		if err != nil {
-			return nil, err
-		}
-		if data == nil {
-			continue // removed meanwhile
-		}
-		rec, err := DecodeDIYUpdate(data)
-		if err != nil {
-			return nil, fmt.Errorf("reading the history record %s: %w", r.path, err)
-		}
-		out = append(out, HistoryEntry{Project: r.project, HistoryRecord: rec})
+	return records, nil
+}
+
+// readHistoryFile reads one record (nil when it was removed meanwhile).
+func readHistoryFile(r historyFile) (*HistoryEntry, error) {
+	data, err := readOptional(r.path)
+	if err != nil || data == nil {
+		return nil, err
 	}
-	return out, nil
+	rec, err := DecodeDIYUpdate(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the history record %s: %w", r.path, err)
+	}
+	return &HistoryEntry{Project: r.project, HistoryRecord: rec}, nil
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -29,6 +32,49 @@ func pidNamespace() string {
 		return ""
 	}
 	return ns
+}
+
+// initialPIDNamespace is the host's own pid namespace on Linux (its
+// inode number is fixed: PROC_PID_INIT_INO), which sees the processes of
+// every other.
+const initialPIDNamespace = "pid:[4026531836]"
+
+// judgedHere reports whether the holder's pid names a process this process
+// can see: the holder recorded this pid namespace, or recorded none and
+// this process runs in the host's own namespace. A holder that recorded
+// none may have run in a container of the same hostname, which counts pids
+// apart (the Pulumi CLI records no namespace): from another container its
+// pid proves nothing, and from the host's namespace it is looked up in
+// every namespace (pidInNestedNamespace).
+func (h LockInfo) judgedHere() bool {
+	ns := pidNamespace()
+	if h.PIDNamespace != "" || ns == "" {
+		return h.PIDNamespace == ns
+	}
+	return ns == initialPIDNamespace
+}
+
+// pidInNestedNamespace reports whether a process of this host has pid in a
+// pid namespace nested in this one (the NSpid line of /proc/<p>/status
+// lists a process's pid in each namespace it is in, this one's first).
+func pidInNestedNamespace(pid int) bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/status")
+	want := strconv.Itoa(pid)
+	for _, p := range procs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "NSpid:"); ok {
+				if f := strings.Fields(rest); len(f) > 1 && slices.Contains(f[1:], want) {
+					return true
+				}
+				break
+			}
+		}
+	}
+	return false
 }
 
 // fillHolder completes a holder with this process's pid, host, user and

@@ -34,10 +34,6 @@ type LockedError struct {
 
 // Error names the holder and, for a stale lock, how to clear it.
 func (e *LockedError) Error() string {
-	cmd := e.Holder.Command
-	if cmd == "" {
-		cmd = "an unknown command"
-	}
 	what, unlock := fmt.Sprintf("stack %s of project %s", e.Stack, e.Project), "runner stack unlock --project "+e.Project
 	if e.StackWide {
 		what, unlock = fmt.Sprintf("stack %s", e.Stack), "runner stack unlock"
@@ -45,10 +41,7 @@ func (e *LockedError) Error() string {
 	// A holder whose file says nothing of it (unreadable, or not a lock any
 	// program wrote) has no pid, host or time to name, nor an end to wait for.
 	known := e.Holder.PID != 0 || e.Holder.Host != ""
-	msg := fmt.Sprintf("%s is locked by %s", what, cmd)
-	if known {
-		msg += fmt.Sprintf(" (pid %d on host %s, since %s)", e.Holder.PID, e.Holder.Host, e.Holder.Started.Format(time.RFC3339))
-	}
+	msg := fmt.Sprintf("%s is locked by %s", what, e.Holder.Describe())
 	switch {
 	case e.Stale && e.Holder.Expired:
 		msg += fmt.Sprintf("; its last heartbeat was %s ago (lease %s), so the lock is stale: if nothing else is deploying this stack, clear it with `%s`",
@@ -275,6 +268,19 @@ func describeHolder(e *LockedError) {
 	e.Stale = e.Holder.Stale()
 }
 
+// Describe names the holder for messages: its command, and its pid, host
+// and start when the lock records them.
+func (h LockInfo) Describe() string {
+	cmd := h.Command
+	if cmd == "" {
+		cmd = "an unknown command"
+	}
+	if h.PID == 0 && h.Host == "" {
+		return cmd
+	}
+	return fmt.Sprintf("%s (pid %d on host %s, since %s)", cmd, h.PID, h.Host, h.Started.Format(time.RFC3339))
+}
+
 // Stale reports whether the holder stopped: it is Dead, or its lease
 // expired (Expired, judged by the backend). Only such a lock may be
 // cleared without --force.
@@ -287,14 +293,16 @@ func (h LockInfo) Stale() bool {
 // at another time than the holder. Such a lock was left by a killed run
 // and is taken over by the next operation (see InterruptedRecord). A
 // holder on another host, or in another pid namespace of this host
-// (another container), is never judged from here.
+// (another container), is never judged from here; nor is one that
+// recorded no namespace (the Pulumi CLI's lock files, runner's older ones)
+// unless this process sees every namespace's pids (judgedHere).
 func (h LockInfo) Dead() bool {
 	host, _ := os.Hostname()
-	if h.Host != host || h.PID <= 0 || h.PIDNamespace != "" && h.PIDNamespace != pidNamespace() {
+	if h.Host != host || h.PID <= 0 || !h.judgedHere() {
 		return false
 	}
 	if !processAlive(h.PID) {
-		return true
+		return h.PIDNamespace != "" || !pidInNestedNamespace(h.PID)
 	}
 	now := processStart(h.PID)
 	return h.ProcessStart != "" && now != "" && now != h.ProcessStart

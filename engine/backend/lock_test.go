@@ -216,7 +216,11 @@ func TestLockInfoStale(t *testing.T) {
 	}{
 		{"this process", me, false},
 		{"this process, start unknown (an older lock)", LockInfo{PID: me.PID, Host: me.Host}, false},
-		{"a gone process of this host", LockInfo{PID: dead, Host: me.Host}, true},
+		{"a gone process of this host", LockInfo{PID: dead, Host: me.Host, PIDNamespace: me.PIDNamespace}, true},
+		// A holder that recorded no pid namespace (the Pulumi CLI's lock
+		// files) is judged only from the host's own namespace, which sees
+		// the pids of every container too.
+		{"a gone process of this host, no namespace recorded", LockInfo{PID: dead, Host: me.Host}, me.PIDNamespace == initialPIDNamespace || me.PIDNamespace == ""},
 		{"this pid reused by a process started later", LockInfo{PID: me.PID, Host: me.Host, ProcessStart: "1"}, true},
 		{"a gone pid on another host", LockInfo{PID: dead, Host: me.Host + "-elsewhere"}, false},
 		{"a live pid on another host, other start", LockInfo{PID: me.PID, Host: me.Host + "-elsewhere", ProcessStart: "1"}, false},

@@ -26,6 +26,17 @@ type StateSecrets struct {
 	// could): its salt is unknown, but the other projects' states are not
 	// held up by it.
 	Unreadable error
+	// Indexed is set when the backend told Provider and HasSecrets from
+	// an index it keeps, not from the state itself: before a run is
+	// refused on them, the state is read (StateSecretsReader).
+	Indexed bool
+}
+
+// StateSecretsReader is a Store whose StackSecrets may answer from an
+// index (StateSecrets.Indexed): ReadStateSecrets reads what the project's
+// state on stack records itself, and corrects the index with it.
+type StateSecretsReader interface {
+	ReadStateSecrets(ctx context.Context, project, stack string) (StateSecrets, error)
 }
 
 // Salt returns the "salt" of a passphrase secrets provider ("" when the

@@ -2,11 +2,6 @@ package backend
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 )
 
 // A run that leaves a project's state as it was stored (nothing created,
@@ -57,28 +52,9 @@ func (f *Folder) LastStackRun(ctx context.Context, stack string) (*HistoryEntry,
 	if err := f.checkStack(stack); err != nil {
 		return nil, err
 	}
-	dir := f.key(RunnerStackHistoryPrefix(stack))
-	entries, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("reading the history of stack %s: %w", stack, err)
-	}
-	newest, newestNS := "", int64(-1)
-	for _, e := range entries {
-		if ns, ok := DIYHistoryTime(stack, e.Name()); ok && ns > newestNS {
-			newest, newestNS = e.Name(), ns
-		}
-	}
-	if newest == "" {
-		return nil, nil
-	}
-	path := filepath.Join(dir, newest)
-	data, err := readOptional(path)
-	if err != nil || data == nil {
+	records, err := historyRecordFiles(stack, map[string]string{f.key(RunnerStackHistoryPrefix(stack)): ""})
+	if err != nil || len(records) == 0 {
 		return nil, err
 	}
-	rec, err := DecodeDIYUpdate(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading the history record %s: %w", path, err)
-	}
-	return &HistoryEntry{HistoryRecord: rec}, nil
+	return readHistoryFile(records[0])
 }

@@ -40,6 +40,10 @@ type Executor struct {
 	// confirmations of Leases honour it, so that Ctrl-C waits on no lease
 	// renewal, where a step's own context lets steps in flight finish.
 	RunCtx context.Context
+	// InProgress is the holder of the project's lock when a preview reads
+	// the journal of a run that still runs (nil otherwise): its pending
+	// operations are in progress, not interrupted.
+	InProgress *backend.LockInfo
 }
 
 // New returns the executor of the operation whose state is st, journaling

@@ -35,7 +35,7 @@ func (d *Executor) ExecRead(ctx context.Context, dr *runstate.Declared, cs *runs
 	resp, err := dr.Plugin.Read(ctx, resource.ReadRequest{URN: r.URN, Type: r.Type, ID: rec.ID, Inputs: rec.Inputs, Outputs: rec.Inputs})
 	switch {
 	case err != nil:
-		return failed(fmt.Errorf("reading the resource with ID %q: %w", rec.ID, err))
+		return failed(fmt.Errorf("reading ID %q: %w", rec.ID, err))
 	case resp.ID == "":
 		return failed(fmt.Errorf("no %s with ID %q exists; check the ID the program reads (its get), or create the resource first", r.Type, rec.ID))
 	}

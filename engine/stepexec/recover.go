@@ -17,9 +17,14 @@ func (d *Executor) reportPending() {
 		if p.Resource == nil {
 			continue
 		}
+		msg := fmt.Sprintf("an earlier operation was interrupted while %s %s; %s", p.Type, p.Resource.URN, whatHappens(p.Type))
+		if h := d.InProgress; h != nil {
+			msg = fmt.Sprintf("another run is in progress: %s holds the lock of stack %s of project %s and is %s %s now; this preview reads it back through its plugin as it is",
+				h.Describe(), d.Stack, d.Project, p.Type, p.Resource.URN)
+		}
 		d.Events.Emit(runstate.Event{
 			Type: runstate.EventPendingOperation, Severity: runstate.SeverityWarning, URN: p.Resource.URN, ResourceType: p.Resource.Type,
-			Message: fmt.Sprintf("an earlier operation was interrupted while %s %s; %s", p.Type, p.Resource.URN, whatHappens(p.Type)),
+			Message: msg,
 		})
 	}
 }
@@ -27,6 +32,9 @@ func (d *Executor) reportPending() {
 // whatHappens says what the recovery of a pending operation of kind op
 // does.
 func whatHappens(op state.OperationType) string {
+	if op == state.OperationReading {
+		return "nothing changed: the program reads it again"
+	}
 	if op == state.OperationCreating {
 		return "it is read back through its plugin now: adopted into the state if it exists, created again if it does not (one that its plugin cannot look up without the ID it never returned is listed, to be checked by hand)"
 	}

@@ -183,7 +183,9 @@ func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Su
 	}
 	sort.Slice(names, func(i, j int) bool { return o.order[names[i]] < o.order[names[j]] })
 	sum := &Summary{Outputs: o.outputs, Plans: o.plans}
-	var failed, skipped, cancelled []string
+	// cancelled: not started; interrupted: started, then cancelled
+	// (unsaved: those whose state was not saved).
+	var failed, skipped, cancelled, interrupted, unsaved []string
 	var causes []error
 	for _, n := range names {
 		out := outcomes[n]
@@ -197,11 +199,14 @@ func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Su
 		case walk.Cancelled:
 			if _, ran := o.rows[n]; !ran {
 				o.rows[n] = &event.Row{Project: n, Operation: o.req.Operation, Result: walk.Cancelled.String()}
+				cancelled = append(cancelled, n) // not started
 			}
-			cancelled = append(cancelled, n)
 		case walk.Failed:
 			if o.rows[n].Result == walk.Cancelled.String() {
-				cancelled = append(cancelled, n)
+				interrupted = append(interrupted, n)
+				if ns := (*engine.NotSavedError)(nil); errors.As(out.Err, &ns) {
+					unsaved = append(unsaved, n)
+				}
 			} else {
 				failed = append(failed, n)
 				causes = append(causes, out.Err)
@@ -214,9 +219,9 @@ func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Su
 	case len(failed) > 0:
 		result = "failed"
 		err = failedErr(fmt.Sprintf("%s: %s failed%s", o.req.Operation, plural(failed), skippedNote(skipped, cancelled)), causes)
-	case len(cancelled) > 0 || ctx.Err() != nil:
+	case len(cancelled) > 0 || len(interrupted) > 0 || ctx.Err() != nil:
 		result = "cancelled"
-		err = fmt.Errorf("%s was interrupted%s; the state of every project was saved: %w", o.req.Operation, skippedNote(skipped, cancelled), context.Canceled)
+		err = fmt.Errorf("%s was interrupted%s; %s: %w", o.req.Operation, skippedNote(skipped, cancelled), savedNote(unsaved), context.Canceled)
 	case len(skipped) > 0:
 		result = "failed"
 		err = fmt.Errorf("%s: %s skipped: %w", o.req.Operation, plural(skipped), ErrFailed)
@@ -285,6 +290,19 @@ func skippedNote(skipped, cancelled []string) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// savedNote says which projects' state an interrupted run saved: every
+// one's but unsaved's, whose steps their journals keep.
+func savedNote(unsaved []string) string {
+	if len(unsaved) == 0 {
+		return "the state of every project was saved"
+	}
+	keeps := "its journal keeps its steps"
+	if len(unsaved) > 1 {
+		keeps = "their journals keep their steps"
+	}
+	return fmt.Sprintf("the state of %s was not saved (%s, which the next run folds in); that of every other project was saved", strings.Join(unsaved, ", "), keeps)
 }
 
 // Display returns v for showing to people: secrets as "[secret]", unknown

@@ -73,8 +73,8 @@ type historyKey struct {
 	ns           int64
 }
 
-// historyKeys lists the history records of stack (of project, when set),
-// newest first.
+// historyKeys lists the history records of stack (of project, when set;
+// else of every project and the stack's own), newest first.
 func (s *Store) historyKeys(ctx context.Context, stack, project string) ([]historyKey, error) {
 	prefix := ".pulumi/history/"
 	if project != "" {
@@ -87,21 +87,35 @@ func (s *Store) historyKeys(ctx context.Context, stack, project string) ([]histo
 	var out []historyKey
 	for _, o := range list {
 		parts := strings.Split(strings.TrimPrefix(o.Key, ".pulumi/history/"), "/")
-		if len(parts) != 3 || parts[1] != stack || !strings.HasSuffix(parts[2], ".history.json") {
+		if len(parts) != 3 || parts[1] != stack {
 			continue
 		}
-		var ns int64
-		fmt.Sscanf(strings.TrimSuffix(strings.TrimPrefix(parts[2], stack+"-"), ".history.json"), "%d", &ns)
-		out = append(out, historyKey{key: o.Key, project: parts[0], ns: ns})
+		if ns, ok := backend.DIYHistoryTime(stack, parts[2]); ok {
+			out = append(out, historyKey{key: o.Key, project: parts[0], ns: ns})
+		}
 	}
 	if project == "" {
-		own, err := s.obj.List(ctx, ".runner/history/"+stack+"/")
+		own, err := s.stackHistoryKeys(ctx, stack)
 		if err != nil {
-			return nil, fmt.Errorf("listing the history of stack %s: %w", stack, err)
+			return nil, err
 		}
-		for _, o := range own {
-			var ns int64
-			fmt.Sscanf(strings.TrimSuffix(strings.TrimPrefix(o.Key, ".runner/history/"+stack+"/"+stack+"-"), ".history.json"), "%d", &ns)
+		out = append(out, own...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ns > out[j].ns })
+	return out, nil
+}
+
+// stackHistoryKeys lists the records of the stack's own history, newest
+// first.
+func (s *Store) stackHistoryKeys(ctx context.Context, stack string) ([]historyKey, error) {
+	prefix := backend.RunnerStackHistoryPrefix(stack)
+	list, err := s.obj.List(ctx, prefix)
+	if err != nil {
+		return nil, fmt.Errorf("listing the history of stack %s: %w", stack, err)
+	}
+	var out []historyKey
+	for _, o := range list {
+		if ns, ok := backend.DIYHistoryTime(stack, strings.TrimPrefix(o.Key, prefix)); ok {
 			out = append(out, historyKey{key: o.Key, ns: ns})
 		}
 	}
@@ -191,19 +205,9 @@ func (s *Store) LastStackRun(ctx context.Context, stack string) (*backend.Histor
 	if err := backend.CheckName("stack", stack); err != nil {
 		return nil, err
 	}
-	prefix := backend.RunnerStackHistoryPrefix(stack)
-	list, err := s.obj.List(ctx, prefix)
-	if err != nil {
-		return nil, fmt.Errorf("listing the history of stack %s: %w", stack, err)
+	keys, err := s.stackHistoryKeys(ctx, stack)
+	if err != nil || len(keys) == 0 {
+		return nil, err
 	}
-	newest, newestNS := "", int64(-1)
-	for _, o := range list {
-		if ns, ok := backend.DIYHistoryTime(stack, strings.TrimPrefix(o.Key, prefix)); ok && ns > newestNS {
-			newest, newestNS = o.Key, ns
-		}
-	}
-	if newest == "" {
-		return nil, nil
-	}
-	return s.readHistory(ctx, newest, "")
+	return s.readHistory(ctx, keys[0].key, "")
 }

@@ -224,6 +224,7 @@ func (s *Store) stateSecrets(ctx context.Context, project, stack string, idx sec
 	sec := backend.StateSecrets{Project: project, Path: s.obj.Describe() + "/" + checkpointKey(project, stack)}
 	if idx.describe(&sec, etag) {
 		current[project] = idx[project]
+		sec.Indexed = true
 		return sec, nil
 	}
 	o, err := s.readCheckpoint(ctx, project, stack)

@@ -1,0 +1,61 @@
+package e2e
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestS3PreviewBesideARunningUp: a preview while an up of another machine
+// (machine-b: another hostname and pid namespace) runs on the stack (here
+// held in the middle of a project's journal, as a slow step holds it)
+// reads that project's journal, whose operations are in progress, not
+// interrupted. Before, the preview warned that "an earlier operation was
+// interrupted"; now it says another run holds the project's lock, naming
+// the holder, and that what it is doing is read back as it is now.
+func TestS3PreviewBesideARunningUp(t *testing.T) {
+	prefix := machineB(t)
+	srv, dir, env, _ := s3Deployed(t)
+	if r := run(t, dir, "", env, "--non-interactive", "-s", "dev", "config", "set", "app:port", freePort(t)); r.Code != 0 {
+		t.Fatalf("config set: %s", r.Stderr)
+	}
+	var segments atomic.Int32
+	held, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	let := func() { releaseOnce.Do(func() { close(release) }) }
+	defer let()
+	srv.Intercept(func(r *http.Request) {
+		// The journal's second segment waits: the first, stored, holds a
+		// step that began and has not ended.
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/journal/") && segments.Add(1) == 2 {
+			close(held)
+			<-release
+		}
+	})
+	defer srv.Intercept(nil)
+	a, out := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
+	select {
+	case <-held:
+	case <-time.After(90 * time.Second):
+		_ = a.Process.Kill()
+		t.Fatalf("the up wrote no second journal segment:\n%s", out)
+	}
+	r := run(t, dir, "", env, "--non-interactive", "preview")
+	let()
+	if err := a.Wait(); err != nil {
+		t.Fatalf("the up beside the preview failed (%v):\n%s", err, out)
+	}
+	got := r.Stdout + r.Stderr
+	t.Log(got)
+	if strings.Contains(got, "interrupted") {
+		t.Errorf("the preview beside a running up calls its operations interrupted:\n%s", got)
+	}
+	for _, want := range []string{"another run is in progress", "runner up (pid", "on host machine-b"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the preview beside a running up does not say %q:\n%s", want, got)
+		}
+	}
+}
