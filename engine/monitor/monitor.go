@@ -25,6 +25,7 @@ type monitor struct {
 	pulumirpc.UnimplementedResourceMonitorServer
 	d    Deployment
 	info Info
+	addr string // the monitor's own address, which a component's provider registers through
 }
 
 // supported are the monitor features runner implements; any other is
@@ -39,6 +40,9 @@ func (m *monitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeat
 // RegisterResource registers one resource and answers, once its step has
 // run, with its ID and outputs.
 func (m *monitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
+	if req.GetRemote() {
+		return m.construct(ctx, req)
+	}
 	reg, err := m.registration(req)
 	if err != nil {
 		return nil, err
@@ -93,8 +97,6 @@ func (m *monitor) urnOf(parent, typ, name string) resource.URN {
 // does not support with Unimplemented.
 func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.Registration, error) {
 	switch {
-	case req.GetRemote():
-		return nil, status.Errorf(codes.Unimplemented, "%s %q is a multi-language (remote) component, which runner does not support", req.GetType(), req.GetName())
 	case len(req.GetTransforms()) > 0 || req.GetHooks() != nil:
 		return nil, status.Errorf(codes.Unimplemented, "%s %q uses transforms or resource hooks, which runner does not support", req.GetType(), req.GetName())
 	case req.GetPackageRef() != "":

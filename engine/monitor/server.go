@@ -36,6 +36,9 @@ type Deployment interface {
 	// Schema returns the schema of a package, as its plugin gives it (or
 	// the built-in pulumi package's).
 	Schema(ctx context.Context, pkg, version, downloadURL string) ([]byte, error)
+	// Construct constructs a multi-language (remote) component through
+	// its package's provider.
+	Construct(ctx context.Context, req ConstructRequest) (resource.ConstructResponse, error)
 }
 
 // ReadRequest reads an existing resource into the program.
@@ -104,7 +107,7 @@ func Start(d Deployment, info Info) (*Server, error) {
 func StartOn(lis net.Listener, d Deployment, info Info) *Server {
 	opts := append(pluginhost.ServerOptions(16), grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
 	srv := grpc.NewServer(opts...)
-	pulumirpc.RegisterResourceMonitorServer(srv, &monitor{d: d, info: info})
+	pulumirpc.RegisterResourceMonitorServer(srv, &monitor{d: d, info: info, addr: lis.Addr().String()})
 	pulumirpc.RegisterEngineServer(srv, &engineService{d: d})
 	codegenrpc.RegisterLoaderServer(srv, &loader{d: d})
 	h := health.NewServer()

@@ -1,0 +1,189 @@
+package pulumiprojects
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// componentYAML uses the test plugin's multi-language component Pair,
+// whose provider (Construct) registers two child Things.
+const componentYAML = `name: comp
+runtime: yaml
+config:
+  value:
+    type: string
+    default: one
+resources:
+  pair:
+    type: testprov:index:Pair
+    properties:
+      value: ${value}
+outputs:
+  a: ${pair.a}
+  b: ${pair.b}
+`
+
+// TestRemoteComponentThroughTheCLI: a YAML program using a component of a
+// provider plugin (a remote component, Pulumi's Construct) previews
+// without changing anything; up creates the component and the children its
+// provider registers, parented to it, with its outputs; a second up is a
+// no-op; a changed input is previewed and then updates the children;
+// destroy deletes them.
+func TestRemoteComponentThroughTheCLI(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{"comp/Pulumi.yaml": componentYAML,
+		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	things := func() []string { return values(t, store) }
+
+	r := w.ok("-p", "e", "-s", "dev", "preview")
+	if len(things()) != 0 || !strings.Contains(r.Stdout, "pair-a") {
+		t.Fatalf("the preview of a fresh stack: store %v, output:\n%s", things(), r.Stdout)
+	}
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := things(); !equal(got, []string{"one-a", "one-b"}) {
+		t.Fatalf("after up the store holds %v", got)
+	}
+	if outs := w.outputs("comp"); outs["a"] != "one-a" || outs["b"] != "one-b" {
+		t.Errorf("the stack outputs from the component: %v", outs)
+	}
+	const stack = "urn:pulumi:dev::comp::pulumi:pulumi:Stack::comp-dev"
+	const pair = "urn:pulumi:dev::comp::testprov:index:Pair::pair"
+	comp := exported(t, w, "comp", "pair")
+	if comp == nil || comp["urn"] != pair || comp["parent"] != stack || comp["custom"] == true {
+		t.Fatalf("the state records the component as %v", comp)
+	}
+	if o, _ := comp["outputs"].(map[string]any); o["a"] != "one-a" {
+		t.Errorf("the component's recorded outputs: %v", comp["outputs"])
+	}
+	for _, n := range []string{"a", "b"} {
+		child := exported(t, w, "comp", "pair-"+n)
+		if want := "urn:pulumi:dev::comp::testprov:index:Pair$testprov:index:Thing::pair-" + n; child == nil || child["urn"] != want || child["parent"] != pair {
+			t.Errorf("the state records child %s as %v, want URN %s parented to the Pair", n, child, want)
+		}
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("a second up counted %v", runnerSummary(t, r))
+	}
+
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:value", "two")
+	r = w.ok("-p", "e", "-s", "dev", "preview")
+	if !strings.Contains(r.Stdout, "update") || !equal(things(), []string{"one-a", "one-b"}) {
+		t.Errorf("the preview of a changed input: store %v, output:\n%s", things(), r.Stdout)
+	}
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := things(); !equal(got, []string{"two-a", "two-b"}) {
+		t.Errorf("after the change the store holds %v", got)
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got := things(); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
+	}
+	if exported(t, w, "comp", "pair") != nil {
+		t.Errorf("after destroy the state still records the component")
+	}
+}
+
+// TestRemoteComponentOfAPluginWithoutConstruct: a program using a
+// component of a plugin that serves none fails naming the plugin and the
+// component, and creates nothing.
+func TestRemoteComponentOfAPluginWithoutConstruct(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.extra = append(w.extra, "TESTPROV_NO_CONSTRUCT=1")
+	w.write(map[string]string{"comp/Pulumi.yaml": componentYAML,
+		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	r := w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	want := `constructing the component testprov:index:Pair "pair": the testprov plugin serves no components`
+	if !strings.Contains(r.Stdout+r.Stderr, want) {
+		t.Errorf("the failure does not say %q:\nstdout:\n%s\nstderr:\n%s", want, r.Stdout, r.Stderr)
+	}
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("the failed up created %v", got)
+	}
+}
+
+// componentOptionsYAML gives a Pair an explicit provider and a secret
+// input, and another Pair an input not known in a fresh stack's preview.
+const componentOptionsYAML = `name: comp
+runtime: yaml
+config:
+  token:
+    type: string
+    secret: true
+  dir:
+    type: string
+resources:
+  prov:
+    type: pulumi:providers:testprov
+    properties:
+      store: ${dir}
+  seed:
+    type: testprov:index:Thing
+    properties:
+      value: seed
+  pair:
+    type: testprov:index:Pair
+    properties:
+      value: ${token}
+    options:
+      provider: ${prov}
+  later:
+    type: testprov:index:Pair
+    properties:
+      value: ${seed.createdAt}
+outputs:
+  a: ${pair.a}
+  later: ${later.a}
+`
+
+// TestRemoteComponentOptionsThroughTheCLI: a component given an explicit
+// provider has its children on that provider; a secret input stays
+// secret in the children and the component's outputs; a component whose
+// input is not known yet is previewed (dryRun) and the plan of that
+// preview is executed.
+func TestRemoteComponentOptionsThroughTheCLI(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{"comp/Pulumi.yaml": componentOptionsYAML,
+		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:dir", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "comp:token", secretToken)
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	logs := []string{w.ok("-p", "e", "-s", "dev", "preview", "--out", plan).Stdout}
+	if got := values(t, store); len(got) != 0 {
+		t.Fatalf("the preview created %v", got)
+	}
+	logs = append(logs, w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan).Stdout)
+	rs, err := store.Resources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(rs); len(rs) != 5 || !strings.Contains(string(b), secretToken+"-b") {
+		t.Fatalf("after up the store holds %s", b) // a secret's plaintext is the fake cloud's
+	}
+	outs := w.outputs("comp")
+	if outs["a"] != "[secret]" || !strings.HasSuffix(fmt.Sprint(outs["later"]), "-a") {
+		t.Errorf("the stack outputs: %v", outs)
+	}
+	const explicit = "urn:pulumi:dev::comp::pulumi:providers:testprov::prov::"
+	for _, n := range []string{"pair-a", "pair-b"} {
+		if p, _ := exported(t, w, "comp", n)["provider"].(string); !strings.HasPrefix(p, explicit) {
+			t.Errorf("child %s's provider is %q, want the explicit one", n, p)
+		}
+	}
+	if p, _ := exported(t, w, "comp", "later-a")["provider"].(string); !strings.HasPrefix(p, "urn:pulumi:dev::comp::pulumi:providers:testprov::default") {
+		t.Errorf("child later-a's provider is %q, want the default one", p)
+	}
+	logs = append(logs, w.ok("-p", "e", "-s", "dev", "destroy", "--yes").Stdout)
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
+	}
+	noSecret(t, w.dir, logs)
+}

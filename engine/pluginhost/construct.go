@@ -1,0 +1,99 @@
+package pluginhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+var (
+	_ resource.Constructor = (*configured)(nil)
+	_ resource.Constructor = (*unconfigured)(nil)
+)
+
+// Construct constructs a component of the package (Pulumi's Construct).
+func (c *configured) Construct(ctx context.Context, req resource.ConstructRequest) (resource.ConstructResponse, error) {
+	p, err := c.live(ctx)
+	if err != nil {
+		return resource.ConstructResponse{}, err
+	}
+	return p.construct(ctx, req)
+}
+
+func (p *plugin) construct(ctx context.Context, req resource.ConstructRequest) (resource.ConstructResponse, error) {
+	if err := p.waitConfigured(ctx); err != nil {
+		return resource.ConstructResponse{}, err
+	}
+	inputs, err := p.send(req.Inputs, true, false)
+	if err != nil {
+		return resource.ConstructResponse{}, err
+	}
+	wreq := &pulumirpc.ConstructRequest{
+		Project: req.Project, Stack: req.Stack, Organization: req.Organization,
+		Config: req.Config, ConfigSecretKeys: req.ConfigSecretKeys, DryRun: req.DryRun, Parallel: req.Parallel,
+		MonitorEndpoint: req.MonitorAddress, Type: req.Type, Name: req.Name, Parent: string(req.Parent),
+		Inputs: inputs, Dependencies: urnStrings(req.Dependencies), Providers: req.Providers,
+		Protect: req.Protect, DeleteBeforeReplace: req.DeleteBeforeReplace, RetainOnDelete: req.RetainOnDelete,
+		AdditionalSecretOutputs: req.AdditionalSecretOutputs, IgnoreChanges: req.IgnoreChanges,
+		ReplaceOnChanges: req.ReplaceOnChanges, DeletedWith: string(req.DeletedWith),
+	}
+	for _, a := range req.Aliases {
+		wreq.Aliases = append(wreq.Aliases, &pulumirpc.Alias{Alias: &pulumirpc.Alias_Urn{Urn: string(a)}})
+	}
+	if req.CreateTimeout != "" || req.UpdateTimeout != "" || req.DeleteTimeout != "" {
+		wreq.CustomTimeouts = &pulumirpc.ConstructRequest_CustomTimeouts{Create: req.CreateTimeout, Update: req.UpdateTimeout, Delete: req.DeleteTimeout}
+	}
+	if len(req.InputDependencies) > 0 {
+		wreq.InputDependencies = make(map[string]*pulumirpc.ConstructRequest_PropertyDependencies, len(req.InputDependencies))
+		for k, v := range req.InputDependencies {
+			wreq.InputDependencies[k] = &pulumirpc.ConstructRequest_PropertyDependencies{Urns: urnStrings(v)}
+		}
+	}
+	resp, err := p.rpc.Construct(ctx, wreq)
+	if unimplemented(err) {
+		name := p.pkg
+		if p.version != "" {
+			name += " " + p.version
+		}
+		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin serves no components (it does not implement Construct), so %s is not a component it can make; use a version of the plugin that provides it, or a resource it serves",
+			name, req.Type)
+	}
+	if err != nil {
+		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin's construct of %s %q: %w", p.pkg, req.Type, req.Name, p.callError(ctx, "construct", "", err))
+	}
+	out := resource.ConstructResponse{URN: resource.URN(resp.GetUrn())}
+	if out.State, err = p.recv(resp.GetState(), false, req.Inputs); err != nil {
+		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin's construct of %s %q returned %w", p.pkg, req.Type, req.Name, err)
+	}
+	if sd := resp.GetStateDependencies(); len(sd) > 0 {
+		out.StateDependencies = make(map[string][]resource.URN, len(sd))
+		for k, v := range sd {
+			for _, u := range v.GetUrns() {
+				out.StateDependencies[k] = append(out.StateDependencies[k], resource.URN(u))
+			}
+		}
+	}
+	return out, nil
+}
+
+// urnStrings converts URNs for the wire.
+func urnStrings(urns []resource.URN) []string {
+	out := make([]string, len(urns))
+	for i, u := range urns {
+		out[i] = string(u)
+	}
+	return out
+}
+
+// errConstructUnknownConfig refuses a component whose provider's
+// configuration is not known (a preview), as Pulumi's engine does.
+var errConstructUnknownConfig = errors.New("its provider's configuration holds values not known until an up, and a component cannot be constructed before its provider is configured")
+
+// Construct refuses: the provider's configuration is not known.
+func (u *unconfigured) Construct(context.Context, resource.ConstructRequest) (resource.ConstructResponse, error) {
+	return resource.ConstructResponse{}, errConstructUnknownConfig
+}
