@@ -1,6 +1,9 @@
 package pulumiprojects
 
 import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -103,4 +106,84 @@ func TestRemoteComponentOfAPluginWithoutConstruct(t *testing.T) {
 	if got := values(t, store); len(got) != 0 {
 		t.Errorf("the failed up created %v", got)
 	}
+}
+
+// componentOptionsYAML gives a Pair an explicit provider and a secret
+// input, and another Pair an input not known in a fresh stack's preview.
+const componentOptionsYAML = `name: comp
+runtime: yaml
+config:
+  token:
+    type: string
+    secret: true
+  dir:
+    type: string
+resources:
+  prov:
+    type: pulumi:providers:testprov
+    properties:
+      store: ${dir}
+  seed:
+    type: testprov:index:Thing
+    properties:
+      value: seed
+  pair:
+    type: testprov:index:Pair
+    properties:
+      value: ${token}
+    options:
+      provider: ${prov}
+  later:
+    type: testprov:index:Pair
+    properties:
+      value: ${seed.createdAt}
+outputs:
+  a: ${pair.a}
+  later: ${later.a}
+`
+
+// TestRemoteComponentOptionsThroughTheCLI: a component given an explicit
+// provider has its children on that provider; a secret input stays
+// secret in the children and the component's outputs; a component whose
+// input is not known yet is previewed (dryRun) and the plan of that
+// preview is executed.
+func TestRemoteComponentOptionsThroughTheCLI(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{"comp/Pulumi.yaml": componentOptionsYAML,
+		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:dir", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "comp:token", secretToken)
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	logs := []string{w.ok("-p", "e", "-s", "dev", "preview", "--out", plan).Stdout}
+	if got := values(t, store); len(got) != 0 {
+		t.Fatalf("the preview created %v", got)
+	}
+	logs = append(logs, w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan).Stdout)
+	rs, err := store.Resources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(rs); len(rs) != 5 || !strings.Contains(string(b), secretToken+"-b") {
+		t.Fatalf("after up the store holds %s", b) // a secret's plaintext is the fake cloud's
+	}
+	outs := w.outputs("comp")
+	if outs["a"] != "[secret]" || !strings.HasSuffix(fmt.Sprint(outs["later"]), "-a") {
+		t.Errorf("the stack outputs: %v", outs)
+	}
+	const explicit = "urn:pulumi:dev::comp::pulumi:providers:testprov::prov::"
+	for _, n := range []string{"pair-a", "pair-b"} {
+		if p, _ := exported(t, w, "comp", n)["provider"].(string); !strings.HasPrefix(p, explicit) {
+			t.Errorf("child %s's provider is %q, want the explicit one", n, p)
+		}
+	}
+	if p, _ := exported(t, w, "comp", "later-a")["provider"].(string); !strings.HasPrefix(p, "urn:pulumi:dev::comp::pulumi:providers:testprov::default") {
+		t.Errorf("child later-a's provider is %q, want the default one", p)
+	}
+	logs = append(logs, w.ok("-p", "e", "-s", "dev", "destroy", "--yes").Stdout)
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
+	}
+	noSecret(t, w.dir, logs)
 }

@@ -74,17 +74,29 @@ func (f *Folder) stateSecrets(project, stack string) (StateSecrets, error) {
 	if err != nil {
 		return StateSecrets{Project: project, Path: p.snapshot}, err
 	}
-	snap := plain
-	if plain != nil {
-		if export, err := FromCheckpoint(p.snapshot, plain); err == nil {
-			snap = export
-		} // else DescribeSecrets marks it unreadable
-	}
 	journal, err := readOptional(p.journal)
 	if err != nil {
 		return StateSecrets{Project: project, Path: p.snapshot}, err
 	}
-	return DescribeSecrets(project, p.snapshot, snap, journal), nil
+	if plain != nil {
+		if s, ok := describeCheckpoint(project, p.snapshot, plain, journal); ok {
+			return s, nil
+		}
+	}
+	return describeTheLongWay(project, p.snapshot, plain, journal), nil
+}
+
+// describeTheLongWay is DescribeSecrets of a checkpoint converted to an
+// export (a checkpoint that does not convert is described as it is, and
+// marked unreadable).
+func describeTheLongWay(project, path string, plain, journal []byte) StateSecrets {
+	snap := plain
+	if plain != nil {
+		if export, err := FromCheckpoint(path, plain); err == nil {
+			snap = export
+		}
+	}
+	return DescribeSecrets(project, path, snap, journal)
 }
 
 // DescribeSecrets tells what a project's stored snapshot (nil when none)

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"maps"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc/codes"
@@ -42,9 +43,16 @@ func (m *monitor) construct(ctx context.Context, req *pulumirpc.RegisterResource
 	}
 	cr := constructRequest(req, inputs)
 	cr.MonitorAddress = m.addr
+	pkg := resource.Package(req.GetType())
 	prov := req.GetProvider()
 	if prov == "" {
-		prov = req.GetProviders()[resource.Package(req.GetType())]
+		prov = req.GetProviders()[pkg]
+	} else if cr.Providers[pkg] != prov { // the provider option counts for the component's children too
+		cr.Providers = maps.Clone(cr.Providers)
+		if cr.Providers == nil {
+			cr.Providers = map[string]string{}
+		}
+		cr.Providers[pkg] = prov
 	}
 	ans, err := m.d.Construct(ctx, ConstructRequest{Request: cr, Provider: prov,
 		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL()})

@@ -19,7 +19,8 @@ var inputs = map[string]string{
 // GetSchema returns the package schema that Pulumi YAML binds programs
 // against: Thing, Blob and Ref with the inputs above, and the outputs
 // every resource gets (generation, createdAt); and the component Pair
-// (component.go).
+// (component.go); and the provider's configuration, for explicit
+// providers.
 func (p *provider) GetSchema(context.Context, plugin.GetSchemaRequest) (plugin.GetSchemaResponse, error) {
 	props := map[string]any{}
 	for k, t := range inputs {
@@ -45,6 +46,8 @@ func (p *provider) GetSchema(context.Context, plugin.GetSchemaRequest) (plugin.G
 	}
 	schema := map[string]any{
 		"name": "testprov", "version": version,
+		"provider": map[string]any{"inputProperties": map[string]any{"store": map[string]any{"type": "string"},
+			"zone": map[string]any{"type": "string"}, "token": map[string]any{"type": "string"}}},
 		"resources": map[string]any{
 			typeThing: res(nil),
 			typeBlob:  res(map[string]any{"asset": map[string]any{"$ref": "pulumi.json#/Asset"}, "archive": map[string]any{"$ref": "pulumi.json#/Archive"}}),
