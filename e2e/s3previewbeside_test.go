@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"bytes"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/runnerhq/runner/internal/testserver"
 )
 
 // TestS3PreviewBesideARunningUp: a preview while an up of another machine
@@ -57,5 +61,61 @@ func TestS3PreviewBesideARunningUp(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the preview beside a running up does not say %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestS3PreviewBesideARunningFirstUp: a preview beside the first up of a
+// stack, held while app's service is being created, reads that create in
+// progress. Before, after saying the run is in progress, it said "the
+// interrupted create ... did not happen; it will be created again", and
+// of a create its plugin cannot look up without an ID (as every Pulumi
+// plugin's) it told the user to delete the resource by hand and run
+// `runner stack repair` while the up was making it.
+func TestS3PreviewBesideARunningFirstUp(t *testing.T) {
+	prefix := machineB(t)
+	srv := testserver.GoFakeS3(t)
+	dir, env := s3Workspace(t, srv)
+	var begun atomic.Bool
+	held, release := make(chan struct{}), make(chan struct{})
+	var heldOnce, releaseOnce sync.Once
+	let := func() { releaseOnce.Do(func() { close(release) }) }
+	defer let()
+	srv.Intercept(func(r *http.Request) {
+		// The segment after the one that begins the create of app's
+		// service waits.
+		if r.Method != http.MethodPut || !strings.Contains(r.URL.Path, "/app/journal/") {
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if begun.Load() {
+			heldOnce.Do(func() { close(held); <-release })
+		}
+		if bytes.Contains(body, []byte("Process::service")) {
+			begun.Store(true)
+		}
+	})
+	defer srv.Intercept(nil)
+	a, out := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
+	select {
+	case <-held:
+	case <-time.After(90 * time.Second):
+		_ = a.Process.Kill()
+		t.Fatalf("the up began no create of app's service:\n%s", out)
+	}
+	r := run(t, dir, "", env, "--non-interactive", "preview")
+	let()
+	if err := a.Wait(); err != nil {
+		t.Fatalf("the first up beside the preview failed (%v):\n%s", err, out)
+	}
+	got := r.Stdout + r.Stderr
+	t.Log(got)
+	for _, bad := range []string{"interrupted", "stack repair", "by hand"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("the preview beside a running first up says %q:\n%s", bad, got)
+		}
+	}
+	if !strings.Contains(got, "another run is in progress") || !strings.Contains(got, "Process::service") {
+		t.Errorf("the preview beside a running first up does not say that app's service is being created:\n%s", got)
 	}
 }

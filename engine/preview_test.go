@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/state"
 )
@@ -204,6 +205,28 @@ func TestPendingCreateRecovery(t *testing.T) {
 		}
 		if e.plugin.Count("Create") != 0 || len(e.snap().PendingOperations) != 1 {
 			t.Errorf("the engine went on after an unresolvable pending create")
+		}
+	})
+	t.Run("not recognisable, in progress", func(t *testing.T) {
+		// A preview beside the run making the resource (it holds the
+		// project's lock) tells nobody to delete it by hand.
+		e := newEnv(t)
+		e.plugin.OnRead = func(context.Context, resource.ReadRequest) (resource.ReadResponse, error) {
+			return resource.ReadResponse{}, resource.ErrNotRecognizable
+		}
+		e.backend.Put(project, stack, pending())
+		lock, err := e.backend.Lock(t.Context(), project, stack, backend.CurrentLockInfo("runner up"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lock.Unlock()
+		if _, err := e.preview(prog); err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range e.events {
+			if contains(ev.Message, "by hand") || contains(ev.Message, "interrupted") || contains(ev.Message, "stack repair") {
+				t.Errorf("a preview beside the run in progress says: %s", ev.Message)
+			}
 		}
 	})
 	t.Run("journal left by a crash", func(t *testing.T) {

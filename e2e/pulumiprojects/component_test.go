@@ -30,8 +30,8 @@ outputs:
 // provider plugin (a remote component, Pulumi's Construct) previews
 // without changing anything; up creates the component and the children its
 // provider registers, parented to it, with its outputs; a second up is a
-// no-op; a changed input is previewed and then updates the children;
-// destroy deletes them.
+// no-op; a changed input is previewed and then updates the children; a
+// construct failing midway deletes nothing; destroy deletes them.
 func TestRemoteComponentThroughTheCLI(t *testing.T) {
 	w := newWS(t)
 	store := w.withHosts(t, true)
@@ -78,6 +78,14 @@ func TestRemoteComponentThroughTheCLI(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	if got := things(); !equal(got, []string{"two-a", "two-b"}) {
 		t.Errorf("after the change the store holds %v", got)
+	}
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:value", "fail-construct")
+	r = w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	if want := `Pair "pair" failing on purpose after its child a`; !strings.Contains(r.Stdout, want) {
+		t.Errorf("the failed construct does not say %q:\n%s", want, r.Stdout)
+	}
+	if got := things(); !equal(got, []string{"fail-construct-a", "two-b"}) {
+		t.Errorf("a construct failing midway: the store holds %v, want child a updated and b kept", got)
 	}
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 	if got := things(); len(got) != 0 {
@@ -186,4 +194,33 @@ func TestRemoteComponentOptionsThroughTheCLI(t *testing.T) {
 		t.Errorf("after destroy the store holds %v", got)
 	}
 	noSecret(t, w.dir, logs)
+}
+
+// TestRemoteComponentFromTypeScript: a TypeScript program declaring the
+// Pair as a generated SDK declares a remote component gets its outputs;
+// the state holds it and its children under it; a changed input updates
+// the children; destroy deletes them.
+func TestRemoteComponentFromTypeScript(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.project("ts", "pair", "pair", "pair")
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      pair: {path: pair}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if outs := w.outputs("pair"); outs["a"] != "one-a" || outs["b"] != "one-b" {
+		t.Errorf("the stack outputs from the component: %v", outs)
+	}
+	const pair = "urn:pulumi:dev::pair::testprov:index:Pair::pair"
+	if child := exported(t, w, "pair", "pair-b"); child == nil || child["parent"] != pair {
+		t.Errorf("the state records child b as %v, want it parented to %s", child, pair)
+	}
+	w.ok("-p", "e", "-s", "dev", "config", "set", "pair:value", "two")
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := values(t, store); !equal(got, []string{"two-a", "two-b"}) {
+		t.Errorf("after the change the store holds %v", got)
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
+	}
 }

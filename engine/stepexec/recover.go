@@ -71,7 +71,12 @@ func (d *Executor) RecoverPending(ctx context.Context) error {
 			snap.Resources = res
 		}
 	}
-	if len(unfound) > 0 {
+	switch {
+	case len(unfound) > 0 && d.InProgress != nil:
+		// The run in progress has their IDs, or will: nothing to do by hand.
+		d.Events.Diag(runstate.SeverityInfo, fmt.Sprintf("%d create(s) in progress cannot be looked up before the run making them records their IDs; this preview plans them as not created:%s",
+			len(unfound), describeAll(unfound)))
+	case len(unfound) > 0:
 		errs = append(errs, unfoundError(unfound))
 	}
 	if len(errs) > 0 {
@@ -113,12 +118,29 @@ func (d *Executor) resolvePending(ctx context.Context, p state.PendingOperation,
 // look them up without the IDs they never returned, and says what to do.
 func unfoundError(list []*state.Resource) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d interrupted create(s) cannot be looked up, since their plugin needs the ID it never returned:", len(list))
+	fmt.Fprintf(&b, "%d interrupted create(s) cannot be looked up, since their plugin needs the ID it never returned:%s", len(list), describeAll(list))
+	b.WriteString("\ncheck whether each exists and delete those that do by hand, then run `runner stack repair` (it clears every such operation of the stack); the next up creates them again")
+	return fmt.Errorf("%s: %w", b.String(), resource.ErrNotRecognizable)
+}
+
+// describeAll lists resources, one a line.
+func describeAll(list []*state.Resource) string {
+	var b strings.Builder
 	for _, r := range list {
 		b.WriteString("\n  - " + r.Describe())
 	}
-	b.WriteString("\ncheck whether each exists and delete those that do by hand, then run `runner stack repair` (it clears every such operation of the stack); the next up creates them again")
-	return fmt.Errorf("%s: %w", b.String(), resource.ErrNotRecognizable)
+	return b.String()
+}
+
+// outcome reports what reading back a pending operation found: said of an
+// interrupted run (interrupted, at severity), or of a run in progress
+// beside this preview (inProgress, for information: the preview only
+// plans on it).
+func (d *Executor) outcome(severity, interrupted, inProgress string) {
+	if d.InProgress != nil {
+		severity, interrupted = runstate.SeverityInfo, inProgress
+	}
+	d.Events.Diag(severity, interrupted)
 }
 
 // adoptCreated adds a resource whose interrupted create did happen to the
@@ -126,7 +148,8 @@ func unfoundError(list []*state.Resource) error {
 // replaced). A resource that does not exist is simply dropped.
 func (d *Executor) adoptCreated(r *state.Resource, resp resource.ReadResponse, list []*state.Resource) []*state.Resource {
 	if resp.ID == "" {
-		d.Events.Diag(runstate.SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN))
+		d.outcome(runstate.SeverityInfo, fmt.Sprintf("the interrupted create of %s did not happen; it will be created again", r.URN),
+			fmt.Sprintf("the create of %s in progress has not made it yet; this preview plans it as not created", r.URN))
 		return list
 	}
 	rec := *r
@@ -145,7 +168,8 @@ func (d *Executor) adoptCreated(r *state.Resource, resp resource.ReadResponse, l
 		}
 		out = append(out, x)
 	}
-	d.Events.Diag(runstate.SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN))
+	d.outcome(runstate.SeverityWarning, fmt.Sprintf("the interrupted create of %s did happen; the resource is adopted into the state", r.URN),
+		fmt.Sprintf("the create of %s in progress has made it; this preview plans with it as it is", r.URN))
 	return append(out, &rec)
 }
 
@@ -159,7 +183,8 @@ func (d *Executor) refreshPending(r *state.Resource, resp resource.ReadResponse,
 			continue
 		}
 		if resp.ID == "" {
-			d.Events.Diag(runstate.SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN))
+			d.outcome(runstate.SeverityWarning, fmt.Sprintf("%s is gone after an interrupted operation; it leaves the state", r.URN),
+				fmt.Sprintf("%s is gone while the run in progress changes it; this preview plans without it", r.URN))
 			continue
 		}
 		c := *x
