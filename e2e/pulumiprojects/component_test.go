@@ -3,6 +3,7 @@ package pulumiprojects
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -222,5 +223,43 @@ func TestRemoteComponentFromTypeScript(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 	if got := values(t, store); len(got) != 0 {
 		t.Errorf("after destroy the store holds %v", got)
+	}
+}
+
+// TestPulumiCLIPreviewsRunnersRemoteComponent: a stack with a remote
+// component deployed by runner, exported and imported into the Pulumi
+// CLI, previews and updates with no changes there (Pulumi's engine calls
+// the same Construct), and Pulumi's state then holds the same resources
+// as runner's: the component and its children recorded as Pulumi records
+// them (URNs, parents, providers, inputs).
+func TestPulumiCLIPreviewsRunnersRemoteComponent(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{"comp/Pulumi.yaml": componentYAML,
+		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	pl := newPulumi(t, w)
+	tmp := t.TempDir()
+	cfg, err := os.ReadFile(filepath.Join(w.dir, "config", "pulumi", "Pulumi.dev.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(w.dir, "comp")
+	if err := os.WriteFile(filepath.Join(dir, "Pulumi.dev.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(tmp, "comp.json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "comp", "--file", export)
+	pl.login(dir, filepath.Join(tmp, "pulumi-state"))
+	pl.ok(dir, "stack", "init", "dev")
+	pl.ok(dir, "stack", "import", "--file", export)
+	pl.ok(dir, "preview", "--expect-no-changes", "--diff")
+	pl.ok(dir, "up", "--yes", "--expect-no-changes")
+	pexport := filepath.Join(tmp, "pulumi.json")
+	pl.ok(dir, "stack", "export", "--file", pexport)
+	sameResources(t, "runner's export", readDeployment(t, export), "Pulumi's export after its up", readDeployment(t, pexport))
+	if got := values(t, store); !equal(got, []string{"one-a", "one-b"}) {
+		t.Errorf("after Pulumi's up the store holds %v", got)
 	}
 }
