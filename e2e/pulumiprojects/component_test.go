@@ -3,6 +3,7 @@ package pulumiprojects
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,8 +31,8 @@ outputs:
 // provider plugin (a remote component, Pulumi's Construct) previews
 // without changing anything; up creates the component and the children its
 // provider registers, parented to it, with its outputs; a second up is a
-// no-op; a changed input is previewed and then updates the children;
-// destroy deletes them.
+// no-op; a changed input is previewed and then updates the children; a
+// construct failing midway deletes nothing; destroy deletes them.
 func TestRemoteComponentThroughTheCLI(t *testing.T) {
 	w := newWS(t)
 	store := w.withHosts(t, true)
@@ -78,6 +79,14 @@ func TestRemoteComponentThroughTheCLI(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	if got := things(); !equal(got, []string{"two-a", "two-b"}) {
 		t.Errorf("after the change the store holds %v", got)
+	}
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:value", "fail-construct")
+	r = w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	if want := `Pair "pair" failing on purpose after its child a`; !strings.Contains(r.Stdout, want) {
+		t.Errorf("the failed construct does not say %q:\n%s", want, r.Stdout)
+	}
+	if got := things(); !equal(got, []string{"fail-construct-a", "two-b"}) {
+		t.Errorf("a construct failing midway: the store holds %v, want child a updated and b kept", got)
 	}
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 	if got := things(); len(got) != 0 {
@@ -186,4 +195,77 @@ func TestRemoteComponentOptionsThroughTheCLI(t *testing.T) {
 		t.Errorf("after destroy the store holds %v", got)
 	}
 	noSecret(t, w.dir, logs)
+}
+
+// TestRemoteComponentFromCode: a TypeScript or Go program declaring the
+// Pair as a generated SDK declares a remote component gets its outputs;
+// the state holds it and its children under it; a changed input updates
+// the children; destroy deletes them.
+func TestRemoteComponentFromCode(t *testing.T) {
+	for _, rt := range []string{"ts", "go"} {
+		t.Run(rt, func(t *testing.T) { remoteComponentFrom(t, rt) })
+	}
+}
+
+func remoteComponentFrom(t *testing.T, runtime string) {
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.project(runtime, "pair", "pair", "pair")
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      pair: {path: pair}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if outs := w.outputs("pair"); outs["a"] != "one-a" || outs["b"] != "one-b" {
+		t.Errorf("the stack outputs from the component: %v", outs)
+	}
+	const pair = "urn:pulumi:dev::pair::testprov:index:Pair::pair"
+	if child := exported(t, w, "pair", "pair-b"); child == nil || child["parent"] != pair {
+		t.Errorf("the state records child b as %v, want it parented to %s", child, pair)
+	}
+	w.ok("-p", "e", "-s", "dev", "config", "set", "pair:value", "two")
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := values(t, store); !equal(got, []string{"two-a", "two-b"}) {
+		t.Errorf("after the change the store holds %v", got)
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
+	}
+}
+
+// TestPulumiCLIPreviewsRunnersRemoteComponent: a stack with a remote
+// component deployed by runner, exported and imported into the Pulumi
+// CLI, previews and updates with no changes there (Pulumi's engine calls
+// the same Construct), and Pulumi's state then holds the same resources
+// as runner's: the component and its children recorded as Pulumi records
+// them (URNs, parents, providers, inputs).
+func TestPulumiCLIPreviewsRunnersRemoteComponent(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{"comp/Pulumi.yaml": componentYAML,
+		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	pl := newPulumi(t, w)
+	tmp := t.TempDir()
+	cfg, err := os.ReadFile(filepath.Join(w.dir, "config", "pulumi", "Pulumi.dev.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(w.dir, "comp")
+	if err := os.WriteFile(filepath.Join(dir, "Pulumi.dev.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(tmp, "comp.json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "comp", "--file", export)
+	pl.login(dir, filepath.Join(tmp, "pulumi-state"))
+	pl.ok(dir, "stack", "init", "dev")
+	pl.ok(dir, "stack", "import", "--file", export)
+	pl.ok(dir, "preview", "--expect-no-changes", "--diff")
+	pl.ok(dir, "up", "--yes", "--expect-no-changes")
+	pexport := filepath.Join(tmp, "pulumi.json")
+	pl.ok(dir, "stack", "export", "--file", pexport)
+	sameResources(t, "runner's export", readDeployment(t, export), "Pulumi's export after its up", readDeployment(t, pexport))
+	if got := values(t, store); !equal(got, []string{"one-a", "one-b"}) {
+		t.Errorf("after Pulumi's up the store holds %v", got)
+	}
 }

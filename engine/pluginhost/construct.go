@@ -63,7 +63,11 @@ func (p *plugin) construct(ctx context.Context, req resource.ConstructRequest) (
 			name, req.Type)
 	}
 	if err != nil {
-		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin's construct of %s %q: %w", p.pkg, req.Type, req.Name, p.callError(ctx, "construct", "", err))
+		parentType := ""
+		if req.Parent != "" {
+			parentType = req.Parent.QualifiedType()
+		}
+		return resource.ConstructResponse{}, p.callError(ctx, "construct", resource.NewURN(req.Stack, req.Project, parentType, req.Type, req.Name), err)
 	}
 	out := resource.ConstructResponse{URN: resource.URN(resp.GetUrn())}
 	if out.State, err = p.recv(resp.GetState(), false, req.Inputs); err != nil {

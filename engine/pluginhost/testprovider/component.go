@@ -21,7 +21,7 @@ const typePair = "testprov:index:Pair"
 // the program's testprov provider, if it gave one), the component's
 // outputs, and answers with the component's URN and outputs.
 // TESTPROV_NO_CONSTRUCT=1 answers Unimplemented, as a provider without
-// components does.
+// components does; the value fail-construct fails after the first child.
 func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest) (*pulumirpc.ConstructResponse, error) {
 	if os.Getenv("TESTPROV_NO_CONSTRUCT") == "1" || req.GetType() != typePair {
 		return s.ResourceProviderServer.Construct(ctx, req) // Unimplemented
@@ -48,6 +48,9 @@ func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("registering the child %s of %s: %w", suffix, comp.GetUrn(), err)
+		}
+		if value.GetStringValue() == "fail-construct" {
+			return nil, fmt.Errorf("testprov: Pair %q failing on purpose after its child %s (value fail-construct)", req.GetName(), suffix)
 		}
 		state[suffix] = child.GetObject().GetFields()["value"]
 		if state[suffix] == nil {
