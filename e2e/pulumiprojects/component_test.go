@@ -197,14 +197,20 @@ func TestRemoteComponentOptionsThroughTheCLI(t *testing.T) {
 	noSecret(t, w.dir, logs)
 }
 
-// TestRemoteComponentFromTypeScript: a TypeScript program declaring the
+// TestRemoteComponentFromCode: a TypeScript or Go program declaring the
 // Pair as a generated SDK declares a remote component gets its outputs;
 // the state holds it and its children under it; a changed input updates
 // the children; destroy deletes them.
-func TestRemoteComponentFromTypeScript(t *testing.T) {
+func TestRemoteComponentFromCode(t *testing.T) {
+	for _, rt := range []string{"ts", "go"} {
+		t.Run(rt, func(t *testing.T) { remoteComponentFrom(t, rt) })
+	}
+}
+
+func remoteComponentFrom(t *testing.T, runtime string) {
 	w := newWS(t)
 	store := w.withHosts(t, false)
-	w.project("ts", "pair", "pair", "pair")
+	w.project(runtime, "pair", "pair", "pair")
 	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      pair: {path: pair}\n"})
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
