@@ -152,7 +152,8 @@ outputs:
 `
 
 // TestRemoteComponentOptionsThroughTheCLI: a component given an explicit
-// provider has its children on that provider; a secret input stays
+// provider has its children on that provider (one step at a time:
+// --step-parallel 1); a secret input stays
 // secret in the children and the component's outputs; a component whose
 // input is not known yet is previewed (dryRun) and the plan of that
 // preview is executed.
@@ -169,7 +170,7 @@ func TestRemoteComponentOptionsThroughTheCLI(t *testing.T) {
 	if got := values(t, store); len(got) != 0 {
 		t.Fatalf("the preview created %v", got)
 	}
-	logs = append(logs, w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan).Stdout)
+	logs = append(logs, w.ok("-p", "e", "-s", "dev", "up", "--yes", "--step-parallel", "1", "--plan", plan).Stdout)
 	rs, err := store.Resources()
 	if err != nil {
 		t.Fatal(err)
@@ -267,5 +268,28 @@ func TestPulumiCLIPreviewsRunnersRemoteComponent(t *testing.T) {
 	sameResources(t, "runner's export", readDeployment(t, export), "Pulumi's export after its up", readDeployment(t, pexport))
 	if got := values(t, store); !equal(got, []string{"one-a", "one-b"}) {
 		t.Errorf("after Pulumi's up the store holds %v", got)
+	}
+}
+
+// TestRemoteComponentOfAnUnconfiguredProvider: in a fresh stack's
+// preview, a component whose explicit provider's configuration is not
+// known yet is registered alone (as Pulumi's engine does: its provider
+// cannot construct it), and the up then constructs it.
+func TestRemoteComponentOfAnUnconfiguredProvider(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	program := strings.Replace(componentOptionsYAML, "      store: ${dir}\n", "      store: ${dir}\n      token: ${seed.createdAt}\n", 1)
+	w.write(map[string]string{"comp/Pulumi.yaml": program,
+		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:dir", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "comp:token", secretToken)
+	r := w.ok("-p", "e", "-s", "dev", "preview")
+	if !strings.Contains(r.Stdout, "testprov:index:Pair pair") || strings.Contains(r.Stdout, "pair-a") || !strings.Contains(r.Stdout, "later-a") {
+		t.Errorf("the preview does not show the Pair of the unconfigured provider alone (and the other's children):\n%s", r.Stdout)
+	}
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if p, _ := exported(t, w, "comp", "pair-a")["provider"].(string); !strings.HasPrefix(p, "urn:pulumi:dev::comp::pulumi:providers:testprov::prov::") {
+		t.Errorf("after up child pair-a's provider is %q, want the explicit one", p)
 	}
 }

@@ -20,10 +20,11 @@ import (
 // launch a program as runner does.
 
 // langHosts builds langhost once per test process, as
-// pulumi-language-nodejs and pulumi-language-go in one folder.
+// pulumi-language-nodejs and pulumi-language-go in one folder beside the
+// runner binary (which TestMain removes).
 var langHosts = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "runner-langhost-")
-	if err != nil {
+	dir := filepath.Join(filepath.Dir(binary), "langhost")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "pulumi-language-nodejs")
