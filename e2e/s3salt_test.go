@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -139,5 +141,47 @@ func TestS3IndexEditedByHandDoesNotStopTheRun(t *testing.T) {
 	}
 	if bytes.Contains(now.Data, []byte(other.EncryptionSalt())) || bytes.Contains(now.Data, []byte("ghost")) {
 		t.Errorf("the up left the hand-made entries in %s:\n%s", key, now.Data)
+	}
+}
+
+// TestS3ImportReplacesAStateOfAnotherSalt: another writer re-encrypted
+// network's checkpoint with a salt the passphrase does not open (as the
+// Pulumi CLI's change-secrets-provider with another passphrase does). up
+// is refused naming that state; `stack import` of an earlier export of
+// network, which replaces that state, was refused the same way, so the
+// repair was refused by what it repairs. It now checks the passphrase
+// against every other state only, and the next up runs.
+func TestS3ImportReplacesAStateOfAnotherSalt(t *testing.T) {
+	_, dir, env, obj := s3Deployed(t)
+	export := run(t, dir, "", env, "--non-interactive", "stack", "export", "--project", "network")
+	if export.Code != 0 {
+		t.Fatalf("stack export exited %d: %s", export.Code, export.Stderr)
+	}
+	file := filepath.Join(t.TempDir(), "network.json")
+	if err := os.WriteFile(file, []byte(export.Stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	key := ".pulumi/stacks/network/dev.json"
+	o, err := obj.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := config.NewCrypter("another team's passphrase")
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := regexp.MustCompile(`"salt":"[^"]*"`).ReplaceAll(o.Data, []byte(`"salt":"`+other.EncryptionSalt()+`"`))
+	if _, err := obj.Put(ctx, key, changed, bucket.Cond{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 3 {
+		t.Fatalf("up over a state of another salt exited %d, want 3:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := run(t, dir, "", env, "--non-interactive", "stack", "import", "--project", "network", "--file", file); r.Code != 0 {
+		t.Fatalf("stack import over the state of another salt exited %d, want 0:\n%s%s", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := run(t, dir, "", env, "--non-interactive", "up", "--yes"); r.Code != 0 {
+		t.Errorf("up after the import exited %d:\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 }

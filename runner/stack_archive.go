@@ -101,7 +101,7 @@ func (s *Stacks) Import(ctx context.Context, stack, project string, data []byte)
 		return err
 	}
 	defer unlock()
-	c, err := s.Crypter(stack)
+	c, err := s.crypterBesides(ctx, stack, project)
 	if err != nil {
 		return err
 	}

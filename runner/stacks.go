@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/runnerhq/runner/config"
+	"github.com/runnerhq/runner/engine/backend"
 )
 
 // Stacks is the workspace as the stack commands see it: they may work on a
@@ -76,11 +78,33 @@ func (s *Stacks) Crypter(stack string) (*config.Crypter, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.openCrypterOf(sess, stack)
+}
+
+func (s *Stacks) openCrypterOf(sess *Session, stack string) (*config.Crypter, error) {
 	c, err := sess.openCrypter(false, false)
 	if errors.Is(err, errNoSalt) {
 		return nil, Invalid(fmt.Errorf("stack %s has no encryptionsalt in %s; create the stack with `runner stack init %s`", stack, sess.ConfigPath, stack))
 	}
 	return c, err
+}
+
+// crypterBesides opens stack's crypter as Crypter does, not checking the
+// passphrase against what project's state records: an import replaces
+// that state, and one another writer (the Pulumi CLI) encrypted with a
+// salt the passphrase does not open would otherwise refuse its own repair.
+func (s *Stacks) crypterBesides(ctx context.Context, stack, project string) (*config.Crypter, error) {
+	states, err := s.backend.StackSecrets(ctx, stack)
+	if err != nil {
+		return nil, Invalid(fmt.Errorf("reading how the state of stack %s is encrypted: %w", stack, err))
+	}
+	others := slices.DeleteFunc(states, func(st backend.StateSecrets) bool { return st.Project == project })
+	sess, err := s.session(stack)
+	if err != nil {
+		return nil, err
+	}
+	sess.states = &others
+	return s.openCrypterOf(sess, stack)
 }
 
 // session is the Session of stack: the workspace's, with the stack's

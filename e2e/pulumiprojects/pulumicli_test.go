@@ -105,11 +105,62 @@ func (p *pulumiRun) ok(dir string, args ...string) result {
 // and plugins ready for runner and the Pulumi CLI alike.
 func chainWorkspace(t *testing.T) (*ws, providertest.Store) {
 	t.Helper()
+	return chainWorkspaceOf(t, "yaml")
+}
+
+// chainWorkspaceOf is chainWorkspace for the chain program of runtime rt
+// (yaml, ts or go; for ts and go langhost is the Pulumi CLI's host).
+func chainWorkspaceOf(t *testing.T, rt string) (*ws, providertest.Store) {
+	t.Helper()
 	w := newWS(t)
-	store := w.withHosts(t, true)
-	w.project("yaml", "chain", "chain", "chain")
+	store := w.withHosts(t, rt == "yaml")
+	if rt != "yaml" {
+		w.withLangHosts(t)
+	}
+	w.project(rt, "chain", "chain", "chain")
 	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      chain: {path: chain}\n"})
 	return w, store
+}
+
+// importIntoPulumi exports runner's stack dev of project (folder dir) and
+// imports it into the Pulumi CLI's file:// backend in folder state, with
+// runner's stack config copied beside its Pulumi.yaml (the config and the
+// encryptionsalt Pulumi needs).
+func importIntoPulumi(t *testing.T, w *ws, pl *pulumiRun, project, dir, state string) {
+	t.Helper()
+	export := filepath.Join(t.TempDir(), project+".json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", project, "--file", export)
+	cfg, err := os.ReadFile(filepath.Join(w.dir, "config", "pulumi", "Pulumi.dev.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Pulumi.dev.yaml"), cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pl.login(dir, state)
+	pl.ok(dir, "stack", "init", "dev")
+	pl.ok(dir, "stack", "import", "--file", export)
+}
+
+// importIntoRunner exports the Pulumi CLI's stack dev of project (folder
+// dir) and imports it into runner.
+func importIntoRunner(t *testing.T, w *ws, pl *pulumiRun, project, dir string) {
+	t.Helper()
+	export := filepath.Join(t.TempDir(), project+".json")
+	pl.ok(dir, "stack", "export", "--file", export)
+	w.ok("-p", "e", "-s", "dev", "stack", "import", "--project", project, "--file", export)
+}
+
+// sameExports fails unless runner's and the Pulumi CLI's stack dev of
+// project (folder dir) hold the same resources (sameResources).
+func sameExports(t *testing.T, w *ws, pl *pulumiRun, project, dir string) {
+	t.Helper()
+	tmp := t.TempDir()
+	shown := filepath.Join(tmp, "runner-shown.json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", project, "--show-secrets", "--file", shown)
+	pshown := filepath.Join(tmp, "pulumi-shown.json")
+	pl.ok(dir, "stack", "export", "--show-secrets", "--file", pshown)
+	sameResources(t, "runner's export", readDeployment(t, shown), "Pulumi's export", readDeployment(t, pshown))
 }
 
 // deployment is the part of a stack export compared across the two tools.
@@ -228,44 +279,36 @@ func TestPulumiCLIPreviewsRunnerStack(t *testing.T) {
 		t.Fatal("the chain program has no resource a to give a version")
 	}
 	w.write(map[string]string{"chain/Pulumi.yaml": versioned})
+	pulumiPreviewsRunnerStack(t, w, store)
+	exported := filepath.Join(t.TempDir(), "runner.json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "chain", "--file", exported)
+	if _, ok := readDeployment(t, exported).byURN()["urn:pulumi:dev::chain::pulumi:providers:testprov::default_1_2_3"]; !ok {
+		t.Errorf("runner's export has no default provider named after version 1.2.3")
+	}
+}
+
+// pulumiPreviewsRunnerStack has runner deploy the chain project of w, the
+// Pulumi CLI import its stack, preview and update it with no change (and
+// open its secret), and the two exports then hold the same resources.
+func pulumiPreviewsRunnerStack(t *testing.T, w *ws, store providertest.Store) {
+	t.Helper()
 	pl := newPulumi(t, w)
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
 	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "chain:token", secretToken)
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
-	tmp := t.TempDir()
-	export := filepath.Join(tmp, "runner.json")
-	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "chain", "--file", export)
-
-	// The Pulumi CLI reads its stack config beside Pulumi.yaml: the user
-	// copies runner's stack config there, encryptionsalt included.
 	chain := filepath.Join(w.dir, "chain")
-	cfg, err := os.ReadFile(filepath.Join(w.dir, "config", "pulumi", "Pulumi.dev.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(chain, "Pulumi.dev.yaml"), cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	pl.login(chain, filepath.Join(tmp, "pulumi-state"))
-	pl.ok(chain, "stack", "init", "dev")
-	pl.ok(chain, "stack", "import", "--file", export)
+	importIntoPulumi(t, w, pl, "chain", chain, filepath.Join(t.TempDir(), "pulumi-state"))
 	if r := pl.ok(chain, "preview", "--expect-no-changes", "--diff"); !strings.Contains(r.Stdout, "4 unchanged") {
 		t.Errorf("pulumi preview does not say 4 unchanged:\n%s", r.Stdout)
 	}
 	if r := pl.ok(chain, "stack", "output", "token", "--show-secrets"); strings.TrimSpace(r.Stdout) != secretToken {
 		t.Errorf("pulumi stack output token --show-secrets = %q, want the secret runner stored", strings.TrimSpace(r.Stdout))
 	}
-	shown := filepath.Join(tmp, "runner-shown.json")
-	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "chain", "--show-secrets", "--file", shown)
-	pshown := filepath.Join(tmp, "pulumi-shown.json")
-	pl.ok(chain, "stack", "export", "--show-secrets", "--file", pshown)
-	rd := readDeployment(t, shown)
-	sameResources(t, "runner's export", rd, "Pulumi's export after the import", readDeployment(t, pshown))
-	if _, ok := rd.byURN()["urn:pulumi:dev::chain::pulumi:providers:testprov::default_1_2_3"]; !ok {
-		t.Errorf("runner's export has no default provider named after version 1.2.3")
-	}
+	sameExports(t, w, pl, "chain", chain)
 	// The chain's resources are as runner made them: Pulumi's no-op
-	// update touches nothing.
+	// update touches nothing. (Its state may then differ: with a resource
+	// asking for version 1.2.3, Pulumi moves the others to that version's
+	// default provider, where runner keeps them on "default".)
 	pl.ok(chain, "up", "--yes", "--expect-no-changes")
 	if got, want := values(t, store), []string{"p-a", "p-a-b", "p-a-b-c"}; !equal(got, want) {
 		t.Errorf("after Pulumi's up the store holds %v, want %v", got, want)
@@ -277,20 +320,24 @@ func TestPulumiCLIPreviewsRunnerStack(t *testing.T) {
 // the project's own Pulumi.dev.yaml, where Pulumi keeps the config), and
 // runner previews no change, opens the secrets and updates nothing.
 func TestRunnerPreviewsPulumiCLIStack(t *testing.T) {
-	w, store := chainWorkspace(t)
+	runnerPreviewsPulumiCLIStack(t, "yaml")
+}
+
+// runnerPreviewsPulumiCLIStack has the Pulumi CLI deploy the chain
+// program of runtime rt, then runner import its stack, preview and update
+// with no change.
+func runnerPreviewsPulumiCLIStack(t *testing.T, rt string) {
+	w, store := chainWorkspaceOf(t, rt)
 	pl := newPulumi(t, w)
-	tmp := t.TempDir()
 	chain := filepath.Join(w.dir, "chain")
-	pl.login(chain, filepath.Join(tmp, "pulumi-state"))
+	pl.login(chain, filepath.Join(t.TempDir(), "pulumi-state"))
 	pl.ok(chain, "stack", "init", "dev")
 	pl.ok(chain, "config", "set", "testprov:store", string(store))
 	pl.ok(chain, "config", "set", "--secret", "token", secretToken)
 	pl.ok(chain, "up", "--yes")
-	export := filepath.Join(tmp, "pulumi.json")
-	pl.ok(chain, "stack", "export", "--file", export)
 
 	w.ok("-p", "e", "-s", "dev", "stack", "init", "dev")
-	w.ok("-p", "e", "-s", "dev", "stack", "import", "--project", "chain", "--file", export)
+	importIntoRunner(t, w, pl, "chain", chain)
 	r := w.ok("-p", "e", "-s", "dev", "--json", "preview")
 	if c := runnerSummary(t, r); len(c) != 1 || c["same"] != 4 {
 		t.Errorf("runner's preview of the stack Pulumi made: counts %v, want only 4 same\n%s", c, r.Stdout)
@@ -299,11 +346,7 @@ func TestRunnerPreviewsPulumiCLIStack(t *testing.T) {
 	if outs["last"] != "p-a-b-c" {
 		t.Errorf("runner's stack output after the import: %v", outs)
 	}
-	shown := filepath.Join(tmp, "runner-shown.json")
-	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "chain", "--show-secrets", "--file", shown)
-	pshown := filepath.Join(tmp, "pulumi-shown.json")
-	pl.ok(chain, "stack", "export", "--show-secrets", "--file", pshown)
-	sameResources(t, "Pulumi's export", readDeployment(t, pshown), "runner's export after the import", readDeployment(t, shown))
+	sameExports(t, w, pl, "chain", chain)
 	r = w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes")
 	if c := runnerSummary(t, r); len(c) != 1 || c["same"] != 4 {
 		t.Errorf("runner's up of the stack Pulumi made: counts %v, want only 4 same\n%s", c, r.Stdout)

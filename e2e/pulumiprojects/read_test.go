@@ -143,32 +143,16 @@ func TestPulumiCLIPreviewsRunnersReadResource(t *testing.T) {
 	things := func() []string { return values(t, store) }
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	pl := newPulumi(t, w)
-	tmp := t.TempDir()
-	cfg, err := os.ReadFile(filepath.Join(w.dir, "config", "pulumi", "Pulumi.dev.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	state := filepath.Join(t.TempDir(), "pulumi-state")
 	for _, project := range []string{"maker", "getter"} {
-		export := filepath.Join(tmp, project+".json")
-		w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", project, "--file", export)
-		dir := filepath.Join(w.dir, project)
-		if err := os.WriteFile(filepath.Join(dir, "Pulumi.dev.yaml"), cfg, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		pl.login(dir, filepath.Join(tmp, "pulumi-state"))
-		pl.ok(dir, "stack", "init", "dev")
-		pl.ok(dir, "stack", "import", "--file", export)
+		importIntoPulumi(t, w, pl, project, filepath.Join(w.dir, project), state)
 	}
 	getter := filepath.Join(w.dir, "getter")
 	if r := pl.ok(getter, "preview", "--expect-no-changes", "--diff"); !strings.Contains(r.Stdout, "read") {
 		t.Errorf("pulumi preview does not show the read:\n%s", r.Stdout)
 	}
 	pl.ok(getter, "up", "--yes", "--expect-no-changes")
-	shown := filepath.Join(tmp, "runner-shown.json")
-	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "getter", "--show-secrets", "--file", shown)
-	pshown := filepath.Join(tmp, "pulumi-shown.json")
-	pl.ok(getter, "stack", "export", "--show-secrets", "--file", pshown)
-	sameResources(t, "runner's export", readDeployment(t, shown), "Pulumi's export after its up", readDeployment(t, pshown))
+	sameExports(t, w, pl, "getter", getter)
 	if !equal(things(), []string{"made"}) {
 		t.Errorf("after Pulumi's up the Things are %v", things())
 	}
@@ -182,19 +166,17 @@ func TestRunnerPreviewsPulumiCLIsReadResource(t *testing.T) {
 	w, store := readWorkspace(t)
 	things := func() []string { return values(t, store) }
 	pl := newPulumi(t, w)
-	tmp := t.TempDir()
+	state := filepath.Join(t.TempDir(), "pulumi-state")
 	for _, project := range []string{"maker", "getter"} {
 		dir := filepath.Join(w.dir, project)
-		pl.login(dir, filepath.Join(tmp, "pulumi-state"))
+		pl.login(dir, state)
 		pl.ok(dir, "stack", "init", "dev")
 		pl.ok(dir, "config", "set", "testprov:store", string(store))
 		if project == "maker" {
 			pl.ok(dir, "config", "set", "--secret", "token", secretToken)
 		}
 		pl.ok(dir, "up", "--yes")
-		export := filepath.Join(tmp, project+".json")
-		pl.ok(dir, "stack", "export", "--file", export)
-		w.ok("-p", "e", "-s", "dev", "stack", "import", "--project", project, "--file", export)
+		importIntoRunner(t, w, pl, project, dir)
 	}
 	r := w.ok("-p", "e", "-s", "dev", "--json", "preview")
 	if c := runnerSummary(t, r); !onlySame(c) {
@@ -204,11 +186,7 @@ func TestRunnerPreviewsPulumiCLIsReadResource(t *testing.T) {
 	if c := runnerSummary(t, r); !onlySame(c) {
 		t.Errorf("runner's up of the stacks Pulumi made counted %v\n%s", c, r.Stdout)
 	}
-	shown := filepath.Join(tmp, "runner-shown.json")
-	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "getter", "--show-secrets", "--file", shown)
-	pshown := filepath.Join(tmp, "pulumi-shown.json")
-	pl.ok(filepath.Join(w.dir, "getter"), "stack", "export", "--show-secrets", "--file", pshown)
-	sameResources(t, "Pulumi's export", readDeployment(t, pshown), "runner's export after its up", readDeployment(t, shown))
+	sameExports(t, w, pl, "getter", filepath.Join(w.dir, "getter"))
 	if !equal(things(), []string{"made"}) {
 		t.Errorf("after runner's up the Things are %v", things())
 	}

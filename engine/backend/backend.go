@@ -54,10 +54,15 @@ type LockInfo struct {
 	// target of /proc/self/ns/pid): containers that share a hostname and a
 	// state folder count pids apart, so a pid is judged only in its own
 	// namespace; "" when unknown.
-	PIDNamespace string    `json:"pidNamespace,omitempty"`
-	User         string    `json:"user"`
-	Started      time.Time `json:"started"`
-	Command      string    `json:"command"`
+	PIDNamespace string `json:"pidNamespace,omitempty"`
+	// BootID names the boot of the holder's kernel (on Linux,
+	// /proc/sys/kernel/random/boot_id): machines of the same hostname (VMs
+	// cloned from one image) count pids apart, so a pid is judged only on
+	// the boot that recorded it; "" when unknown.
+	BootID  string    `json:"bootID,omitempty"`
+	User    string    `json:"user"`
+	Started time.Time `json:"started"`
+	Command string    `json:"command"`
 	// LockID names one taking of a lock (set by the backend), so that a
 	// holder recognizes its own lock and no other.
 	LockID string `json:"lockID,omitempty"`

@@ -22,7 +22,17 @@ func CurrentLockInfo(command string) LockInfo {
 		name = u.Username
 	}
 	pid := os.Getpid()
-	return LockInfo{PID: pid, Host: host, ProcessStart: processStart(pid), PIDNamespace: pidNamespace(), User: name, Started: time.Now().UTC(), Command: command}
+	return LockInfo{PID: pid, Host: host, ProcessStart: processStart(pid), PIDNamespace: pidNamespace(), BootID: bootID(),
+		User: name, Started: time.Now().UTC(), Command: command}
+}
+
+// bootID names this boot of this machine's kernel ("" when unknown).
+func bootID() string {
+	id, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(id))
 }
 
 // pidNamespace names this process's pid namespace ("" when unknown).

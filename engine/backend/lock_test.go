@@ -230,6 +230,10 @@ func TestLockInfoStale(t *testing.T) {
 		// apart: a pid of another namespace is not judged from this one.
 		{"a gone pid in another pid namespace", LockInfo{PID: dead, Host: me.Host, PIDNamespace: "pid:[1]"}, me.PIDNamespace == "pid:[1]"},
 		{"a gone pid in this pid namespace", LockInfo{PID: dead, Host: me.Host, PIDNamespace: me.PIDNamespace}, true},
+		// Machines of the same hostname (VMs cloned from one image) count
+		// pids apart: a pid recorded on another boot is not judged here.
+		{"a gone pid of another boot", LockInfo{PID: dead, Host: me.Host, PIDNamespace: me.PIDNamespace, BootID: me.BootID + "-elsewhere"}, false},
+		{"a gone pid of this boot", LockInfo{PID: dead, Host: me.Host, PIDNamespace: me.PIDNamespace, BootID: me.BootID}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

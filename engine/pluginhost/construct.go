@@ -2,10 +2,12 @@ package pluginhost
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/runnerhq/runner/engine/resource"
 )
@@ -27,6 +29,9 @@ func (c *configured) Construct(ctx context.Context, req resource.ConstructReques
 func (p *plugin) construct(ctx context.Context, req resource.ConstructRequest) (resource.ConstructResponse, error) {
 	if err := p.waitConfigured(ctx); err != nil {
 		return resource.ConstructResponse{}, err
+	}
+	if !p.acceptSecrets {
+		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin does not accept secrets, and a plugin that constructs components must (as Pulumi's engine requires)", p.pkg)
 	}
 	inputs, err := p.send(req.Inputs, true, false)
 	if err != nil {
@@ -63,7 +68,11 @@ func (p *plugin) construct(ctx context.Context, req resource.ConstructRequest) (
 			name, req.Type)
 	}
 	if err != nil {
-		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin's construct of %s %q: %w", p.pkg, req.Type, req.Name, p.callError(ctx, "construct", "", err))
+		parentType := ""
+		if req.Parent != "" {
+			parentType = req.Parent.QualifiedType()
+		}
+		return resource.ConstructResponse{}, p.callError(ctx, "construct", resource.NewURN(req.Stack, req.Project, parentType, req.Type, req.Name), err)
 	}
 	out := resource.ConstructResponse{URN: resource.URN(resp.GetUrn())}
 	if out.State, err = p.recv(resp.GetState(), false, req.Inputs); err != nil {
@@ -89,11 +98,20 @@ func urnStrings(urns []resource.URN) []string {
 	return out
 }
 
-// errConstructUnknownConfig refuses a component whose provider's
-// configuration is not known (a preview), as Pulumi's engine does.
-var errConstructUnknownConfig = errors.New("its provider's configuration holds values not known until an up, and a component cannot be constructed before its provider is configured")
-
-// Construct refuses: the provider's configuration is not known.
-func (u *unconfigured) Construct(context.Context, resource.ConstructRequest) (resource.ConstructResponse, error) {
-	return resource.ConstructResponse{}, errConstructUnknownConfig
+// Construct cannot call the plugin: its configuration is not known (a
+// preview). As Pulumi's engine does, it registers the component alone
+// through the monitor, as the plugin would, and answers with its URN and
+// no outputs; its children are known once the provider is configured.
+func (u *unconfigured) Construct(ctx context.Context, req resource.ConstructRequest) (resource.ConstructResponse, error) {
+	conn, err := grpc.NewClient(req.MonitorAddress, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return resource.ConstructResponse{}, fmt.Errorf("connecting to the resource monitor at %s: %w", req.MonitorAddress, err)
+	}
+	defer conn.Close()
+	resp, err := pulumirpc.NewResourceMonitorClient(conn).RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{
+		Type: req.Type, Name: req.Name, Parent: string(req.Parent)})
+	if err != nil {
+		return resource.ConstructResponse{}, fmt.Errorf("registering the component %s %q while its %s provider's configuration is not known: %s", req.Type, req.Name, u.pkg, status.Convert(err).Message())
+	}
+	return resource.ConstructResponse{URN: resource.URN(resp.GetUrn()), State: resource.PropertyMap{}}, nil
 }

@@ -43,6 +43,9 @@ type Plugin struct {
 	OnRead   func(ctx context.Context, req resource.ReadRequest) (resource.ReadResponse, error)
 	OnUpdate func(ctx context.Context, req resource.UpdateRequest) (resource.UpdateResponse, error)
 	OnDelete func(ctx context.Context, req resource.DeleteRequest) error
+	// OnConstruct serves Construct (a remote component); nil: the plugin
+	// serves no components.
+	OnConstruct func(ctx context.Context, req resource.ConstructRequest) (resource.ConstructResponse, error)
 
 	// NoCallLog turns the call log off (benchmarks).
 	NoCallLog bool

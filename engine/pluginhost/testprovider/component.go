@@ -21,7 +21,7 @@ const typePair = "testprov:index:Pair"
 // the program's testprov provider, if it gave one), the component's
 // outputs, and answers with the component's URN and outputs.
 // TESTPROV_NO_CONSTRUCT=1 answers Unimplemented, as a provider without
-// components does.
+// components does; the value fail-construct fails after the first child.
 func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest) (*pulumirpc.ConstructResponse, error) {
 	if os.Getenv("TESTPROV_NO_CONSTRUCT") == "1" || req.GetType() != typePair {
 		return s.ResourceProviderServer.Construct(ctx, req) // Unimplemented
@@ -42,12 +42,15 @@ func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 	for _, suffix := range []string{"a", "b"} {
 		child, err := mon.RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{
 			Type: typeThing, Name: req.GetName() + "-" + suffix, Parent: comp.GetUrn(), Custom: true,
-			Object:   &structpb.Struct{Fields: map[string]*structpb.Value{"value": suffixed(value, "-"+suffix)}},
+			Object:   childInputs(req, suffixed(value, "-"+suffix)),
 			Provider: req.GetProviders()["testprov"], AcceptSecrets: true, SupportsResultReporting: true,
 			Dependencies: req.GetDependencies(), PropertyDependencies: childDeps(req),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("registering the child %s of %s: %w", suffix, comp.GetUrn(), err)
+		}
+		if value.GetStringValue() == "fail-construct" {
+			return nil, fmt.Errorf("testprov: Pair %q failing on purpose after its child %s (value fail-construct)", req.GetName(), suffix)
 		}
 		state[suffix] = child.GetObject().GetFields()["value"]
 		if state[suffix] == nil {
@@ -82,6 +85,15 @@ func componentRequest(req *pulumirpc.ConstructRequest) *pulumirpc.RegisterResour
 		}
 	}
 	return rr
+}
+
+// childInputs are a child's inputs: its value, and the Pair's sleepMs.
+func childInputs(req *pulumirpc.ConstructRequest, value *structpb.Value) *structpb.Struct {
+	in := map[string]*structpb.Value{"value": value}
+	if ms := req.GetInputs().GetFields()["sleepMs"]; ms != nil {
+		in["sleepMs"] = ms
+	}
+	return &structpb.Struct{Fields: in}
 }
 
 // childDeps gives a child the dependencies of the Pair's value input.
