@@ -35,8 +35,9 @@ outputs:
 // provider plugin (a remote component, Pulumi's Construct) previews
 // without changing anything; up creates the component and the children its
 // provider registers, parented to it, with its outputs; a second up is a
-// no-op; a changed input is previewed and then updates the children; a
-// construct failing midway deletes nothing; destroy deletes them.
+// no-op; refresh keeps them; a changed input is previewed and then updates
+// the children; a construct failing midway deletes nothing; destroy
+// deletes them.
 func TestRemoteComponentThroughTheCLI(t *testing.T) {
 	w := newWS(t)
 	store := w.withHosts(t, true)
@@ -75,6 +76,10 @@ func TestRemoteComponentThroughTheCLI(t *testing.T) {
 		t.Errorf("a second up counted %v", runnerSummary(t, r))
 	}
 
+	w.ok("-p", "e", "-s", "dev", "refresh", "--yes")
+	if child := exported(t, w, "comp", "pair-b"); child == nil || child["parent"] != pair {
+		t.Errorf("after refresh the state records child b as %v", child)
+	}
 	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:value", "two")
 	r = w.ok("-p", "e", "-s", "dev", "preview")
 	if !strings.Contains(r.Stdout, "update") || !equal(things(), []string{"one-a", "one-b"}) {
