@@ -44,9 +44,7 @@ func (d *deployment) Construct(ctx context.Context, req monitor.ConstructRequest
 	cr.Project, cr.Stack, cr.Organization = run.Project, run.Stack, run.Organization
 	cr.Config, cr.ConfigSecretKeys = run.Config, run.ConfigSecretKeys
 	cr.DryRun, cr.Parallel = run.DryRun, run.Parallel
-	// The provider's own registrations end the call: a canceled operation
-	// answers them not attempted, so the plugin is not canceled mid-call.
-	resp, err := c.Construct(context.WithoutCancel(ctx), cr)
+	resp, err := c.Construct(ctx, cr)
 	if err != nil {
 		return resource.ConstructResponse{}, runstate.Redacted(fmt.Sprintf("%s: %v", what, err), err, cr.Inputs)
 	}

@@ -1,12 +1,16 @@
 package pulumiprojects
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // componentYAML uses the test plugin's multi-language component Pair,
@@ -31,8 +35,9 @@ outputs:
 // provider plugin (a remote component, Pulumi's Construct) previews
 // without changing anything; up creates the component and the children its
 // provider registers, parented to it, with its outputs; a second up is a
-// no-op; a changed input is previewed and then updates the children; a
-// construct failing midway deletes nothing; destroy deletes them.
+// no-op; refresh keeps them; a changed input is previewed and then updates
+// the children; a construct failing midway deletes nothing; destroy
+// deletes them.
 func TestRemoteComponentThroughTheCLI(t *testing.T) {
 	w := newWS(t)
 	store := w.withHosts(t, true)
@@ -71,6 +76,10 @@ func TestRemoteComponentThroughTheCLI(t *testing.T) {
 		t.Errorf("a second up counted %v", runnerSummary(t, r))
 	}
 
+	w.ok("-p", "e", "-s", "dev", "refresh", "--yes")
+	if child := exported(t, w, "comp", "pair-b"); child == nil || child["parent"] != pair {
+		t.Errorf("after refresh the state records child b as %v", child)
+	}
 	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:value", "two")
 	r = w.ok("-p", "e", "-s", "dev", "preview")
 	if !strings.Contains(r.Stdout, "update") || !equal(things(), []string{"one-a", "one-b"}) {
@@ -291,5 +300,50 @@ func TestRemoteComponentOfAnUnconfiguredProvider(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	if p, _ := exported(t, w, "comp", "pair-a")["provider"].(string); !strings.HasPrefix(p, "urn:pulumi:dev::comp::pulumi:providers:testprov::prov::") {
 		t.Errorf("after up child pair-a's provider is %q, want the explicit one", p)
+	}
+}
+
+// TestCtrlCDuringARemoteComponent: Ctrl-C while a component's provider is
+// constructing it (its children's creates running) ends the up with exit
+// 130 promptly, and the next up finishes the component.
+func TestCtrlCDuringARemoteComponent(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	slow := strings.Replace(componentYAML, "      value: ${value}\n", "      value: ${value}\n      sleepMs: ${sleep}\n", 1)
+	slow = strings.Replace(slow, "config:\n", "config:\n  sleep:\n    type: integer\n    default: 0\n", 1)
+	w.write(map[string]string{"comp/Pulumi.yaml": slow,
+		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:sleep", "60000")
+	cmd := exec.Command(binary, "--root", w.dir, "-p", "e", "-s", "dev", "up", "--yes")
+	cmd.Dir, cmd.Env = w.dir, w.environ()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * time.Second) // the children's creates sleep by now
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Errorf("up interrupted during the construct: %v, want exit 130\n%s", err, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("up still runs %s after Ctrl-C:\n%s", time.Since(start), out.String())
+	}
+	if !strings.Contains(out.String(), "create   testprov:index:Pair pair") {
+		t.Errorf("the interrupted up had not reached the component:\n%s", out.String())
+	}
+	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:sleep", "0")
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if outs := w.outputs("comp"); outs["a"] != "one-a" || outs["b"] != "one-b" {
+		t.Errorf("after the interrupted up, the next up's outputs: %v", outs)
 	}
 }

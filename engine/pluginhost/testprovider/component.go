@@ -42,7 +42,7 @@ func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 	for _, suffix := range []string{"a", "b"} {
 		child, err := mon.RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{
 			Type: typeThing, Name: req.GetName() + "-" + suffix, Parent: comp.GetUrn(), Custom: true,
-			Object:   &structpb.Struct{Fields: map[string]*structpb.Value{"value": suffixed(value, "-"+suffix)}},
+			Object:   childInputs(req, suffixed(value, "-"+suffix)),
 			Provider: req.GetProviders()["testprov"], AcceptSecrets: true, SupportsResultReporting: true,
 			Dependencies: req.GetDependencies(), PropertyDependencies: childDeps(req),
 		})
@@ -85,6 +85,15 @@ func componentRequest(req *pulumirpc.ConstructRequest) *pulumirpc.RegisterResour
 		}
 	}
 	return rr
+}
+
+// childInputs are a child's inputs: its value, and the Pair's sleepMs.
+func childInputs(req *pulumirpc.ConstructRequest, value *structpb.Value) *structpb.Struct {
+	in := map[string]*structpb.Value{"value": value}
+	if ms := req.GetInputs().GetFields()["sleepMs"]; ms != nil {
+		in["sleepMs"] = ms
+	}
+	return &structpb.Struct{Fields: in}
 }
 
 // childDeps gives a child the dependencies of the Pair's value input.

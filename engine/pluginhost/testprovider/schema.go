@@ -53,7 +53,7 @@ func (p *provider) GetSchema(context.Context, plugin.GetSchemaRequest) (plugin.G
 			typeBlob:  res(map[string]any{"asset": map[string]any{"$ref": "pulumi.json#/Asset"}, "archive": map[string]any{"$ref": "pulumi.json#/Archive"}}),
 			typeRef:   res(nil),
 			typePair: map[string]any{"isComponent": true,
-				"inputProperties": map[string]any{"value": map[string]any{"type": "string"}},
+				"inputProperties": map[string]any{"value": map[string]any{"type": "string"}, "sleepMs": map[string]any{"type": "number"}},
 				"properties":      map[string]any{"a": map[string]any{"type": "string"}, "b": map[string]any{"type": "string"}}},
 		},
 	}
