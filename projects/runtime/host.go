@@ -40,6 +40,8 @@ type host struct {
 
 	mu      sync.Mutex
 	started map[string]*hostSlot // by engine address: RequiredPackages and Run share one host
+	// startProc starts a host (start; a test's stand-in).
+	startProc func(context.Context, source.RunRequest) (*hostProc, error)
 }
 
 func newHost(p *pulumiproject.Project, prog pulumiproject.Program, o Options) (*host, error) {
@@ -48,7 +50,9 @@ func newHost(p *pulumiproject.Project, prog pulumiproject.Program, o Options) (*
 		return nil, &MissingError{Project: p.Name, Runtime: p.Runtime, What: err.Error(),
 			Fix: fmt.Sprintf("put pulumi-language-%s on PATH or in the plugin cache (%s); for yaml, see README (Runtimes) for building it", p.Runtime, cacheDir(o))}
 	}
-	return &host{p: p, prog: prog, bin: bin, o: o, started: map[string]*hostSlot{}}, nil
+	h := &host{p: p, prog: prog, bin: bin, o: o, started: map[string]*hostSlot{}}
+	h.startProc = h.start
+	return h, nil
 }
 
 func cacheDir(o Options) string {
@@ -104,9 +108,13 @@ func (h *hostProc) stop() {
 	if h.conn != nil {
 		h.conn.Close()
 	}
-	h.proc.Stop(5 * time.Second)
-	h.out.Flush()
-	h.errw.Flush()
+	if h.proc != nil {
+		h.proc.Stop(5 * time.Second)
+	}
+	if h.out != nil {
+		h.out.Flush()
+		h.errw.Flush()
+	}
 }
 
 // start starts the host for the engine at req.EngineAddress, reads its
@@ -205,7 +213,7 @@ func (h *host) acquire(ctx context.Context, req source.RunRequest) (*hostProc, f
 	h.mu.Unlock()
 	release := func() { h.release(req.EngineAddress, s, false) }
 	if first {
-		s.hp, s.err = h.start(ctx, req)
+		s.hp, s.err = h.startProc(ctx, req)
 		close(s.ready)
 	} else {
 		select {
