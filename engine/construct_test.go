@@ -48,13 +48,23 @@ func pairConstruct(seen *[]resource.ConstructRequest, mu *sync.Mutex) func(conte
 // monitor's address, the run (config with its secret keys, dryRun in a
 // preview), the inputs (a secret kept secret) and options; the
 // component and its child are recorded under the program's root; the
-// program gets the URN, outputs and their dependencies.
+// program gets the URN, outputs and their dependencies; a method of the
+// component (Call) gets the run and its arguments, a secret result kept
+// secret.
 func TestHostedRemoteComponent(t *testing.T) {
 	e := newHostedEnv(t)
 	var mu sync.Mutex
 	var seen []resource.ConstructRequest
 	e.plugin.OnConstruct = pairConstruct(&seen, &mu)
 	var got *pulumirpc.RegisterResourceResponse
+	var called *pulumirpc.CallResponse
+	var calls []resource.CallRequest
+	e.plugin.OnCall = func(_ context.Context, req resource.CallRequest) (resource.CallResponse, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, req)
+		return resource.CallResponse{Return: resource.PropertyMap{"y": req.Args["x"]}}, nil
+	}
 	prog := hostedFunc(func(ctx context.Context, c *client) error {
 		root, _, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: resource.RootStackType, Name: c.req.Project + "-" + c.req.Stack}, nil)
 		if err != nil {
@@ -64,6 +74,11 @@ func TestHostedRemoteComponent(t *testing.T) {
 		got, err = c.mon.RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{Type: "test:index:Pair", Name: "pair", Parent: root,
 			Remote: true, Object: mustStruct(t, resource.PropertyMap{"n": resource.Secret{Element: 2.0}}), AcceptSecrets: true,
 			Protect: &protect, IgnoreChanges: []string{"x"}, Dependencies: []string{root}})
+		if err != nil || e.plugin.OnCall == nil {
+			return err
+		}
+		called, err = c.mon.Call(ctx, &pulumirpc.ResourceCallRequest{Tok: "test:index:Pair/m",
+			Args: mustStruct(t, resource.PropertyMap{"__self__": got.GetUrn(), "x": resource.Secret{Element: "s"}})})
 		return err
 	})
 	if _, err := e.hosted(engine.Preview, prog); err != nil {
@@ -93,6 +108,12 @@ func TestHostedRemoteComponent(t *testing.T) {
 	comp, child := e.find("pair"), e.find("pair-child")
 	if comp == nil || comp.Custom || comp.Parent != resource.RootURN(project, stack) || child == nil || child.Parent != pair {
 		t.Errorf("recorded: component %+v, child %+v", comp, child)
+	}
+	if len(calls) != 2 || !calls[0].DryRun || calls[1].DryRun || calls[1].MonitorAddress == "" || calls[1].Args["__self__"] != string(pair) {
+		t.Errorf("the method's Call requests: %+v", calls)
+	}
+	if f := called.GetReturn().GetFields()["y"]; f.GetStructValue() == nil {
+		t.Errorf("the method's secret result is not secret for the program: %v", f)
 	}
 	e.plugin.OnConstruct = nil
 	_, err := e.hosted(engine.Up, prog)

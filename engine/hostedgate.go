@@ -101,3 +101,11 @@ func (g *gate) Construct(ctx context.Context, req monitor.ConstructRequest) (res
 	}
 	return g.d.Construct(ctx, req)
 }
+
+// Call waits for the gate, then calls the component's method.
+func (g *gate) Call(ctx context.Context, req monitor.CallRequest) (resource.CallResponse, error) {
+	if err := g.wait(ctx); err != nil {
+		return resource.CallResponse{}, err
+	}
+	return g.d.Call(ctx, req)
+}

@@ -208,7 +208,8 @@ func TestRemoteComponentOptionsThroughTheCLI(t *testing.T) {
 }
 
 // TestRemoteComponentFromCode: a TypeScript or Go program declaring the
-// Pair as a generated SDK declares a remote component gets its outputs;
+// Pair as a generated SDK declares a remote component gets its outputs
+// (and, in TypeScript, the answer of its method, Pulumi's Call);
 // the state holds it and its children under it; a changed input updates
 // the children; destroy deletes them.
 func TestRemoteComponentFromCode(t *testing.T) {
@@ -224,8 +225,12 @@ func remoteComponentFrom(t *testing.T, runtime string) {
 	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      pair: {path: pair}\n"})
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
-	if outs := w.outputs("pair"); outs["a"] != "one-a" || outs["b"] != "one-b" {
+	outs := w.outputs("pair")
+	if outs["a"] != "one-a" || outs["b"] != "one-b" {
 		t.Errorf("the stack outputs from the component: %v", outs)
+	}
+	if runtime == "ts" && outs["message"] != "hi from pair" {
+		t.Errorf("the component's method answered %v, want %q", outs["message"], "hi from pair")
 	}
 	const pair = "urn:pulumi:dev::pair::testprov:index:Pair::pair"
 	if child := exported(t, w, "pair", "pair-b"); child == nil || child["parent"] != pair {

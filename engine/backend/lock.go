@@ -292,15 +292,21 @@ func (h LockInfo) Stale() bool {
 // no longer runs: its pid is gone, or now belongs to a process that started
 // at another time than the holder. Such a lock was left by a killed run
 // and is taken over by the next operation (see InterruptedRecord). A
-// holder on another host (another hostname, or another boot: a machine of
-// the same hostname), or in another pid namespace of this host
+// holder of another boot (an earlier one of this machine, or another
+// machine of the same hostname) is dead once its lease expired. A
+// holder on another host, or in another pid namespace of this host
 // (another container), is never judged from here; nor is one that
 // recorded no namespace (the Pulumi CLI's lock files, runner's older ones)
 // unless this process sees every namespace's pids (judgedHere).
 func (h LockInfo) Dead() bool {
 	host, _ := os.Hostname()
-	if h.Host != host || h.PID <= 0 || h.BootID != "" && h.BootID != bootID() || !h.judgedHere() {
+	if h.Host != host || h.PID <= 0 || !h.judgedHere() {
 		return false
+	}
+	if h.BootID != "" && h.BootID != bootID() {
+		// An earlier boot of this machine, or another machine of this
+		// hostname: its pid names nothing here, its lease tells.
+		return h.Expired
 	}
 	if !processAlive(h.PID) {
 		return h.PIDNamespace != "" || !pidInNestedNamespace(h.PID)

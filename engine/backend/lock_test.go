@@ -233,6 +233,9 @@ func TestLockInfoStale(t *testing.T) {
 		// Machines of the same hostname (VMs cloned from one image) count
 		// pids apart: a pid recorded on another boot is not judged here.
 		{"a gone pid of another boot", LockInfo{PID: dead, Host: me.Host, PIDNamespace: me.PIDNamespace, BootID: me.BootID + "-elsewhere"}, false},
+		{"this pid on another boot", LockInfo{PID: me.PID, Host: me.Host, PIDNamespace: me.PIDNamespace, BootID: me.BootID + "-elsewhere"}, false},
+		// An earlier boot of this machine renews nothing: its lease expires.
+		{"another boot, its lease expired", LockInfo{PID: me.PID, Host: me.Host, PIDNamespace: me.PIDNamespace, BootID: me.BootID + "-elsewhere", Expired: true}, true},
 		{"a gone pid of this boot", LockInfo{PID: dead, Host: me.Host, PIDNamespace: me.PIDNamespace, BootID: me.BootID}, true},
 	}
 	for _, tt := range tests {

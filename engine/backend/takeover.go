@@ -101,7 +101,11 @@ func takeOverDead(path, tmp string) (*LockInfo, error) {
 		return nil, fmt.Errorf("reading the lock %s: %w", path, err)
 	}
 	var dead LockInfo
-	if json.Unmarshal(data, &dead) != nil || !dead.Dead() {
+	if json.Unmarshal(data, &dead) != nil {
+		return nil, nil
+	}
+	judgeLease(&dead, path)
+	if !dead.Dead() {
 		return nil, nil
 	}
 	// One rename: the lock file is never absent, so no plain taker comes

@@ -39,6 +39,9 @@ type Deployment interface {
 	// Construct constructs a multi-language (remote) component through
 	// its package's provider.
 	Construct(ctx context.Context, req ConstructRequest) (resource.ConstructResponse, error)
+	// Call calls a method of a multi-language component through its
+	// package's provider.
+	Call(ctx context.Context, req CallRequest) (resource.CallResponse, error)
 }
 
 // ReadRequest reads an existing resource into the program.

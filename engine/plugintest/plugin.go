@@ -46,6 +46,8 @@ type Plugin struct {
 	// OnConstruct serves Construct (a remote component); nil: the plugin
 	// serves no components.
 	OnConstruct func(ctx context.Context, req resource.ConstructRequest) (resource.ConstructResponse, error)
+	// OnCall serves Call (a component's method); nil: no methods.
+	OnCall func(ctx context.Context, req resource.CallRequest) (resource.CallResponse, error)
 
 	// NoCallLog turns the call log off (benchmarks).
 	NoCallLog bool

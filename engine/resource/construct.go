@@ -17,15 +17,7 @@ type Constructor interface {
 // parent and inputs (secrets and unknowns as the program sent them), and
 // the resource options the program gave it.
 type ConstructRequest struct {
-	MonitorAddress               string
-	Project, Stack, Organization string
-	// Config is the stack config in Pulumi's wire form, secret values in
-	// plain text and named in ConfigSecretKeys.
-	Config           map[string]string
-	ConfigSecretKeys []string
-	DryRun           bool
-	Parallel         int32
-
+	Run
 	Type, Name string
 	Parent     URN
 	Inputs     PropertyMap
@@ -53,4 +45,42 @@ type ConstructResponse struct {
 	URN               URN
 	State             PropertyMap
 	StateDependencies map[string][]URN
+}
+
+// Run is the run a component's provider works in, as a program's run
+// request carries it: it registers through the monitor at MonitorAddress.
+type Run struct {
+	MonitorAddress               string
+	Project, Stack, Organization string
+	// Config is the stack config in Pulumi's wire form, secret values in
+	// plain text and named in ConfigSecretKeys.
+	Config           map[string]string
+	ConfigSecretKeys []string
+	DryRun           bool
+	Parallel         int32
+}
+
+// Caller is a Plugin that serves methods of its components (Pulumi's
+// Call: a method of a multi-language component, such as an EKS
+// cluster's getKubeconfig). Only configured plugins serve them.
+type Caller interface {
+	Call(ctx context.Context, req CallRequest) (CallResponse, error)
+}
+
+// CallRequest calls a method (Token "<component type>/<method>") with its
+// arguments (the component itself as __self__) and the resources each
+// argument depends on.
+type CallRequest struct {
+	Run
+	Token           string
+	Args            PropertyMap
+	ArgDependencies map[string][]URN
+}
+
+// CallResponse is a method's result and the resources each returned
+// value depends on, or why it refused its arguments.
+type CallResponse struct {
+	Return             PropertyMap
+	ReturnDependencies map[string][]URN
+	Failures           []CheckFailure
 }

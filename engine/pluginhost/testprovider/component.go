@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc"
@@ -129,3 +130,29 @@ const (
 	unknownSentinel = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 	sigKey          = "4dabf18193072939515e22adb298388d"
 )
+
+// methodGreet is the Pair's method: it answers {message: "<greeting> from
+// <the Pair's name>"}.
+const methodGreet = typePair + "/greet"
+
+// Call calls the Pair's method greet (__self__ the Pair: a resource
+// reference, or its URN where the engine takes no references).
+// TESTPROV_NO_CONSTRUCT=1 answers Unimplemented.
+func (s *server) Call(ctx context.Context, req *pulumirpc.CallRequest) (*pulumirpc.CallResponse, error) {
+	if os.Getenv("TESTPROV_NO_CONSTRUCT") == "1" || req.GetTok() != methodGreet {
+		return s.ResourceProviderServer.Call(ctx, req)
+	}
+	f := req.GetArgs().GetFields()
+	self := f["__self__"].GetStringValue()
+	if ref := f["__self__"].GetStructValue(); ref != nil {
+		self = ref.GetFields()["urn"].GetStringValue()
+	}
+	if i := strings.LastIndex(self, "::"); i >= 0 {
+		self = self[i+2:]
+	}
+	if self == "" {
+		return nil, fmt.Errorf("%s: no __self__ argument", methodGreet)
+	}
+	msg := structpb.NewStringValue(f["greeting"].GetStringValue() + " from " + self)
+	return &pulumirpc.CallResponse{Return: &structpb.Struct{Fields: map[string]*structpb.Value{"message": msg}}}, nil
+}

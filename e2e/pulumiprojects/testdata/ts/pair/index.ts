@@ -15,3 +15,8 @@ const cfg = new pulumi.Config();
 const pair = new Pair("pair", { value: cfg.get("value") ?? "one" });
 export const a = pair.a;
 export const b = pair.b;
+
+// The Pair's method greet, called as a generated SDK calls a component's
+// method.
+const greeting = pulumi.runtime.call<{ message: string }>("testprov:index:Pair/greet", { __self__: pair, greeting: "hi" }, pair);
+export const message = greeting.apply(r => r.message);

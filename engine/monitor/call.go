@@ -1,0 +1,62 @@
+package monitor
+
+import (
+	"context"
+
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
+	"github.com/runnerhq/runner/engine/resource"
+)
+
+// CallRequest asks the deployment to call a method of a multi-language
+// component through its package's provider (Request.MonitorAddress is
+// this monitor's; the deployment fills in the run).
+type CallRequest struct {
+	Request resource.CallRequest
+	// Provider is the reference of the explicit provider of the method's
+	// package ("": the package's default provider).
+	Provider                   string
+	Version, PluginDownloadURL string
+}
+
+// Call calls a method of a multi-language component (Pulumi's Call).
+func (m *monitor) Call(ctx context.Context, req *pulumirpc.ResourceCallRequest) (*pulumirpc.CallResponse, error) {
+	if req.GetPackageRef() != "" {
+		return nil, status.Errorf(codes.Unimplemented, "%s uses a parameterized package, which runner does not support", req.GetTok())
+	}
+	args, err := recv(req.GetArgs())
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "the arguments of %s: %v", req.GetTok(), err)
+	}
+	cr := resource.CallRequest{Token: req.GetTok(), Args: args}
+	cr.MonitorAddress = m.addr
+	if ad := req.GetArgDependencies(); len(ad) > 0 {
+		cr.ArgDependencies = make(map[string][]resource.URN, len(ad))
+		for k, v := range ad {
+			cr.ArgDependencies[k] = urns(v.GetUrns())
+		}
+	}
+	res, err := m.d.Call(ctx, CallRequest{Request: cr, Provider: req.GetProvider(),
+		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL()})
+	if err != nil {
+		return nil, stepStatus(err)
+	}
+	obj, err := wire.Marshal(res.Return, wire.Options{KeepUnknowns: m.info.DryRun, KeepSecrets: true})
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "the result of %s: %v", req.GetTok(), err)
+	}
+	resp := &pulumirpc.CallResponse{Return: obj}
+	if len(res.ReturnDependencies) > 0 {
+		resp.ReturnDependencies = make(map[string]*pulumirpc.CallResponse_ReturnDependencies, len(res.ReturnDependencies))
+		for k, v := range res.ReturnDependencies {
+			resp.ReturnDependencies[k] = &pulumirpc.CallResponse_ReturnDependencies{Urns: strs(v)}
+		}
+	}
+	for _, f := range res.Failures {
+		resp.Failures = append(resp.Failures, &pulumirpc.CheckFailure{Property: f.Property, Reason: f.Reason})
+	}
+	return resp, nil
+}
