@@ -105,6 +105,7 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 		return nil, fmt.Errorf("%s %s: %w", kind, opts.Project, err)
 	}
 	outputs, runErr := d.execute(ctx, src)
+	runErr = d.withPluginCause(runErr)
 	if !d.DryRun && (d.exec.Journaled() || !d.untouched()) {
 		if err := d.exec.Commit(ctx, d.snapshot(), d.history(start, runErr != nil)); err != nil {
 			runErr = errors.Join(runErr, &NotSavedError{Err: fmt.Errorf("saving the state: %w", err)})

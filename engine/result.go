@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -56,3 +57,24 @@ type NotSavedError struct{ Err error }
 
 func (e *NotSavedError) Error() string { return e.Err.Error() }
 func (e *NotSavedError) Unwrap() error { return e.Err }
+
+// causedError is an operation's error with a cause its message may only
+// relay (a program that failed on a plugin that cannot be had): errors.As
+// finds the cause, the message is the operation's.
+type causedError struct{ err, cause error }
+
+func (e *causedError) Error() string   { return e.err.Error() }
+func (e *causedError) Unwrap() []error { return []error{e.err, e.cause} }
+
+// withPluginCause returns runErr with the operation's failed plugin load as
+// a cause, when there was one and runErr does not already hold it.
+func (d *deployment) withPluginCause(runErr error) error {
+	var up *resource.UnavailablePluginError
+	if runErr == nil || errors.As(runErr, &up) {
+		return runErr
+	}
+	if cause := d.PluginLoadError(); cause != nil && errors.As(cause, &up) {
+		return &causedError{err: runErr, cause: cause}
+	}
+	return runErr
+}

@@ -46,7 +46,8 @@ func IsValidation(err error) bool {
 	var c *resource.ConfigureError
 	var u *backend.UnavailableError
 	var nc *bucket.NoConditionalWritesError
-	return errors.As(err, &v) || errors.As(err, &m) || errors.As(err, &c) || boundedfile.IsRefused(err) ||
+	var up *resource.UnavailablePluginError
+	return errors.As(err, &v) || errors.As(err, &up) || errors.As(err, &m) || errors.As(err, &c) || boundedfile.IsRefused(err) ||
 		errors.As(err, &u) || errors.As(err, &nc)
 }
 

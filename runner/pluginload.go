@@ -23,28 +23,38 @@ type loadPlugin = func(ctx context.Context, pkg, version, downloadURL string) (r
 // cannot be had is a validation error (exit 3) naming it, its version and
 // the `runner plugin install` command.
 func (s *Session) pluginLoader(pool *pluginhost.Pool, sink event.Sink) loadPlugin {
-	getenv := s.getenv
 	return func(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
-		_, err := plugincache.Find(pkg, version, getenv)
-		var missing *plugincache.NotInstalledError
-		switch {
-		case err == nil:
-			return pool.Plugin(pkg, version), nil
-		case !errors.As(err, &missing):
-			return nil, Invalid(fmt.Errorf("the resource plugin %s: %w", pkg, err))
-		case version == "":
-			return nil, Invalid(fmt.Errorf("%w (the program names no version, so none is downloaded)", err))
-		case getenv("PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION") != "":
-			return nil, Invalid(fmt.Errorf("%w (PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION is set, so it is not downloaded)", err))
+		p, err := s.findOrInstall(ctx, pool, sink, pkg, version, url)
+		if err != nil {
+			return nil, Invalid(&resource.UnavailablePluginError{Package: pkg, Version: version, Err: err})
 		}
-		progress := func(msg string) {
-			sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: msg})
-		}
-		spec := plugincache.Spec{Name: pkg, Version: version, Server: url}
-		if _, ierr := plugincache.Install(ctx, spec, plugincache.InstallOptions{Getenv: getenv, Progress: progress}); ierr != nil {
-			return nil, Invalid(fmt.Errorf("the resource plugin %s %s is not installed and could not be installed: %w; install it with `runner plugin install %s %s`",
-				pkg, version, ierr, pkg, version))
-		}
-		return pool.Plugin(pkg, version), nil
+		return p, nil
 	}
+}
+
+// findOrInstall finds the plugin of pkg at version, installing it when
+// it can (pluginLoader).
+func (s *Session) findOrInstall(ctx context.Context, pool *pluginhost.Pool, sink event.Sink, pkg, version, url string) (resource.Plugin, error) {
+	getenv := s.getenv
+	_, err := plugincache.Find(pkg, version, getenv)
+	var missing *plugincache.NotInstalledError
+	switch {
+	case err == nil:
+		return pool.Plugin(pkg, version), nil
+	case !errors.As(err, &missing):
+		return nil, fmt.Errorf("the resource plugin %s: %w", pkg, err)
+	case version == "":
+		return nil, fmt.Errorf("%w (the program names no version, so none is downloaded)", err)
+	case getenv("PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION") != "":
+		return nil, fmt.Errorf("%w (PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION is set, so it is not downloaded)", err)
+	}
+	progress := func(msg string) {
+		sink.Emit(event.Event{Type: event.Log, Time: time.Now(), Stack: s.StackName, Message: msg})
+	}
+	spec := plugincache.Spec{Name: pkg, Version: version, Server: url}
+	if _, ierr := plugincache.Install(ctx, spec, plugincache.InstallOptions{Getenv: getenv, Progress: progress}); ierr != nil {
+		return nil, fmt.Errorf("the resource plugin %s %s is not installed and could not be installed: %w; install it with `runner plugin install %s %s`",
+			pkg, version, ierr, pkg, version)
+	}
+	return pool.Plugin(pkg, version), nil
 }

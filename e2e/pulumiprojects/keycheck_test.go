@@ -94,3 +94,23 @@ func stateFiles(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// TestMissingPluginIsExit3: a program naming a package whose plugin is not
+// installed and cannot be (no version named) fails with the plugin and the
+// command that installs it, exit 3 (the user's to fix), in preview and up.
+// Before, the program relayed the error and the exit was 1.
+func TestMissingPluginIsExit3(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{
+		"one/Pulumi.yaml": "name: one\nruntime: yaml\nresources:\n  r:\n    type: nosuchpkg:index:Thing\n",
+		"runner.yaml":     "providers:\n  e:\n    projects:\n      one: {path: one}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	for _, op := range [][]string{{"preview"}, {"up", "--yes"}} {
+		r := w.fails(3, append([]string{"-p", "e", "-s", "dev"}, op...)...)
+		if out := r.Stdout + r.Stderr; !strings.Contains(out, "runner plugin install nosuchpkg") {
+			t.Errorf("%s does not name the command that installs the plugin:\n%s", op[0], out)
+		}
+	}
+}

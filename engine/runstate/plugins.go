@@ -16,9 +16,10 @@ type pluginKey struct{ pkg, version, url string }
 // pluginLoader loads, once per package and version, the plugins that
 // Config.Plugins does not hold, through Config.LoadPlugin.
 type pluginLoader struct {
-	load  func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
-	mu    sync.Mutex
-	byKey map[string]*loadedPlugin
+	load   func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+	mu     sync.Mutex
+	byKey  map[string]*loadedPlugin
+	failed error // the first load that failed
 }
 
 // loadedPlugin is one load; ready is closed once plugin or err is set.
@@ -44,6 +45,13 @@ func (l *pluginLoader) get(ctx context.Context, pkg, version, url string) (resou
 	if !ok {
 		e.plugin, e.err = l.load(ctx, pkg, version, url)
 		close(e.ready)
+		if e.err != nil {
+			l.mu.Lock()
+			if l.failed == nil {
+				l.failed = e.err
+			}
+			l.mu.Unlock()
+		}
 	}
 	<-e.ready
 	return e.plugin, e.err
@@ -61,6 +69,17 @@ func (d *State) Plugin(ctx context.Context, pkg, version, url string) (resource.
 		return nil, fmt.Errorf("no resource plugin serves package %q", pkg)
 	}
 	return d.loader.get(ctx, pkg, strings.TrimPrefix(version, "v"), url)
+}
+
+// PluginLoadError is the error of the first plugin that Config.LoadPlugin
+// could not load in this operation (nil: none). A program's registration
+// that named it failed with it, and the program may have relayed only its
+// message: the operation's error keeps it as a cause (a plugin that cannot
+// be had is the user's to install).
+func (d *State) PluginLoadError() error {
+	d.loader.mu.Lock()
+	defer d.loader.mu.Unlock()
+	return d.loader.failed
 }
 
 // servesVersion reports whether p is version (a built-in plugin, which has

@@ -238,7 +238,8 @@ func (o *run) finish(ctx context.Context, outcomes map[string]walk.Outcome) (*Su
 // because the stack was busy, and a caller may wait and try again. When
 // every failed project lacked provider config or had it refused, it wraps
 // their *resource.MissingConfigError or *resource.ConfigureError the same
-// way (a validation error: exit 3).
+// way (a validation error: exit 3), as it does when every one named a
+// plugin that cannot be had (*resource.UnavailablePluginError).
 type failedError struct {
 	msg    string
 	causes []error
@@ -258,10 +259,11 @@ func failedErr(msg string, causes []error) error {
 		var l *backend.LockedError
 		var m *resource.MissingConfigError
 		var r *resource.ConfigureError
+		var p *resource.UnavailablePluginError
 		switch {
 		case errors.As(c, &l):
 			held++
-		case errors.As(c, &m), errors.As(c, &r):
+		case errors.As(c, &m), errors.As(c, &r), errors.As(c, &p):
 			missing++
 		}
 	}
