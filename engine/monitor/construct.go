@@ -28,18 +28,11 @@ type ConstructRequest struct {
 // engine does: its provider constructs it, and its URN, outputs and their
 // dependencies are the answer.
 func (m *monitor) construct(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
-	switch { // the custom flag is not read: the YAML host sets it on a remote component, as Pulumi's engine ignores it
-	case len(req.GetTransforms()) > 0 || req.GetHooks() != nil:
-		return nil, status.Errorf(codes.Unimplemented, "%s %q uses transforms or resource hooks, which runner does not support", req.GetType(), req.GetName())
-	case req.GetPackageRef() != "":
-		return nil, status.Errorf(codes.Unimplemented, "%s %q uses a parameterized package, which runner does not support", req.GetType(), req.GetName())
-	case req.GetType() == "" || req.GetName() == "":
-		return nil, status.Errorf(codes.InvalidArgument, "a resource needs a type and a name (got type %q, name %q)", req.GetType(), req.GetName())
-	}
-	urn := m.urnOf(req.GetParent(), req.GetType(), req.GetName())
-	inputs, err := recv(req.GetObject())
+	// The custom flag is not read: the YAML host sets it on a remote
+	// component, and Pulumi's engine ignores it.
+	_, inputs, err := m.accepted(req)
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "the inputs of %s: %v", urn, err)
+		return nil, err
 	}
 	cr := constructRequest(req, inputs)
 	cr.MonitorAddress = m.addr

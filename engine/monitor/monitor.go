@@ -93,21 +93,32 @@ func (m *monitor) urnOf(parent, typ, name string) resource.URN {
 	return resource.NewURN(m.info.Stack, m.info.Project, parentType, typ, name)
 }
 
-// registration translates a RegisterResourceRequest, refusing what runner
-// does not support with Unimplemented.
-func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.Registration, error) {
+// accepted refuses what runner does not support in a registration (a
+// custom resource's or a remote component's) with Unimplemented, and
+// returns its URN and inputs.
+func (m *monitor) accepted(req *pulumirpc.RegisterResourceRequest) (resource.URN, resource.PropertyMap, error) {
 	switch {
 	case len(req.GetTransforms()) > 0 || req.GetHooks() != nil:
-		return nil, status.Errorf(codes.Unimplemented, "%s %q uses transforms or resource hooks, which runner does not support", req.GetType(), req.GetName())
+		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses transforms or resource hooks, which runner does not support", req.GetType(), req.GetName())
 	case req.GetPackageRef() != "":
-		return nil, status.Errorf(codes.Unimplemented, "%s %q uses a parameterized package, which runner does not support", req.GetType(), req.GetName())
+		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses a parameterized package, which runner does not support", req.GetType(), req.GetName())
 	case req.GetType() == "" || req.GetName() == "":
-		return nil, status.Errorf(codes.InvalidArgument, "a resource needs a type and a name (got type %q, name %q)", req.GetType(), req.GetName())
+		return "", nil, status.Errorf(codes.InvalidArgument, "a resource needs a type and a name (got type %q, name %q)", req.GetType(), req.GetName())
 	}
 	urn := m.urnOf(req.GetParent(), req.GetType(), req.GetName())
 	inputs, err := recv(req.GetObject())
 	if err != nil {
-		return nil, status.Errorf(codes.InvalidArgument, "the inputs of %s: %v", urn, err)
+		return "", nil, status.Errorf(codes.InvalidArgument, "the inputs of %s: %v", urn, err)
+	}
+	return urn, inputs, nil
+}
+
+// registration translates a RegisterResourceRequest, refusing what runner
+// does not support with Unimplemented.
+func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.Registration, error) {
+	urn, inputs, err := m.accepted(req)
+	if err != nil {
+		return nil, err
 	}
 	timeouts, err := customTimeouts(req.GetCustomTimeouts())
 	if err != nil {
