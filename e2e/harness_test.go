@@ -59,7 +59,12 @@ type Result struct {
 // workspace makes an empty workspace with a fast-to-type passphrase.
 func workspace(t *testing.T) string {
 	t.Helper()
-	return t.TempDir()
+	dir := t.TempDir()
+	// A service the test left running dies with it: one its last destroy
+	// could not stop (machine-b's run replaced it from another pid
+	// namespace, or the test changed the passphrase or the state).
+	t.Cleanup(func() { crashServices(t, dir) })
+	return dir
 }
 
 // baseEnv is the environment of every run: no terminal, a passphrase, no
