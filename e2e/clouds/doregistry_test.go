@@ -80,7 +80,7 @@ func TestDOOwnRegistryGoneAccountHasAnother(t *testing.T) {
 	if outs := e.stackOutputs("container-registry"); outs["registry_created"] != true {
 		t.Errorf("container-registry's outputs are %v, want a registry the stack made", outs)
 	}
-	if n := e.removeFromCloud(doRegistryType); n != 1 {
+	if n := e.removeFromCloud(doRegistryType, ""); n != 1 {
 		t.Fatalf("%d registries after up, want 1", n)
 	}
 	e.placeDORegistry("company-registry", "nyc3", "basic")

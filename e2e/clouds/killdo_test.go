@@ -120,7 +120,7 @@ func TestCutShortCreateThatDidNotHappenIsMadeAgain(t *testing.T) {
 			e := doOrLinodeWorkspace(t, c.provider)
 			e.extra = append(e.extra, "FAKECLOUD_DIE_AFTER_CREATE="+c.typ)
 			e.fails(1, "-p", c.provider, "up", "--yes")
-			if n := e.removeFromCloud(c.typ); n != 1 {
+			if n := e.removeFromCloud(c.typ, ""); n != 1 {
 				t.Fatalf("%d clusters in the fake cloud, want the 1 the cut-short create made", n)
 			}
 			r := e.ok("-p", c.provider, "up", "--yes")
