@@ -39,14 +39,15 @@ func TestUnfindableCreatesListedOnceAndRepaired(t *testing.T) {
 	}
 	// The plugin process is shared by the projects that run beside vpc's
 	// (ecr's): a create of theirs in flight when it died is listed too,
-	// and removed by hand as well.
+	// and removed by hand as well when the plugin had made it.
 	listed := unfindable(out)
 	if !slices.Contains(listed, [2]string{"aws:ec2/vpc:Vpc", "vpc"}) {
 		t.Fatalf("the up does not list the VPC among %v", listed)
 	}
 	for _, r := range listed {
-		if n := e.removeFromCloud(r[0], r[1]); n != 1 {
-			t.Fatalf("the fake cloud holds %d %s named %s, want the 1 the interrupted create made", n, r[0], r[1])
+		n := e.removeFromCloud(r[0], r[1])
+		if want := r[0] == "aws:ec2/vpc:Vpc"; want && n != 1 || n > 1 {
+			t.Fatalf("the fake cloud held %d %s named %s; the interrupted create made 1 (the VPC) or at most 1", n, r[0], r[1])
 		}
 	}
 	r = e.ok("stack", "repair")
