@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
@@ -54,9 +53,8 @@ func (d *deployment) runRead(ctx context.Context, dr *runstate.Declared) (func()
 		return d.exec.FailEarly(dr, err)
 	}
 	dr.Step = cs.Step
-	if err := d.Planned.Check(&cs.Step); err != nil {
-		d.StepFailed(cs.Step.Op, dr.R.URN, dr.R.Type, err, time.Now())
-		return d.exec.FailStep(dr, err), err
+	if failed, err := d.checkPlanned(dr); err != nil {
+		return failed, err
 	}
 	return d.exec.ExecRead(ctx, dr, &cs)
 }

@@ -104,9 +104,8 @@ func (d *deployment) runExplicitProvider(ctx context.Context, p *runstate.Provid
 	ch := p.Change
 	dr.Step = Step{Op: ch.Op, URN: dr.R.URN, Type: dr.R.Type, Deps: dr.Deps, NewInputs: ch.Checked,
 		OldInputs: runstate.InputsOf(p.Old), Protect: dr.R.Protect, RetainOnDelete: dr.R.RetainOnDelete}
-	if err := d.Planned.Check(&dr.Step); err != nil {
-		d.StepFailed(ch.Op, dr.R.URN, dr.R.Type, err, time.Now())
-		return d.exec.FailStep(dr, err), err
+	if failed, err := d.checkPlanned(dr); err != nil {
+		return failed, err
 	}
 	return d.exec.RecordExplicit(ctx, p)
 }

@@ -212,9 +212,19 @@ func (d *deployment) runCustom(ctx context.Context, dr *runstate.Declared) (func
 		return d.exec.FailEarly(dr, err)
 	}
 	dr.Step = cs.Step
-	if err := d.Planned.Check(&cs.Step); err != nil {
-		d.StepFailed(cs.Step.Op, dr.R.URN, dr.R.Type, err, time.Now())
-		return d.exec.FailStep(dr, err), err
+	if failed, err := d.checkPlanned(dr); err != nil {
+		return failed, err
 	}
 	return d.exec.ExecCustom(ctx, dr, &cs)
+}
+
+// checkPlanned checks dr's decided step against the plan being executed
+// (if any): a step the plan does not allow fails, reported, and what it
+// returns is the registration's answer.
+func (d *deployment) checkPlanned(dr *runstate.Declared) (func(), error) {
+	if err := d.Planned.Check(&dr.Step); err != nil {
+		d.StepFailed(dr.Step.Op, dr.R.URN, dr.R.Type, err, time.Now())
+		return d.exec.FailStep(dr, err), err
+	}
+	return nil, nil
 }
