@@ -40,20 +40,7 @@ func TestS3PreviewBesideARunningUp(t *testing.T) {
 		}
 	})
 	defer srv.Intercept(nil)
-	a, out := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
-	select {
-	case <-held:
-	case <-time.After(90 * time.Second):
-		_ = a.Process.Kill()
-		t.Fatalf("the up wrote no second journal segment:\n%s", out)
-	}
-	r := run(t, dir, "", env, "--non-interactive", "preview")
-	let()
-	if err := a.Wait(); err != nil {
-		t.Fatalf("the up beside the preview failed (%v):\n%s", err, out)
-	}
-	got := r.Stdout + r.Stderr
-	t.Log(got)
+	got := previewBesideHeldUp(t, dir, env, prefix, held, let, "wrote no second journal segment")
 	if strings.Contains(got, "interrupted") {
 		t.Errorf("the preview beside a running up calls its operations interrupted:\n%s", got)
 	}
@@ -96,20 +83,7 @@ func TestS3PreviewBesideARunningFirstUp(t *testing.T) {
 		}
 	})
 	defer srv.Intercept(nil)
-	a, out := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
-	select {
-	case <-held:
-	case <-time.After(90 * time.Second):
-		_ = a.Process.Kill()
-		t.Fatalf("the up began no create of app's service:\n%s", out)
-	}
-	r := run(t, dir, "", env, "--non-interactive", "preview")
-	let()
-	if err := a.Wait(); err != nil {
-		t.Fatalf("the first up beside the preview failed (%v):\n%s", err, out)
-	}
-	got := r.Stdout + r.Stderr
-	t.Log(got)
+	got := previewBesideHeldUp(t, dir, env, prefix, held, let, "began no create of app's service")
 	for _, bad := range []string{"interrupted", "stack repair", "by hand"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("the preview beside a running first up says %q:\n%s", bad, got)
@@ -118,4 +92,27 @@ func TestS3PreviewBesideARunningFirstUp(t *testing.T) {
 	if !strings.Contains(got, "another run is in progress") || !strings.Contains(got, "Process::service") {
 		t.Errorf("the preview beside a running first up does not say that app's service is being created:\n%s", got)
 	}
+}
+
+// previewBesideHeldUp starts an up on machine-b (prefix), waits until the
+// server holds it (held; "the up <missing>" when it never does), runs a
+// preview beside it, lets the up go on (let) and returns the preview's
+// output once the up succeeded.
+func previewBesideHeldUp(t *testing.T, dir string, env, prefix []string, held <-chan struct{}, let func(), missing string) string {
+	t.Helper()
+	a, out := startRunner(t, dir, env, prefix, "--non-interactive", "up", "--yes")
+	select {
+	case <-held:
+	case <-time.After(90 * time.Second):
+		_ = a.Process.Kill()
+		t.Fatalf("the up %s:\n%s", missing, out)
+	}
+	r := run(t, dir, "", env, "--non-interactive", "preview")
+	let()
+	if err := a.Wait(); err != nil {
+		t.Fatalf("the up beside the preview failed (%v):\n%s", err, out)
+	}
+	got := r.Stdout + r.Stderr
+	t.Log(got)
+	return got
 }
