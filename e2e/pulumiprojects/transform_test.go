@@ -91,3 +91,34 @@ func TestFailingTransformThroughTheCLI(t *testing.T) {
 		t.Error("a failed transform removed box-inner from the state")
 	}
 }
+
+// TestPulumiCLIPreviewsRunnersTransforms: the transforms program deployed
+// by runner (TypeScript and Go), exported and imported into the Pulumi
+// CLI, previews and updates with no changes there: Pulumi's engine, running
+// the same transforms, decides the same inputs and options runner
+// recorded, and Pulumi's state then holds the same resources.
+func TestPulumiCLIPreviewsRunnersTransforms(t *testing.T) {
+	for _, rt := range hostedRuntimes {
+		t.Run(rt, func(t *testing.T) {
+			w := newWS(t)
+			store := w.withHosts(t, false)
+			w.withLangHosts(t)
+			w.project(rt, "transforms", "tf", "tf")
+			w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
+			pl := newPulumi(t, w)
+			w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+			w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+			w.ok("-p", "e", "-s", "dev", "up", "--yes")
+			dir := filepath.Join(w.dir, "tf")
+			importIntoPulumi(t, w, pl, "tf", dir, filepath.Join(t.TempDir(), "pulumi-state"))
+			if r := pl.ok(dir, "preview", "--expect-no-changes", "--diff"); !strings.Contains(r.Stdout, "4 unchanged") {
+				t.Errorf("pulumi preview does not say 4 unchanged:\n%s", r.Stdout)
+			}
+			sameExports(t, w, pl, "tf", dir)
+			pl.ok(dir, "up", "--yes", "--expect-no-changes")
+			if got, want := values(t, store), []string{"inner+box+stack", "plain+stack"}; !equal(got, want) {
+				t.Errorf("after Pulumi's up the store holds %v, want %v", got, want)
+			}
+		})
+	}
+}
