@@ -171,7 +171,8 @@ func (s *Session) otherStateSalts(salt string, states []backend.StateSecrets) ([
 		c, err := s.openWith(other, "the salt recorded in "+stateName(st), false)
 		if err != nil {
 			return nil, Invalid(fmt.Errorf("the encryptionsalt of %s differs from the salt recorded in %s, and the passphrase does not open that salt either (%w); "+
-				"if the stack config was replaced, put back the salt the state records (encryptionsalt: %s)", s.ConfigPath, stateName(st), err, other))
+				"if that state was written with another passphrase (re-keyed), run again with that passphrase or restore an earlier copy with `runner --stack %s stack import --project %s --file COPY`; "+
+				"if the stack config was replaced, put back the salt the state records (encryptionsalt: %s)", s.ConfigPath, stateName(st), err, s.StackName, st.Project, other))
 		}
 		out = append(out, otherSalt{c: c, what: stateName(st)})
 	}

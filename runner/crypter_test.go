@@ -72,7 +72,7 @@ func TestCrypterChoosesTheSaltTheStateRecords(t *testing.T) {
 		{name: "file and state disagree", config: "encryptionsalt: " + other.EncryptionSalt() + "\n", states: map[string]string{"a": saltProvider(salt)},
 			wantSalt: other.EncryptionSalt()},
 		{name: "file and state of another passphrase disagree", config: "encryptionsalt: " + other.EncryptionSalt() + "\n", states: map[string]string{"a": saltProvider(foreign.EncryptionSalt())},
-			wantErr: []string{"Pulumi.dev.yaml differs from the salt recorded in the state of project a (", "a/dev.json", "the passphrase does not open that salt either"}},
+			wantErr: []string{"Pulumi.dev.yaml differs from the salt recorded in the state of project a (", "a/dev.json", "the passphrase does not open that salt either", "run again with that passphrase or restore an earlier copy with `runner --stack dev stack import --project a --file COPY`"}},
 		{name: "states disagree", config: "config: {}\n", states: map[string]string{"a": saltProvider(salt), "b": saltProvider(other.EncryptionSalt())},
 			wantErr: []string{"record different salts", "project a", "project b"}},
 		{name: "secrets in the state, no salt anywhere", config: "config: {}\n", states: map[string]string{"a": ""}, secrets: true,

@@ -123,6 +123,9 @@ func (h *host) start(ctx context.Context, req source.RunRequest) (*hostProc, err
 	mask := newMasker(req.Config, req.ConfigSecretKeys)
 	cmd := exec.Command(h.bin, req.EngineAddress)
 	cmd.Dir, cmd.Env = h.prog.Pwd, h.o.environ()
+	if h.p.Runtime == "yaml" {
+		cmd.Env = hostGCEnv(cmd.Env, memTotal)
+	}
 	outR, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
