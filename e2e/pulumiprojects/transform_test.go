@@ -1,0 +1,93 @@
+package pulumiprojects
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// transformsSecret is the transforms program's secret config value.
+const transformsSecret = "hush-transformed"
+
+// TestTransformsThroughTheCLI runs, in TypeScript and Go, a program with a
+// stack transform, a component's transform that applies to its child (the
+// component's first, then the stack's, as in Pulumi) and changes an
+// option, and an invoke transform: the preview plans the transformed
+// values, the up creates and records them (the child's secret input
+// still secret, retainOnDelete recorded), the invoke got the transformed
+// arguments, and a second up changes nothing.
+func TestTransformsThroughTheCLI(t *testing.T) {
+	for _, rt := range []string{"ts", "go"} {
+		t.Run(rt, func(t *testing.T) {
+			w := newWS(t)
+			store := w.withHosts(t, false)
+			w.project(rt, "transforms", "tf", "tf")
+			w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
+			w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+			w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+			plan := filepath.Join(t.TempDir(), "plan.json")
+			logs := []string{w.ok("-p", "e", "-s", "dev", "preview", "--out", plan).Stdout}
+			b, err := os.ReadFile(plan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{`"plain+stack"`, `"inner+box+stack"`} {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("the preview's plan does not hold %s:\n%s", want, b)
+				}
+			}
+			logs = append(logs, string(b), w.ok("-p", "e", "-s", "dev", "up", "--yes").Stdout)
+			if got, want := values(t, store), []string{"inner+box+stack", "plain+stack"}; !equal(got, want) {
+				t.Errorf("after up the store holds %v, want %v", got, want)
+			}
+			outs := w.outputs("tf")
+			if outs["plainValue"] != "plain+stack" || outs["found"] != "urn:pulumi:dev::tf::testprov:index:Thing::plain" {
+				t.Errorf("the stack outputs: %v", outs)
+			}
+			inner := exported(t, w, "tf", "box-inner")
+			in, _ := inner["inputs"].(map[string]any)
+			if in["value"] != "inner+box+stack" || inner["retainOnDelete"] != true || inner["parent"] != "urn:pulumi:dev::tf::my:index:Box::box" {
+				t.Errorf("box-inner is recorded as %v", inner)
+			}
+			if s, _ := in["secret"].(map[string]any); s["ciphertext"] == nil {
+				t.Errorf("box-inner's secret input is recorded as %v", in["secret"])
+			}
+			r := w.ok("-p", "e", "-s", "dev", "up", "--yes")
+			if strings.Contains(r.Stdout, "update") || strings.Contains(r.Stdout, "create") {
+				t.Errorf("the second up changed something:\n%s", r.Stdout)
+			}
+			for _, l := range append(logs, r.Stdout, r.Stderr) {
+				if strings.Contains(l, transformsSecret) {
+					t.Errorf("the secret shows:\n%s", l)
+				}
+			}
+		})
+	}
+}
+
+// TestFailingTransformThroughTheCLI: a transform that throws fails the up
+// (exit 1), naming the resource and the program's message once, and
+// deletes nothing.
+func TestFailingTransformThroughTheCLI(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.project("ts", "transforms", "tf", "tf")
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	w.ok("-p", "e", "-s", "dev", "config", "set", "tf:fail", "box-inner")
+	r := w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	out := r.Stdout + r.Stderr
+	want := `a transform of testprov:index:Thing "box-inner" failed`
+	if !strings.Contains(out, want) || !strings.Contains(out, "no box-inner today") {
+		t.Errorf("the failed up does not say %q and the program's message:\n%s", want, out)
+	}
+	if got := values(t, store); len(got) != 2 {
+		t.Errorf("a failed transform deleted resources: the store holds %v", got)
+	}
+	if exported(t, w, "tf", "box-inner") == nil {
+		t.Error("a failed transform removed box-inner from the state")
+	}
+}
