@@ -278,3 +278,44 @@ func TestHostedTransformCancelled(t *testing.T) {
 		t.Fatal("the callback's call was not cancelled")
 	}
 }
+
+// TestHostedRemoteComponentTransforms: a remote component's transforms
+// run on it, and, as in Pulumi, again when its provider registers it
+// through the monitor, and on the children the provider registers under
+// it.
+func TestHostedRemoteComponentTransforms(t *testing.T) {
+	e := newHostedEnv(t)
+	var mu sync.Mutex
+	var seen []resource.ConstructRequest
+	e.plugin.OnConstruct = pairConstruct(&seen, &mu)
+	f := newFakeCallbacks(t, nil)
+	f.fns = map[string]func(context.Context, []byte) (proto.Message, error){
+		"comp": f.transform("comp", func(_ *pulumirpc.TransformRequest, p resource.PropertyMap) error {
+			if n, ok := p["n"].(float64); ok {
+				p["n"] = n + 10
+			}
+			return nil
+		}),
+	}
+	prog := hostedFunc(func(ctx context.Context, c *client) error {
+		root, _, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: resource.RootStackType, Name: c.req.Project + "-" + c.req.Stack}, nil)
+		if err != nil {
+			return err
+		}
+		_, _, _, err = c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: "test:index:Pair", Name: "pair", Parent: root, Remote: true,
+			Transforms: []*pulumirpc.Callback{f.cb("comp")}}, resource.PropertyMap{"n": 1.0})
+		return err
+	})
+	if _, err := e.hosted(engine.Up, prog); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(f.noted(), " "), "comp:pair comp:pair comp:pair-child"; got != want {
+		t.Errorf("the transforms ran as %q, want %q", got, want)
+	}
+	if len(seen) != 1 || seen[0].Inputs["n"] != 11.0 {
+		t.Errorf("Construct got %+v", seen)
+	}
+	if child := e.find("pair-child"); child == nil || child.Inputs["n"] != 21.0 {
+		t.Errorf("the child is recorded as %+v", child)
+	}
+}

@@ -1,8 +1,9 @@
 // Command transforms uses transforms, served by runner as Pulumi's engine
 // serves them: a stack transform suffixes every Thing's value with
 // "+stack"; a component's transform suffixes its children's with "+box"
-// (before the stack's) and marks them retainOnDelete; an invoke transform
-// points getResource at the Thing "plain".
+// (before the stack's) and marks them retainOnDelete; next's tag (plain's
+// createdAt), unknown in a first preview, stays unknown through the
+// transforms; an invoke transform points getResource at the Thing "plain".
 package main
 
 import (
@@ -15,7 +16,8 @@ import (
 // Thing is a testprov:index:Thing; its outputs echo its inputs.
 type Thing struct {
 	pulumi.CustomResourceState
-	Value pulumi.StringOutput `pulumi:"value"`
+	Value     pulumi.StringOutput `pulumi:"value"`
+	CreatedAt pulumi.StringOutput `pulumi:"createdAt"`
 }
 
 // Box is a component of one Thing.
@@ -47,6 +49,10 @@ func main() {
 		}
 		var plain Thing
 		if err := ctx.RegisterResource("testprov:index:Thing", "plain", pulumi.Map{"value": pulumi.String("plain")}, &plain); err != nil {
+			return err
+		}
+		var next Thing
+		if err := ctx.RegisterResource("testprov:index:Thing", "next", pulumi.Map{"value": pulumi.String("next"), "tag": plain.CreatedAt}, &next); err != nil {
 			return err
 		}
 		var box Box

@@ -1,9 +1,10 @@
 // Transforms, served by runner as Pulumi's engine serves them: a stack
 // transform suffixes every Thing's value with "+stack"; a component's
 // transform suffixes its children's with "+box" (before the stack's) and
-// marks them retainOnDelete; an invoke transform points getResource at
-// the Thing "plain". Config fail=<name> makes the stack transform throw
-// for that resource.
+// marks them retainOnDelete; next's tag (plain's createdAt), unknown in a
+// first preview, stays unknown through the transforms; an invoke transform
+// points getResource at the Thing "plain". Config fail=<name> makes the
+// stack transform throw for that resource.
 import * as pulumi from "@pulumi/pulumi";
 import { Thing } from "./thing";
 
@@ -15,7 +16,7 @@ pulumi.runtime.registerResourceTransform(args => {
     if (args.name === fail) {
         throw new Error(`no ${fail} today`);
     }
-    if (args.type !== "testprov:index:Thing") {
+    if (args.type !== "testprov:index:Thing" || typeof args.props.value !== "string") {
         return undefined;
     }
     return { props: { ...args.props, value: `${args.props.value}+stack` }, opts: args.opts };
@@ -29,7 +30,8 @@ class Box extends pulumi.ComponentResource {
     }
 }
 
-const plain = new Thing("plain", { value: "plain" });
+const plain = new Thing("plain", { value: "plain", createdAt: undefined }) as Thing & { createdAt: pulumi.Output<string> };
+new Thing("next", { value: "next", tag: plain.createdAt });
 new Box("box", {
     transforms: [args => args.type !== "testprov:index:Thing" ? undefined :
         { props: { ...args.props, value: `${args.props.value}+box` }, opts: { ...args.opts, retainOnDelete: true } }],
