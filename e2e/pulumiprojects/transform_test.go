@@ -1,10 +1,15 @@
 package pulumiprojects
 
 import (
+	"bytes"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // transformsSecret is the transforms program's secret config value.
@@ -121,5 +126,54 @@ func TestPulumiCLIPreviewsRunnersTransforms(t *testing.T) {
 				t.Errorf("after Pulumi's up the store holds %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestCtrlCDuringATransform: Ctrl-C while a transform of the program
+// never answers ends the up (exit 130) at once, and the next up
+// completes.
+func TestCtrlCDuringATransform(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.project("ts", "transforms", "tf", "tf")
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+	w.ok("-p", "e", "-s", "dev", "config", "set", "tf:hang", "box-inner")
+	cmd := exec.Command(binary, "--root", w.dir, "-p", "e", "-s", "dev", "up", "--yes")
+	cmd.Dir, cmd.Env = w.dir, w.environ()
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// plain is created before box-inner's transform is called.
+	for deadline := time.Now().Add(90 * time.Second); !slices.Contains(values(t, store), "plain+stack"); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("plain was not created:\n%s", out.String())
+		}
+	}
+	time.Sleep(time.Second)
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-done:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+			t.Errorf("up interrupted during a transform: %v, want exit 130\n%s", err, out.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("up still runs %s after Ctrl-C:\n%s", time.Since(start), out.String())
+	}
+	w.ok("-p", "e", "-s", "dev", "config", "rm", "tf:hang")
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got, want := values(t, store), []string{"inner+box+stack", "next+stack", "plain+stack"}; !equal(got, want) {
+		t.Errorf("after the interrupted up and another, the store holds %v, want %v", got, want)
 	}
 }

@@ -4,17 +4,21 @@
 // marks them retainOnDelete; next's tag (plain's createdAt), unknown in a
 // first preview, stays unknown through the transforms; an invoke transform
 // points getResource at the Thing "plain". Config fail=<name> makes the
-// stack transform throw for that resource.
+// stack transform throw for that resource, hang=<name> never answer.
 import * as pulumi from "@pulumi/pulumi";
 import { Thing } from "./thing";
 
 const cfg = new pulumi.Config();
 const fail = cfg.get("fail");
+const hang = cfg.get("hang");
 const pw = cfg.requireSecret("pw");
 
 pulumi.runtime.registerResourceTransform(args => {
     if (args.name === fail) {
         throw new Error(`no ${fail} today`);
+    }
+    if (args.name === hang) {
+        return new Promise<undefined>(() => {});
     }
     if (args.type !== "testprov:index:Thing" || typeof args.props.value !== "string") {
         return undefined;
