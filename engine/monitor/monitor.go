@@ -31,7 +31,7 @@ type monitor struct {
 
 // supported are the monitor features runner implements; any other is
 // answered false, so the SDKs do not use it.
-var supported = map[string]bool{"secrets": true, "transforms": true, "invokeTransforms": true, "deletedWith": true}
+var supported = map[string]bool{"secrets": true, "transforms": true, "invokeTransforms": true, "deletedWith": true, "aliasSpecs": true}
 
 // SupportsFeature says whether a feature is supported.
 func (m *monitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeatureRequest) (*pulumirpc.SupportsFeatureResponse, error) {
@@ -135,6 +135,10 @@ func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "the customTimeouts of %s: %v", urn, err)
 	}
+	aliasURNs, aliasSpecs, err := aliases(req)
+	if err != nil {
+		return nil, err
+	}
 	reg := &source.Registration{
 		URN: urn, Type: req.GetType(), Name: req.GetName(), Custom: req.GetCustom(),
 		Parent: resource.URN(req.GetParent()), Inputs: inputs,
@@ -145,7 +149,7 @@ func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.
 		DeleteBeforeReplaceSet: req.GetDeleteBeforeReplaceDefined() || req.GetDeleteBeforeReplace(),
 		IgnoreChanges:          req.GetIgnoreChanges(), AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
 		ReplaceOnChanges: req.GetReplaceOnChanges(), ImportID: req.GetImportId(), Timeouts: timeouts,
-		Aliases: urns(req.GetAliasURNs()), DeletedWith: resource.URN(req.GetDeletedWith()),
+		Aliases: aliasURNs, AliasSpecs: aliasSpecs, DeletedWith: resource.URN(req.GetDeletedWith()),
 	}
 	if pd := req.GetPropertyDependencies(); len(pd) > 0 {
 		reg.PropertyDependencies = make(map[string][]resource.URN, len(pd))
