@@ -1,10 +1,12 @@
 package engine_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/resource"
@@ -82,5 +84,53 @@ func TestHostedAliasSpecs(t *testing.T) {
 	bad.req.AliasURNs = []string{"not-a-urn"}
 	if _, err := e.hosted(engine.Preview, registers(nil, bad)); err == nil || !strings.Contains(err.Error(), `the alias "not-a-urn" is not a URN`) {
 		t.Errorf("an alias that is not a URN: %v", err)
+	}
+}
+
+// TestHostedLegacyNodeAliasSpecs checks the alias specs of an older
+// Node.js SDK (no aliasSpecs flag, the pulumi-runtime header nodejs) are
+// read as Pulumi's engine reads them: an empty parent URN there meant no
+// parent, so a resource moved from the stack under a component keeps
+// its state; from any other SDK, or with the flag, an empty parent is
+// the resource's own.
+func TestHostedLegacyNodeAliasSpecs(t *testing.T) {
+	emptyParent := &pulumirpc.Alias{Alias: &pulumirpc.Alias_Spec_{Spec: &pulumirpc.Alias_Spec{Name: "top",
+		Parent: &pulumirpc.Alias_Spec_ParentUrn{ParentUrn: ""}}}}
+	tests := []struct {
+		name       string
+		node, flag bool
+		kept       bool
+	}{
+		{"older Node.js SDK", true, false, true},
+		{"Node.js SDK with aliasSpecs", true, true, false},
+		{"another SDK", false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newHostedEnv(t)
+			if _, err := e.hosted(engine.Up, registers(nil, component("comp"), aliased("", "top"))); err != nil {
+				t.Fatal(err)
+			}
+			moved := aliased("comp", "moved", emptyParent)
+			moved.req.AliasSpecs = tt.flag
+			prog := registers(nil, component("comp"), moved)
+			if tt.node {
+				prog = withNodeHeader(prog)
+			}
+			res, err := e.hosted(engine.Up, prog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept := res.Changes[engine.OpCreate] == 0; kept != tt.kept {
+				t.Errorf("top kept: %v, want %v (%v)", kept, tt.kept, res.Changes)
+			}
+		})
+	}
+}
+
+// withNodeHeader runs prog with the header the Node.js SDK sends.
+func withNodeHeader(prog hostedFunc) hostedFunc {
+	return func(ctx context.Context, c *client) error {
+		return prog(metadata.AppendToOutgoingContext(ctx, "pulumi-runtime", "nodejs"), c)
 	}
 }

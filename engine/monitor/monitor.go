@@ -41,6 +41,7 @@ func (m *monitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeat
 // RegisterResource registers one resource and answers, once its step has
 // run, with its ID and outputs.
 func (m *monitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
+	legacyNodeAliases(ctx, req)
 	var own []callback
 	if m.tf.used.Load() || len(req.GetTransforms()) > 0 {
 		var err error

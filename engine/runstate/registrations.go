@@ -26,6 +26,11 @@ func (d *State) Admit(ctx context.Context, r *source.Registration) (*Declared, e
 		d.Stop(err)
 		return nil, err
 	}
+	if r.DeletedWith != "" && d.registered[r.DeletedWith] == nil {
+		err := fmt.Errorf("%s is deleted with %s, which is not a resource registered before it; deletedWith names a resource the program registered earlier, and never the resource itself", r.URN, r.DeletedWith)
+		d.Stop(err)
+		return nil, err
+	}
 	d.registered[r.URN] = dr
 	// An old record is taken once: under its URN, else under an alias
 	// that no other registration took.
