@@ -44,7 +44,9 @@ func (m *monitor) Call(ctx context.Context, req *pulumirpc.ResourceCallRequest) 
 	if err != nil {
 		return nil, stepStatus(err)
 	}
-	obj, err := wire.Marshal(res.Return, wire.Options{KeepUnknowns: m.info.DryRun, KeepSecrets: true})
+	// As Pulumi's engine: secrets and references kept, whatever the
+	// request says.
+	obj, err := wire.Marshal(res.Return, wire.Options{KeepUnknowns: m.info.DryRun, KeepSecrets: true, KeepResources: true})
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "the result of %s: %v", req.GetTok(), err)
 	}

@@ -30,7 +30,10 @@ type monitor struct {
 
 // supported are the monitor features runner implements; any other is
 // answered false, so the SDKs do not use it.
-var supported = map[string]bool{"secrets": true}
+var supported = map[string]bool{"secrets": true, "resourceReferences": true}
+
+// getResourceToken is the built-in function that reads a resource's state.
+const getResourceToken = "pulumi:pulumi:getResource"
 
 // SupportsFeature says whether a feature is supported.
 func (m *monitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeatureRequest) (*pulumirpc.SupportsFeatureResponse, error) {
@@ -75,13 +78,14 @@ func (m *monitor) send(outputs resource.PropertyMap, secrets, resources bool) (*
 	return wire.Marshal(outputs, wire.Options{KeepUnknowns: m.info.DryRun, KeepSecrets: secrets, KeepResources: resources})
 }
 
-// recv decodes a program's property values (secrets kept, unknowns read as
-// resource.Computed).
+// recv decodes a program's property values as Pulumi's engine does:
+// secrets and resource references kept, unknowns read as
+// resource.Computed.
 func recv(s *structpb.Struct) (resource.PropertyMap, error) {
 	if s == nil {
 		return resource.PropertyMap{}, nil
 	}
-	return wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true})
+	return wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true})
 }
 
 // urnOf computes the URN of a resource registered with a parent.
@@ -237,7 +241,9 @@ func (m *monitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInvokeReque
 	if err != nil {
 		return nil, stepStatus(err)
 	}
-	obj, err := m.send(res.Return, true, req.GetAcceptResources())
+	// getResource answers with references whatever the request says, as
+	// Pulumi's engine does for the SDKs that never set acceptResources.
+	obj, err := m.send(res.Return, true, req.GetAcceptResources() || req.GetTok() == getResourceToken)
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "the result of %s: %v", req.GetTok(), err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -30,7 +31,9 @@ func (p *plugin) call(ctx context.Context, req resource.CallRequest) (resource.C
 	if !p.acceptSecrets {
 		return resource.CallResponse{}, fmt.Errorf("the %s plugin does not accept secrets, and a plugin whose components have methods must (as Pulumi's engine requires)", p.pkg)
 	}
-	args, err := p.send(req.Args, true, false)
+	// As Pulumi's engine: a method gets its __self__ and other resource
+	// arguments as references whatever the plugin's Configure answered.
+	args, err := wire.Marshal(req.Args, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true})
 	if err != nil {
 		return resource.CallResponse{}, err
 	}

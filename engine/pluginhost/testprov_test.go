@@ -6,6 +6,7 @@ package pluginhost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,5 +266,35 @@ func TestTestprovAssetsAndReferences(t *testing.T) {
 	got, err := p.Create(ctx, resource.CreateRequest{URN: ref, Type: providertest.TypeRef, Inputs: resource.PropertyMap{"target": target}})
 	if err != nil || got.Outputs["targetUrn"] != string(target.URN) || got.Outputs["targetId"] != "thing-1" {
 		t.Fatalf("Create of a Ref = %+v, %v", got, err)
+	}
+}
+
+// TestTestprovReferencesPerAcceptance: a resource reference reaches a
+// plugin's Create as a reference only when its Configure accepted
+// resources, else as the resource's ID (as Pulumi's engine sends it);
+// a method's __self__ is a reference either way, as Pulumi's Call sends
+// it.
+func TestTestprovReferencesPerAcceptance(t *testing.T) {
+	for _, accept := range []bool{true, false} {
+		t.Run(fmt.Sprintf("accept=%v", accept), func(t *testing.T) {
+			tp := newTestprov(t, fmt.Sprintf("%s=%v", providertest.EnvAcceptResources, accept))
+			p := tp.configure(t, nil)
+			ctx := context.Background()
+			target := resource.ResourceReference{URN: testprovURNOf("t"), ID: "thing-1", PackageVersion: "1.2.3"}
+			got, err := p.Create(ctx, resource.CreateRequest{URN: "urn:pulumi:dev::web::testprov:index:Ref::r", Type: providertest.TypeRef,
+				Inputs: resource.PropertyMap{"target": target}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, sawRef := got.Outputs["targetUrn"]; sawRef != accept || got.Outputs["targetId"] != "thing-1" {
+				t.Errorf("the plugin saw the reference as %v", got.Outputs)
+			}
+			self := resource.ResourceReference{URN: "urn:pulumi:dev::web::testprov:index:Pair::pair"}
+			ret, err := p.(resource.Caller).Call(ctx, resource.CallRequest{Token: "testprov:index:Pair/greet",
+				Args: resource.PropertyMap{"__self__": self, "greeting": "hi"}})
+			if err != nil || ret.Return["message"] != "hi from pair" || ret.Return["selfKind"] != "reference" {
+				t.Errorf("greet answered %v, %v; want __self__ seen as a reference", ret.Return, err)
+			}
+		})
 	}
 }
