@@ -128,3 +128,85 @@ func TestHostedResourceReferences(t *testing.T) {
 		t.Fatalf("the second up: %v, steps %v", err, res.Steps)
 	}
 }
+
+// TestHostedOutputValues drives the monitor as an SDK does once it
+// answers outputValues: a remote component's inputs and a method's
+// arguments reach the provider as output values with their dependencies
+// (a plain secret or unknown upgraded to one, as Pulumi's engine does), a
+// method's argument dependencies gain those of its output values, and a
+// custom resource's output values are downgraded to plain values and
+// secrets before its step.
+func TestHostedOutputValues(t *testing.T) {
+	e := newHostedEnv(t)
+	var mu sync.Mutex
+	var seen []resource.ConstructRequest
+	e.plugin.OnConstruct = pairConstruct(&seen, &mu)
+	var calls []resource.CallRequest
+	e.plugin.OnCall = func(_ context.Context, req resource.CallRequest) (resource.CallResponse, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		calls = append(calls, req)
+		return resource.CallResponse{Return: resource.PropertyMap{}}, nil
+	}
+	out := func(v any, secret bool, deps ...resource.URN) resource.Output {
+		return resource.Output{Element: v, Known: true, Secret: secret, Dependencies: deps}
+	}
+	keep := wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true, KeepOutputValues: true}
+	prog := hostedFunc(func(ctx context.Context, c *client) error {
+		root, _, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: resource.RootStackType, Name: c.req.Project + "-" + c.req.Stack}, nil)
+		if err != nil {
+			return err
+		}
+		a, _, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: typ, Name: "a", Parent: root, Custom: true}, resource.PropertyMap{"n": 1.0})
+		if err != nil {
+			return err
+		}
+		obj, err := wire.Marshal(resource.PropertyMap{"n": out(2.0, false, resource.URN(a)), "pw": resource.Secret{Element: "hush"}}, keep)
+		if err != nil {
+			return err
+		}
+		pair, err := c.mon.RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{Type: "test:index:Pair", Name: "pair", Parent: root,
+			Remote: true, Object: obj, AcceptSecrets: true})
+		if err != nil {
+			return err
+		}
+		args, err := wire.Marshal(resource.PropertyMap{"__self__": resource.ResourceReference{URN: resource.URN(pair.GetUrn())},
+			"x": out("s", true, resource.URN(a))}, keep)
+		if err != nil {
+			return err
+		}
+		if _, err = c.mon.Call(ctx, &pulumirpc.ResourceCallRequest{Tok: "test:index:Pair/m", Args: args,
+			ArgDependencies: map[string]*pulumirpc.ResourceCallRequest_ArgumentDependencies{"x": {Urns: []string{root}}}}); err != nil {
+			return err
+		}
+		obj, err = wire.Marshal(resource.PropertyMap{"n": out(3.0, true, resource.URN(a))}, keep)
+		if err != nil {
+			return err
+		}
+		_, err = c.mon.RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{Type: typ, Name: "b", Parent: root, Custom: true,
+			Object: obj, AcceptSecrets: true})
+		return err
+	})
+	if _, err := e.hosted(engine.Up, prog); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 1 || len(calls) != 1 {
+		t.Fatalf("%d constructs, %d calls", len(seen), len(calls))
+	}
+	wantN := out(2.0, false, urn("a"))
+	if n := seen[0].Inputs["n"]; !resource.DeepEqual(n, wantN) {
+		t.Errorf("the component's input n reached Construct as %#v, want %#v", n, wantN)
+	}
+	if pw := seen[0].Inputs["pw"]; !resource.DeepEqual(pw, out("hush", true)) {
+		t.Errorf("the component's secret input reached Construct as %#v, want a secret output value", pw)
+	}
+	if x := calls[0].Args["x"]; !resource.DeepEqual(x, out("s", true, urn("a"))) {
+		t.Errorf("the method's argument x reached Call as %#v", x)
+	}
+	if deps := calls[0].ArgDependencies["x"]; len(deps) != 2 || deps[0] != resource.RootURN(project, stack) || deps[1] != urn("a") {
+		t.Errorf("the method's argument x depends on %v, want the stack and a (its output value's)", deps)
+	}
+	if n := e.find("b").Inputs["n"]; !resource.DeepEqual(n, resource.Secret{Element: 3.0}) {
+		t.Errorf("b's output value input is recorded as %#v, want it downgraded to a secret", n)
+	}
+}

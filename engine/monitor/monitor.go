@@ -30,7 +30,7 @@ type monitor struct {
 
 // supported are the monitor features runner implements; any other is
 // answered false, so the SDKs do not use it.
-var supported = map[string]bool{"secrets": true, "resourceReferences": true}
+var supported = map[string]bool{"secrets": true, "resourceReferences": true, "outputValues": true}
 
 // getResourceToken is the built-in function that reads a resource's state.
 const getResourceToken = "pulumi:pulumi:getResource"
@@ -88,6 +88,20 @@ func recv(s *structpb.Struct) (resource.PropertyMap, error) {
 	return wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true})
 }
 
+// recvOutputs decodes a remote component's inputs or a method's arguments
+// as Pulumi's engine does: output values kept (resource.Output), secrets
+// and unknowns upgraded to output values.
+func recvOutputs(s *structpb.Struct) (resource.PropertyMap, error) {
+	m, err := wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true, KeepOutputValues: true})
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range m {
+		m[k] = resource.UpgradeToOutputs(v)
+	}
+	return m, nil
+}
+
 // urnOf computes the URN of a resource registered with a parent.
 func (m *monitor) urnOf(parent, typ, name string) resource.URN {
 	parentType := ""
@@ -99,7 +113,8 @@ func (m *monitor) urnOf(parent, typ, name string) resource.URN {
 
 // accepted refuses what runner does not support in a registration (a
 // custom resource's or a remote component's) with Unimplemented, and
-// returns its URN and inputs.
+// returns its URN and inputs (output values kept in a remote component's,
+// downgraded in others', as Pulumi's engine reads them).
 func (m *monitor) accepted(req *pulumirpc.RegisterResourceRequest) (resource.URN, resource.PropertyMap, error) {
 	switch {
 	case len(req.GetTransforms()) > 0 || req.GetHooks() != nil:
@@ -110,7 +125,11 @@ func (m *monitor) accepted(req *pulumirpc.RegisterResourceRequest) (resource.URN
 		return "", nil, status.Errorf(codes.InvalidArgument, "a resource needs a type and a name (got type %q, name %q)", req.GetType(), req.GetName())
 	}
 	urn := m.urnOf(req.GetParent(), req.GetType(), req.GetName())
-	inputs, err := recv(req.GetObject())
+	read := recv
+	if req.GetRemote() {
+		read = recvOutputs
+	}
+	inputs, err := read(req.GetObject())
 	if err != nil {
 		return "", nil, status.Errorf(codes.InvalidArgument, "the inputs of %s: %v", urn, err)
 	}
