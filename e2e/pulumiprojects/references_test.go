@@ -7,67 +7,68 @@ import (
 	"testing"
 )
 
-// refsWorkspace is a workspace of the TypeScript program refs (a resource
+// refsWorkspace is a workspace of the program refs of runtime rt (a resource
 // passed as another's input, a component's method called with it as
 // __self__ and another resource's output as an argument) in environment
 // e, and the test plugin's store; env is given to runner and so to the
 // test plugin.
-func refsWorkspace(t *testing.T, env ...string) (*ws, string) {
+func refsWorkspace(t *testing.T, rt string, env ...string) (*ws, string) {
 	t.Helper()
 	w := newWS(t)
 	store := w.withHosts(t, false)
 	w.extra = append(w.extra, env...)
-	w.project("ts", "refs", "refs", "refs")
+	w.project(rt, "refs", "refs", "refs")
 	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      refs: {path: refs}\n"})
 	return w, string(store)
 }
 
-// TestResourceReferencesFromTypeScript: with runner answering
-// resourceReferences and outputValues, @pulumi/pulumi sends a resource
-// given as an input as a resource reference, which the state records as
-// Pulumi records it and which reaches the plugin as a reference when its
-// Configure accepted resources, else as the resource's ID (and the state
-// records what the plugin's Check answered, as Pulumi's does); a component's
-// method gets its __self__ as a reference either way (as Pulumi's Call
-// sends it) and an output argument as an output value with its
-// dependency when the plugin accepts outputs, else as its plain value
-// (the dependency still named); a second up changes nothing.
-func TestResourceReferencesFromTypeScript(t *testing.T) {
-	for _, accept := range []bool{true, false} {
-		t.Run(fmt.Sprintf("accept=%v", accept), func(t *testing.T) {
-			var env []string
-			if !accept {
-				env = []string{"TESTPROV_ACCEPT_RESOURCES=false", "TESTPROV_ACCEPT_OUTPUTS=false"}
-			}
-			w, store := refsWorkspace(t, env...)
-			w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
-			w.ok("-p", "e", "-s", "dev", "up", "--yes")
-			outs := w.outputs("refs")
-			tURN, tID := outs["tUrn"], outs["tId"]
-			if tURN != "urn:pulumi:dev::refs::testprov:index:Thing::t" || tID == nil {
-				t.Fatalf("the stack outputs: %v", outs)
-			}
-			if got, want := outs["targetUrn"], map[bool]any{true: tURN, false: nil}[accept]; got != want || outs["targetId"] != tID {
-				t.Errorf("the plugin saw the reference as targetUrn %v, targetId %v; want %v, %v", got, outs["targetId"], want, tID)
-			}
-			kind := map[bool]string{true: "output", false: "plain"}[accept]
-			if outs["message"] != "hi from pair" || outs["selfKind"] != "reference" || outs["greetingKind"] != kind ||
-				!strings.Contains(fmt.Sprint(outs["greetingDeps"]), fmt.Sprint(tURN)) {
-				t.Errorf("the method answered %v; want __self__ as a reference, the greeting as %s depending on t", outs, kind)
-			}
-			r := exported(t, w, "refs", "r")
-			inputs, _ := r["inputs"].(map[string]any)
-			// The state records the inputs the plugin's Check answered, as
-			// Pulumi's does: the reference, or the ID it was sent.
-			if ref, _ := inputs["target"].(map[string]any); accept && (!isReference(ref, tURN) || ref["id"] != tID) || !accept && inputs["target"] != tID {
-				t.Errorf("the state records r's target as %v, want %s", inputs["target"], map[bool]string{true: "a resource reference to t", false: "t's ID"}[accept])
-			}
-			if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
-				t.Errorf("the second up changed something:\n%s", r.Stdout)
-			}
-			w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
-		})
+// TestResourceReferencesFromCode: with runner answering
+// resourceReferences and outputValues, the TypeScript and Go SDKs send a
+// resource given as an input as a resource reference, which reaches the
+// plugin as a reference when its Configure accepted resources, else as
+// the resource's ID (the state records what the plugin's Check answered,
+// as Pulumi's does: the reference, or the ID); a component's method gets
+// its __self__ as a reference either way (as Pulumi's Call sends it) and
+// an output argument as an output value with its dependency when the
+// plugin accepts outputs, else as its plain value (the dependency still
+// named); a second up changes nothing.
+func TestResourceReferencesFromCode(t *testing.T) {
+	for _, rt := range hostedRuntimes {
+		for _, accept := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/accept=%v", rt, accept), func(t *testing.T) { referencesFrom(t, rt, accept) })
+		}
 	}
+}
+
+func referencesFrom(t *testing.T, rt string, accept bool) {
+	var env []string
+	if !accept {
+		env = []string{"TESTPROV_ACCEPT_RESOURCES=false", "TESTPROV_ACCEPT_OUTPUTS=false"}
+	}
+	w, store := refsWorkspace(t, rt, env...)
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	outs := w.outputs("refs")
+	tURN, tID := outs["tUrn"], outs["tId"]
+	if tURN != "urn:pulumi:dev::refs::testprov:index:Thing::t" || tID == nil {
+		t.Fatalf("the stack outputs: %v", outs)
+	}
+	if got, want := outs["targetUrn"], map[bool]any{true: tURN, false: nil}[accept]; got != want || outs["targetId"] != tID {
+		t.Errorf("the plugin saw the reference as targetUrn %v, targetId %v; want %v, %v", got, outs["targetId"], want, tID)
+	}
+	kind := map[bool]string{true: "output", false: "plain"}[accept]
+	if outs["message"] != "hi from pair" || outs["selfKind"] != "reference" || outs["greetingKind"] != kind ||
+		!strings.Contains(fmt.Sprint(outs["greetingDeps"]), fmt.Sprint(tURN)) {
+		t.Errorf("the method answered %v; want __self__ as a reference, the greeting as %s depending on t", outs, kind)
+	}
+	inputs, _ := exported(t, w, "refs", "r")["inputs"].(map[string]any)
+	if ref, _ := inputs["target"].(map[string]any); accept && (!isReference(ref, tURN) || ref["id"] != tID) || !accept && inputs["target"] != tID {
+		t.Errorf("the state records r's target as %v, want %s", inputs["target"], map[bool]string{true: "a resource reference to t", false: "t's ID"}[accept])
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("the second up changed something:\n%s", r.Stdout)
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 }
 
 // TestPulumiCLIPreviewsRunnersResourceReferences: runner's stack of the
@@ -75,7 +76,7 @@ func TestResourceReferencesFromTypeScript(t *testing.T) {
 // the Pulumi CLI, previews and updates with no changes there, and both
 // states then hold the same resources.
 func TestPulumiCLIPreviewsRunnersResourceReferences(t *testing.T) {
-	w, store := refsWorkspace(t)
+	w, store := refsWorkspace(t, "ts")
 	w.withLangHosts(t)
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
@@ -91,7 +92,7 @@ func TestPulumiCLIPreviewsRunnersResourceReferences(t *testing.T) {
 // Pulumi CLI deploys the refs program, and runner imports its stack,
 // previews and updates with no change.
 func TestRunnerPreviewsPulumiCLIsResourceReferences(t *testing.T) {
-	w, store := refsWorkspace(t)
+	w, store := refsWorkspace(t, "ts")
 	w.withLangHosts(t)
 	pl := newPulumi(t, w)
 	dir := filepath.Join(w.dir, "refs")
