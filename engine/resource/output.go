@@ -23,6 +23,13 @@ func (o Output) String() string {
 	return "output(known)"
 }
 
+// GoString shows the output value as String does, for %#v.
+func (o Output) GoString() string { return o.String() }
+
+// MarshalJSON shows the output value as String does: its element may be
+// secret, and only the wire and the state encode property values.
+func (o Output) MarshalJSON() ([]byte, error) { return []byte(`"` + o.String() + `"`), nil }
+
 // Equal reports whether two output values are the same: known, secret,
 // value and dependencies alike.
 func (o Output) Equal(p Output) bool {

@@ -1,7 +1,10 @@
 package resource
 
 import (
+	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -42,6 +45,16 @@ func TestOutputValues(t *testing.T) {
 	}
 	if !ContainsComputed(Output{}) || ContainsComputed(known) || !ContainsSecret(Output{Element: Secret{Element: "s"}, Known: true}) {
 		t.Error("an unknown output is computed, a known one is not; a secret inside one is found")
+	}
+	if !ContainsSecret(Output{Element: "s", Known: true, Secret: true}) {
+		t.Error("a secret output value holds no secret")
+	}
+	hush := Output{Element: "hush", Known: true, Secret: true}
+	js, _ := json.Marshal(map[string]any{"o": hush})
+	for _, shown := range []string{fmt.Sprint(hush), fmt.Sprintf("%#v", hush), fmt.Sprintf("%+v", []any{hush}), string(js)} {
+		if strings.Contains(shown, "hush") {
+			t.Errorf("a secret output value shows as %s", shown)
+		}
 	}
 	var seen []bool
 	Walk(secret, func(v any, inSecret bool) bool {

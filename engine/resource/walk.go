@@ -130,11 +130,17 @@ func mapEntries(m map[string]any, fn func(any) (any, bool, error)) (any, error) 
 	return out, nil
 }
 
-// ContainsSecret reports whether v holds a Secret anywhere.
+// ContainsSecret reports whether v holds a Secret (or a secret Output)
+// anywhere.
 func ContainsSecret(v any) bool {
 	return !Walk(v, func(x any, _ bool) bool {
-		_, secret := x.(Secret)
-		return !secret
+		switch y := x.(type) {
+		case Secret:
+			return false
+		case Output:
+			return !y.Secret
+		}
+		return true
 	})
 }
 
