@@ -31,7 +31,8 @@ func refsWorkspace(t *testing.T, rt string, env ...string) (*ws, string) {
 // its __self__ as a reference either way (as Pulumi's Call sends it) and
 // an output argument as an output value with its dependency when the
 // plugin accepts outputs, else as its plain value (the dependency still
-// named); a second up changes nothing.
+// named), and so does the component's input; a second up changes
+// nothing.
 func TestResourceReferencesFromCode(t *testing.T) {
 	for _, rt := range hostedRuntimes {
 		for _, accept := range []bool{true, false} {
@@ -57,6 +58,9 @@ func referencesFrom(t *testing.T, rt string, accept bool) {
 		t.Errorf("the plugin saw the reference as targetUrn %v, targetId %v; want %v, %v", got, outs["targetId"], want, tID)
 	}
 	kind := map[bool]string{true: "output", false: "plain"}[accept]
+	if outs["a"] != "hi-a" || outs["valueKind"] != kind {
+		t.Errorf("the component answered a %v, valueKind %v; want its value as %s", outs["a"], outs["valueKind"], kind)
+	}
 	if outs["message"] != "hi from pair" || outs["selfKind"] != "reference" || outs["greetingKind"] != kind ||
 		!strings.Contains(fmt.Sprint(outs["greetingDeps"]), fmt.Sprint(tURN)) {
 		t.Errorf("the method answered %v; want __self__ as a reference, the greeting as %s depending on t", outs, kind)

@@ -21,7 +21,8 @@ const typePair = "testprov:index:Pair"
 // multi-language component provider does: it registers the component with
 // the options the program gave it, its two children parented to it (on
 // the program's testprov provider, if it gave one), the component's
-// outputs, and answers with the component's URN and outputs.
+// outputs (and valueKind: how its value came, as greet's greetingKind),
+// and answers with the component's URN and outputs.
 // TESTPROV_NO_CONSTRUCT=1 answers Unimplemented, as a provider without
 // components does; the value fail-construct fails after the first child.
 func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest) (*pulumirpc.ConstructResponse, error) {
@@ -60,6 +61,8 @@ func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 		}
 		deps = append(deps, child.GetUrn())
 	}
+	_, kind, _ := unwrap(value)
+	state["valueKind"] = structpb.NewStringValue(kind)
 	outs := &structpb.Struct{Fields: state}
 	if _, err := mon.RegisterResourceOutputs(ctx, &pulumirpc.RegisterResourceOutputsRequest{Urn: comp.GetUrn(), Outputs: outs}); err != nil {
 		return nil, fmt.Errorf("registering the outputs of %s: %w", comp.GetUrn(), err)

@@ -29,7 +29,8 @@ type Ref struct {
 // Pair is a testprov:index:Pair, a remote component.
 type Pair struct {
 	pulumi.ResourceState
-	A pulumi.StringOutput `pulumi:"a"`
+	A         pulumi.StringOutput `pulumi:"a"`
+	ValueKind pulumi.StringOutput `pulumi:"valueKind"`
 }
 
 func main() {
@@ -55,6 +56,7 @@ func main() {
 			return err
 		}
 		ctx.Export("a", p.A)
+		ctx.Export("valueKind", p.ValueKind)
 		g, err := ctx.Call("testprov:index:Pair/greet", pulumi.Map{"greeting": t.Value}, pulumi.AnyOutput{}, &p)
 		if err != nil {
 			return err

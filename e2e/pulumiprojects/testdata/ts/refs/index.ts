@@ -17,8 +17,9 @@ class Ref extends pulumi.CustomResource {
 
 class Pair extends pulumi.ComponentResource {
     public readonly a!: pulumi.Output<string>;
+    public readonly valueKind!: pulumi.Output<string>;
     constructor(name: string, args: { value: pulumi.Input<string> }, opts?: pulumi.ComponentResourceOptions) {
-        super("testprov:index:Pair", name, { value: args.value, a: undefined, b: undefined }, opts, true);
+        super("testprov:index:Pair", name, { value: args.value, a: undefined, b: undefined, valueKind: undefined }, opts, true);
     }
 }
 
@@ -32,6 +33,7 @@ export const targetId = r.targetId;
 
 const pair = new Pair("pair", { value: t.value });
 export const a = pair.a;
+export const valueKind = pair.valueKind;
 type Greeting = { message: string; selfKind: string; greetingKind: string; greetingDeps: string[] };
 const g = pulumi.runtime.call<Greeting>("testprov:index:Pair/greet", { __self__: pair, greeting: t.value }, pair);
 export const message = g.apply(x => x.message);
