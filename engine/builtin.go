@@ -34,10 +34,14 @@ func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) 
 	if id == "" {
 		return source.Answer{}, fmt.Errorf("reading %s %q: the program gave no ID to read", req.Type, req.Name)
 	}
-	return d.Register(ctx, &source.Registration{URN: req.URN, Type: req.Type, Name: req.Name, Custom: true,
+	ans, err := d.Register(ctx, &source.Registration{URN: req.URN, Type: req.Type, Name: req.Name, Custom: true,
 		Parent: req.Parent, Inputs: req.Inputs, Dependencies: req.Dependencies, Provider: req.Provider,
 		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL,
 		AdditionalSecretOutputs: req.AdditionalSecretOutputs, ReadID: id})
+	if err == nil && req.Type == stackReferenceType && d.DryRun && d.unknownsAbsent() {
+		ans.Outputs = withoutUnknownOutputs(ans.Outputs)
+	}
+	return ans, err
 }
 
 // runRead runs the step of a read resource, its provider ready: decided

@@ -300,6 +300,9 @@ func (d *deployment) runDeletes(ctx context.Context, list []runstate.Doomed) err
 	if err := stepgen.RefuseProtected(list); err != nil {
 		return err
 	}
+	for _, x := range list {
+		d.MarkDeleting(x.Res.URN)
+	}
 	return d.runTasks(ctx, d.planDeletes(list))
 }
 

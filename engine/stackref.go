@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/runnerhq/runner/engine/resource"
+	"github.com/runnerhq/runner/engine/source"
 )
 
 // stackOutputs returns the program.Env.StackOutputs of one operation: the
@@ -40,4 +41,40 @@ func stackOutputs(ctx context.Context, opts *Options) func(project string) (reso
 		}
 		return resource.PropertyMap{}, false, nil
 	}
+}
+
+// unknownsAbsent says whether the program's SDK reads a stack output left
+// out of a preview's stack reference as unknown (source.UnknownsAbsent).
+func (d *deployment) unknownsAbsent() bool {
+	u, ok := d.opts.Hosted.(source.UnknownsAbsent)
+	return ok && u.UnknownsAbsent()
+}
+
+// withoutUnknownOutputs returns a stack reference's read outputs without
+// the stack outputs that hold a value not known yet: a copy, the
+// recorded outputs left as they are.
+func withoutUnknownOutputs(read resource.PropertyMap) resource.PropertyMap {
+	outs, secret := read["outputs"], false
+	if s, ok := outs.(resource.Secret); ok {
+		outs, secret = s.Element, true
+	}
+	m, ok := outs.(map[string]any)
+	if !ok || !resource.ContainsComputed(m) {
+		return read
+	}
+	known := make(map[string]any, len(m))
+	for k, v := range m {
+		if !resource.ContainsComputed(v) {
+			known[k] = v
+		}
+	}
+	out := make(resource.PropertyMap, len(read))
+	for k, v := range read {
+		out[k] = v
+	}
+	out["outputs"] = known
+	if secret {
+		out["outputs"] = resource.Secret{Element: known}
+	}
+	return out
 }

@@ -79,6 +79,13 @@ func (g keyGated) Declarative() bool {
 	return ok && d.Declarative()
 }
 
+// UnknownsAbsent says how the program's SDK reads a stack output left out
+// of a preview's stack reference: see source.UnknownsAbsent.
+func (g keyGated) UnknownsAbsent() bool {
+	u, ok := g.Hosted.(source.UnknownsAbsent)
+	return ok && u.UnknownsAbsent()
+}
+
 // keyGatedLister is keyGated for a runtime that lists the plugins its
 // program needs: the listing does not wait for the check.
 type keyGatedLister struct {

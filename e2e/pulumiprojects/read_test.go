@@ -217,14 +217,7 @@ export const seen_ = (seen as any).value;
 	} else {
 		w.project("go", "getter", "getter", "getter")
 	}
-	if rt == "ts" {
-		// Not for Go: the Go SDK (v3.246.0) reads a stack reference output
-		// that is unknown in the plan (here the ID of a Thing not made yet) as
-		// absent, and GetStringOutput fails, where Pulumi never plans a
-		// stack's outputs; a known defect of runner's planned stack outputs
-		// with Go programs, unrelated to the read.
-		w.ok("-p", "e", "-s", "dev", "preview")
-	}
+	w.ok("-p", "e", "-s", "dev", "preview")
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	outs := w.outputs("getter")
 	if got := outs["seen_"]; got != "made" && outs["seen"] != "made" {

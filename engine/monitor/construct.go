@@ -27,7 +27,7 @@ type ConstructRequest struct {
 // construct answers the registration of a remote component, as Pulumi's
 // engine does: its provider constructs it, and its URN, outputs and their
 // dependencies are the answer.
-func (m *monitor) construct(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
+func (m *monitor) construct(ctx context.Context, req *pulumirpc.RegisterResourceRequest, own []callback) (*pulumirpc.RegisterResourceResponse, error) {
 	// The custom flag is not read: the YAML host sets it on a remote
 	// component, and Pulumi's engine ignores it.
 	_, inputs, err := m.accepted(req)
@@ -51,6 +51,9 @@ func (m *monitor) construct(ctx context.Context, req *pulumirpc.RegisterResource
 		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL()})
 	if err != nil {
 		return nil, stepStatus(err)
+	}
+	if m.tf.used.Load() {
+		m.tf.record(ans.URN, resource.URN(req.GetParent()), own)
 	}
 	obj, err := m.send(ans.State, req.GetAcceptSecrets(), req.GetAcceptResources())
 	if err != nil {

@@ -25,12 +25,14 @@ type monitor struct {
 	pulumirpc.UnimplementedResourceMonitorServer
 	d    Deployment
 	info Info
-	addr string // the monitor's own address, which a component's provider registers through
+	addr string      // the monitor's own address, which a component's provider registers through
+	tf   *transforms // the program's transforms
 }
 
 // supported are the monitor features runner implements; any other is
 // answered false, so the SDKs do not use it.
-var supported = map[string]bool{"secrets": true, "resourceReferences": true, "outputValues": true}
+var supported = map[string]bool{"secrets": true, "resourceReferences": true, "outputValues": true,
+	"transforms": true, "invokeTransforms": true, "deletedWith": true}
 
 // getResourceToken is the built-in function that reads a resource's state.
 const getResourceToken = "pulumi:pulumi:getResource"
@@ -43,8 +45,15 @@ func (m *monitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeat
 // RegisterResource registers one resource and answers, once its step has
 // run, with its ID and outputs.
 func (m *monitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
+	var own []callback
+	if m.tf.used.Load() || len(req.GetTransforms()) > 0 {
+		var err error
+		if own, err = m.transformResource(ctx, req); err != nil {
+			return nil, err
+		}
+	}
 	if req.GetRemote() {
-		return m.construct(ctx, req)
+		return m.construct(ctx, req, own)
 	}
 	reg, err := m.registration(req)
 	if err != nil {
@@ -53,6 +62,9 @@ func (m *monitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterR
 	ans, err := m.d.Register(ctx, reg)
 	if err != nil {
 		return nil, stepStatus(err)
+	}
+	if m.tf.used.Load() {
+		m.tf.record(reg.URN, reg.Parent, own)
 	}
 	obj, err := m.send(ans.Outputs, req.GetAcceptSecrets(), req.GetAcceptResources())
 	if err != nil {
@@ -114,11 +126,12 @@ func (m *monitor) urnOf(parent, typ, name string) resource.URN {
 // accepted refuses what runner does not support in a registration (a
 // custom resource's or a remote component's) with Unimplemented, and
 // returns its URN and inputs (output values kept in a remote component's,
-// downgraded in others', as Pulumi's engine reads them).
+// downgraded in others', as Pulumi's engine reads them). Its transforms
+// have run.
 func (m *monitor) accepted(req *pulumirpc.RegisterResourceRequest) (resource.URN, resource.PropertyMap, error) {
 	switch {
-	case len(req.GetTransforms()) > 0 || req.GetHooks() != nil:
-		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses transforms or resource hooks, which runner does not support", req.GetType(), req.GetName())
+	case hooked(req.GetHooks()):
+		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses resource hooks (beforeCreate, afterUpdate, ...), which runner does not support yet", req.GetType(), req.GetName())
 	case req.GetPackageRef() != "":
 		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses a parameterized package, which runner does not support", req.GetType(), req.GetName())
 	case req.GetType() == "" || req.GetName() == "":
@@ -157,7 +170,7 @@ func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.
 		DeleteBeforeReplaceSet: req.GetDeleteBeforeReplaceDefined() || req.GetDeleteBeforeReplace(),
 		IgnoreChanges:          req.GetIgnoreChanges(), AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
 		ReplaceOnChanges: req.GetReplaceOnChanges(), ImportID: req.GetImportId(), Timeouts: timeouts,
-		Aliases: urns(req.GetAliasURNs()),
+		Aliases: urns(req.GetAliasURNs()), DeletedWith: resource.URN(req.GetDeletedWith()),
 	}
 	if pd := req.GetPropertyDependencies(); len(pd) > 0 {
 		reg.PropertyDependencies = make(map[string][]resource.URN, len(pd))
@@ -250,6 +263,11 @@ func (m *monitor) ReadResource(ctx context.Context, req *pulumirpc.ReadResourceR
 func (m *monitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInvokeRequest) (*pulumirpc.ResourceInvokeResponse, error) {
 	if req.GetPackageRef() != "" {
 		return nil, status.Errorf(codes.Unimplemented, "%s uses a parameterized package, which runner does not support", req.GetTok())
+	}
+	if m.tf.used.Load() {
+		if err := m.transformInvoke(ctx, req); err != nil {
+			return nil, stepStatus(err)
+		}
 	}
 	args, err := recv(req.GetArgs())
 	if err != nil {

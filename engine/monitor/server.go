@@ -84,6 +84,7 @@ type Server struct {
 	lis  net.Listener
 	grpc *grpc.Server
 	done chan struct{}
+	tf   *transforms // closed with the server: its connections to the program's callbacks
 }
 
 // Listen opens the loopback port the services will be served on: a
@@ -110,12 +111,13 @@ func Start(d Deployment, info Info) (*Server, error) {
 func StartOn(lis net.Listener, d Deployment, info Info) *Server {
 	opts := append(pluginhost.ServerOptions(16), grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
 	srv := grpc.NewServer(opts...)
-	pulumirpc.RegisterResourceMonitorServer(srv, &monitor{d: d, info: info, addr: lis.Addr().String()})
+	m := &monitor{d: d, info: info, addr: lis.Addr().String(), tf: &transforms{}}
+	pulumirpc.RegisterResourceMonitorServer(srv, m)
 	pulumirpc.RegisterEngineServer(srv, &engineService{d: d})
 	codegenrpc.RegisterLoaderServer(srv, &loader{d: d})
 	h := health.NewServer()
 	healthpb.RegisterHealthServer(srv, h)
-	s := &Server{lis: lis, grpc: srv, done: make(chan struct{})}
+	s := &Server{lis: lis, grpc: srv, done: make(chan struct{}), tf: m.tf}
 	go func() {
 		defer close(s.done)
 		_ = srv.Serve(lis) // ends with Close
@@ -126,8 +128,10 @@ func StartOn(lis net.Listener, d Deployment, info Info) *Server {
 // Addr is the address the services listen on (127.0.0.1:port).
 func (s *Server) Addr() string { return s.lis.Addr().String() }
 
-// Close stops serving; calls in flight are ended.
+// Close stops serving; calls in flight are ended, and the connections to
+// the program's callbacks closed.
 func (s *Server) Close() {
 	s.grpc.Stop()
 	<-s.done
+	s.tf.close()
 }

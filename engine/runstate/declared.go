@@ -200,7 +200,7 @@ func (dr *Declared) NewRecord(inputs resource.PropertyMap) *state.Resource {
 		URN: r.URN, Custom: r.Custom, Type: r.Type, Inputs: inputs,
 		Protect: r.Protect, Dependencies: dr.Deps, PropertyDependencies: dr.PropDeps,
 		Provider: dr.ProviderRef(), AdditionalSecretOutputs: r.AdditionalSecretOutputs,
-		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges,
+		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges, DeletedWith: r.DeletedWith,
 	}
 	rec.Parent = r.Parent
 	return rec

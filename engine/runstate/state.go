@@ -74,6 +74,10 @@ type State struct {
 	alongMu  sync.Mutex
 	along    map[resource.URN]bool // replaced along with a delete-before-replace replacement
 
+	doomMu    sync.Mutex // under doomMu (see deletedwith.go):
+	deleting  map[resource.URN]bool
+	replacing map[resource.URN]bool
+
 	pendingMu sync.Mutex
 	pending   []state.PendingOperation // steps whose outcome is unknown (resource.ErrOutcomeUnknown)
 
@@ -226,15 +230,20 @@ func IsProvider(typ string) bool {
 const ProviderTypePrefix = "pulumi:providers:"
 
 // dropDanglingDependencies removes, from records left untouched by a failed
-// operation, dependencies on resources that no longer exist (a resource
-// deleted before its replacement failed to be created), so that the
-// snapshot stays valid. Records are copied before they change.
+// operation, dependencies (and a deletedWith) on resources that no longer
+// exist (a resource deleted before its replacement failed to be created),
+// so that the snapshot stays valid, as Pulumi drops them. Records are copied before they change.
 func dropDanglingDependencies(list []*state.Resource) {
 	present := make(map[resource.URN]bool, len(list))
 	for _, r := range list {
 		present[r.URN] = true
 	}
 	for i, r := range list {
+		if r.DeletedWith != "" && !present[r.DeletedWith] {
+			c := *r
+			c.DeletedWith = ""
+			list[i], r = &c, &c
+		}
 		dangling := false
 		for _, dep := range r.Dependencies {
 			if !present[dep] {

@@ -82,3 +82,14 @@ type Gated interface {
 type Declarative interface {
 	Declarative() bool
 }
+
+// UnknownsAbsent is a Hosted whose SDK reads a stack reference output that
+// is absent in a preview as unknown, but one whose value is unknown as
+// absent (Pulumi's Go SDK: StackReference.GetOutput and GetStringOutput).
+// In a preview, the engine answers such a program's stack reference reads
+// without the outputs that hold a value not known yet (the planned outputs
+// of an upstream project), so that it sees them unknown; the outputs of
+// others (TypeScript, YAML) keep them, unknown.
+type UnknownsAbsent interface {
+	UnknownsAbsent() bool
+}

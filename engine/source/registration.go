@@ -58,6 +58,10 @@ type Registration struct {
 	// Aliases are URNs the resource had before (renamed, moved under
 	// another parent): its recorded state is found under them.
 	Aliases []resource.URN
+	// DeletedWith is the resource whose delete deletes this one too ("":
+	// none): when both are deleted in one operation, this one's plugin is
+	// not called (Pulumi's deletedWith).
+	DeletedWith resource.URN
 }
 
 // Answer is what the engine answers a registration with, once its step

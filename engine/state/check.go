@@ -20,8 +20,8 @@ func (e *IntegrityError) Error() string { return "the snapshot is not consistent
 // Check verifies that snap is a consistent snapshot of (project, stack):
 // every URN is well formed and belongs to that project and stack; no live
 // (not condemned) URN appears twice; and every dependency, property
-// dependency, parent and provider reference names a resource that comes
-// earlier in the list. Pending operations need well-formed URNs of the
+// dependency, parent, provider and deletedWith reference names a resource
+// that comes earlier in the list. Pending operations need well-formed URNs of the
 // project and stack. It returns an *IntegrityError for the first problem.
 func Check(snap *Snapshot, project, stack string) error {
 	if snap == nil {
@@ -78,6 +78,9 @@ func references(r *Resource) []reference {
 	for _, d := range r.Dependencies {
 		refs = append(refs, reference{"depends on", d})
 	}
+	if r.DeletedWith != "" {
+		refs = append(refs, reference{"is deleted with", r.DeletedWith})
+	}
 	for key, deps := range r.PropertyDependencies {
 		for _, d := range deps {
 			refs = append(refs, reference{fmt.Sprintf("depends (through property %q) on", key), d})
@@ -118,7 +121,7 @@ func ProviderURN(ref string) resource.URN {
 
 // SortDependencyOrder reorders resources, as little as possible, so that
 // each comes after the resources it refers to (parent, provider,
-// dependencies) that are in the list. The order among unrelated resources
+// dependencies, deletedWith) that are in the list. The order among unrelated resources
 // is kept. References to resources not in the list are ignored, and a cycle
 // leaves its members in their original order.
 func SortDependencyOrder(resources []*Resource) []*Resource {

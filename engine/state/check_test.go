@@ -37,6 +37,12 @@ func TestCheck(t *testing.T) {
 		{"dangling provider", func(s *state.Snapshot) {
 			s.Resources[4].Provider = string(statetest.URN("network", "dev", "pulumi:providers:aws", "x")) + "::id"
 		}, "uses provider urn:pulumi:dev::network::pulumi:providers:aws::x, which is not in the snapshot"},
+		{"dangling deletedWith", func(s *state.Snapshot) {
+			s.Resources[4].DeletedWith = statetest.URN("network", "dev", "t:i:T", "ghost")
+		}, "is deleted with urn:pulumi:dev::network::t:i:T::ghost, which is not in the snapshot"},
+		{"deletedWith out of order", func(s *state.Snapshot) {
+			s.Resources[3].DeletedWith = s.Resources[4].URN
+		}, "is deleted with urn:pulumi:dev::network::test:index:Thing::r00002, which comes after it"},
 		{"foreign project", func(s *state.Snapshot) {
 			s.Resources[4].URN = statetest.URN("other", "dev", "test:index:Thing", "r00002")
 		}, `belongs to project "other" stack "dev", not to project "network" stack "dev"`},

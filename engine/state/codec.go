@@ -37,6 +37,7 @@ type resourceJSON struct {
 	IgnoreChanges           []string                  `json:"ignoreChanges,omitempty"`
 	CustomTimeouts          *customTimeoutsJSON       `json:"customTimeouts,omitempty"`
 	ImportID                string                    `json:"importID,omitempty"`
+	DeletedWith             resource.URN              `json:"deletedWith,omitempty"`
 }
 
 // customTimeoutsJSON is Pulumi's CustomTimeouts: float seconds.
@@ -215,7 +216,7 @@ func (c valueCodec) encodeResource(ctx context.Context, r *Resource) (resourceJS
 		PendingReplacement: r.PendingReplacement, AdditionalSecretOutputs: r.AdditionalSecretOutputs,
 		RetainOnDelete: r.RetainOnDelete, IgnoreChanges: r.IgnoreChanges,
 		Created: utc(r.Created), Modified: utc(r.Modified), ImportID: r.ImportID,
-		CustomTimeouts: r.CustomTimeouts.toJSON(),
+		CustomTimeouts: r.CustomTimeouts.toJSON(), DeletedWith: r.DeletedWith,
 	}
 	if len(r.PropertyDependencies) > 0 {
 		rj.PropertyDependencies = r.PropertyDependencies
@@ -238,7 +239,7 @@ func (c valueCodec) decodeResource(ctx context.Context, rj *resourceJSON) (*Reso
 		PropertyDependencies: rj.PropertyDependencies, PendingReplacement: rj.PendingReplacement,
 		AdditionalSecretOutputs: rj.AdditionalSecretOutputs, RetainOnDelete: rj.RetainOnDelete,
 		IgnoreChanges: rj.IgnoreChanges, Created: rj.Created, Modified: rj.Modified,
-		ImportID: rj.ImportID, CustomTimeouts: rj.CustomTimeouts.fromJSON(),
+		ImportID: rj.ImportID, CustomTimeouts: rj.CustomTimeouts.fromJSON(), DeletedWith: rj.DeletedWith,
 	}
 	var err error
 	if r.Inputs, err = c.decodeMap(ctx, rj.Inputs); err != nil {

@@ -24,6 +24,7 @@ func TestRoundTripWithSecrets(t *testing.T) {
 	snap.Resources[2].IgnoreChanges = []string{"size"}
 	snap.Resources[2].CustomTimeouts = state.CustomTimeouts{Create: 90 * time.Second, Delete: 1500 * time.Millisecond}
 	snap.Resources[2].ImportID = "i-123"
+	snap.Resources[3].DeletedWith = snap.Resources[2].URN
 	snap.Resources[2].InitErrors = []string{"not ready"}
 	snap.Resources[3].Protect, snap.Resources[3].Delete = true, true
 	snap.PendingOperations = []state.PendingOperation{{Resource: statetest.Thing("network", "dev", 9, time.Now()), Type: state.OperationCreating}}
@@ -42,6 +43,9 @@ func TestRoundTripWithSecrets(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"customTimeouts":{"create":90,"delete":1.5}`) {
 		t.Errorf("customTimeouts are not Pulumi's float seconds in:\n%s", data)
+	}
+	if !strings.Contains(string(data), `"deletedWith":"`+string(snap.Resources[2].URN)+`"`) {
+		t.Errorf("deletedWith is not recorded as Pulumi records it in:\n%s", data)
 	}
 	if !strings.Contains(string(data), `"later":"`+resource.UnknownStringValue+`"`) {
 		t.Errorf("Computed is not written as the unknown sentinel")

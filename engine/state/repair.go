@@ -41,7 +41,7 @@ func Repair(snap *Snapshot, project, stack string) []Fix {
 	}
 	list := make([]*Resource, 0, len(snap.Resources))
 	for _, res := range snap.Resources {
-		list = append(list, r.fixParent(r.fixProvider(r.fixDependencies(res))))
+		list = append(list, r.fixParent(r.fixProvider(r.fixDeletedWith(r.fixDependencies(res)))))
 	}
 	list = append(r.added, list...)
 	sorted := SortDependencyOrder(list)
@@ -98,6 +98,18 @@ func (r *repairer) fixDependencies(res *Resource) *Resource {
 			c.PropertyDependencies[key] = kept
 		}
 	}
+	return &c
+}
+
+// fixDeletedWith drops a deletedWith naming a resource that is not
+// present.
+func (r *repairer) fixDeletedWith(res *Resource) *Resource {
+	if res.DeletedWith == "" || r.present[res.DeletedWith] {
+		return res
+	}
+	r.fix(res.URN, "dropped the deletedWith of %s, %s, which is not in the state", res.URN, res.DeletedWith)
+	c := *res
+	c.DeletedWith = ""
 	return &c
 }
 

@@ -45,6 +45,13 @@ func TestRepair(t *testing.T) {
 				t.Errorf("parent is %s", s.Resources[3].Parent)
 			}
 		}},
+		{"dangling deletedWith dropped", func(s *state.Snapshot) {
+			s.Resources[3].DeletedWith = ghost
+		}, []string{"dropped the deletedWith of urn:pulumi:dev::network::test:index:Thing::r00001, " + string(ghost)}, func(t *testing.T, s *state.Snapshot) {
+			if s.Resources[3].DeletedWith != "" {
+				t.Errorf("deletedWith is still %s", s.Resources[3].DeletedWith)
+			}
+		}},
 		{"provider reference naming no provider", func(s *state.Snapshot) {
 			s.Resources[3].Provider = "garbage"
 		}, []string{`dropped the provider reference "garbage"`}, nil},

@@ -82,8 +82,11 @@ type Resource struct {
 	CustomTimeouts CustomTimeouts
 	// ImportID is the ID the resource was imported with ("": created).
 	ImportID string
-	Created  *time.Time
-	Modified *time.Time
+	// DeletedWith is the resource whose delete deletes this one too ("":
+	// none), as Pulumi records it.
+	DeletedWith resource.URN
+	Created     *time.Time
+	Modified    *time.Time
 }
 
 // OperationType is the kind of a pending operation, as Pulumi spells it.

@@ -52,6 +52,10 @@ func (d *Executor) ExecCustom(ctx context.Context, dr *runstate.Declared, cs *ru
 // leaves the state, even when a later part fails.
 func (d *Executor) deleteThenCreate(ctx context.Context, dr *runstate.Declared, cs *runstate.CustomStep) (func(), error) {
 	r, old := dr.R, dr.Old
+	d.MarkDeleting(r.URN)
+	for _, x := range cs.Dependents {
+		d.MarkDeleting(x.URN)
+	}
 	deleted, err := d.deleteDependents(ctx, dr, cs.Dependents)
 	gone := func(commit func()) func() {
 		return func() {

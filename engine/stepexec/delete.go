@@ -12,12 +12,13 @@ import (
 )
 
 // Delete deletes one runstate.Doomed resource; a read (external) one only
-// leaves the state, its plugin not called.
+// leaves the state, its plugin not called, and so does one deleted with a
+// resource this operation deletes (runstate.DeletedWithDeleting).
 func (d *Executor) Delete(ctx context.Context, x runstate.Doomed) (func(), error) {
 	var plugin resource.Plugin
 	if x.Res.Custom && !runstate.IsProvider(x.Res.Type) && !x.Res.External {
 		var err error
-		if d.DryRun || x.Res.RetainOnDelete {
+		if d.DryRun || x.Res.RetainOnDelete || d.DeletedWithDeleting(x.Res) {
 			_, err = d.PluginFor(ctx, x.Res) // no call: nothing to configure
 		} else {
 			plugin, err = d.PluginOf(ctx, x.Res)
@@ -40,7 +41,8 @@ func (d *Executor) Delete(ctx context.Context, x runstate.Doomed) (func(), error
 
 // deleteResource deletes res through plugin (nil: a resource with no plugin
 // of its own, only removed from the state). It refuses protected resources;
-// with RetainOnDelete, or during preview, the plugin is not called.
+// with RetainOnDelete, deleted with a resource this operation deletes, or
+// during preview, the plugin is not called.
 func (d *Executor) deleteResource(ctx context.Context, res *state.Resource, op plan.Op, plugin resource.Plugin) error {
 	start := time.Now()
 	quiet := runstate.IsProvider(res.Type)
@@ -52,7 +54,7 @@ func (d *Executor) deleteResource(ctx context.Context, res *state.Resource, op p
 	if !quiet {
 		d.StepStart(op, res.URN, res.Type, nil)
 	}
-	if plugin != nil && !res.RetainOnDelete && !d.DryRun {
+	if plugin != nil && !res.RetainOnDelete && !d.DryRun && !d.DeletedWithDeleting(res) {
 		seq, err := d.begin(ctx, op, res, nil)
 		if err != nil {
 			d.StepFailed(op, res.URN, res.Type, err, start)

@@ -13,8 +13,18 @@ import (
 
 // DecideCustom resolves a custom resource's inputs, keeps the ignored ones,
 // and asks its plugin to check and diff them: the result is the step to
-// take. Preview and up decide alike; only the execution differs.
+// take. Preview and up decide alike; only the execution differs. A
+// replacement is recorded (runstate.MarkReplacing), so that what is
+// deleted with the resource is replaced too.
 func (d *Generator) DecideCustom(ctx context.Context, dr *runstate.Declared) (runstate.CustomStep, error) {
+	cs, err := d.decideCustom(ctx, dr)
+	if err == nil && cs.Step.Op == plan.OpReplace {
+		d.MarkReplacing(dr.R.URN)
+	}
+	return cs, err
+}
+
+func (d *Generator) decideCustom(ctx context.Context, dr *runstate.Declared) (runstate.CustomStep, error) {
 	r, old := dr.R, dr.Old
 	news, err := d.inputs(dr)
 	if err != nil {
@@ -47,10 +57,7 @@ func (d *Generator) DecideCustom(ctx context.Context, dr *runstate.Declared) (ru
 	}
 	cs := d.newCustomStep(dr, checked, seed)
 	cs.Step.OldInputs = old.Inputs
-	diff, err := dr.Plugin.Diff(ctx, resource.DiffRequest{
-		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
-		NewInputs: checked, IgnoreChanges: r.IgnoreChanges,
-	})
+	diff, err := d.diff(ctx, dr, checked)
 	if err != nil {
 		return runstate.CustomStep{}, runstate.StepError(plan.OpUpdate, r, fmt.Errorf("comparing with its recorded state: %w", err), checked, old.Outputs)
 	}
@@ -60,6 +67,21 @@ func (d *Generator) DecideCustom(ctx context.Context, dr *runstate.Declared) (ru
 		return cs, nil
 	}
 	return cs, d.prepareReplace(ctx, dr, &cs)
+}
+
+// diff asks the plugin to compare checked with the recorded state, unless
+// the resource is deleted with one this operation replaces: as Pulumi's
+// engine does, it is then replaced too (its replace key "deletedWith"),
+// since the other's delete deletes it.
+func (d *Generator) diff(ctx context.Context, dr *runstate.Declared, checked resource.PropertyMap) (resource.DiffResponse, error) {
+	r, old := dr.R, dr.Old
+	if r.DeletedWith != "" && d.Replacing(r.DeletedWith) {
+		return resource.DiffResponse{Changed: []string{"deletedWith"}, Replaces: []string{"deletedWith"}}, nil
+	}
+	return dr.Plugin.Diff(ctx, resource.DiffRequest{
+		URN: r.URN, Type: r.Type, ID: old.ID, OldInputs: old.Inputs, OldOutputs: old.Outputs,
+		NewInputs: checked, IgnoreChanges: r.IgnoreChanges,
+	})
 }
 
 // newCustomStep returns the step of a declared custom resource with its

@@ -17,7 +17,8 @@ import (
 // live old custom resource that the program has not registered yet (it
 // registers a dependent after what it depends on) and that depends on
 // dr's resource or on another of them (through its dependencies, property
-// dependencies, parent or provider). They are marked replaced along and
+// dependencies, parent, provider or deletedWith: a resource deleted with
+// it is gone with it, as Pulumi's cascade finds). They are marked replaced along and
 // returned in delete order, dependents first.
 func (d *Generator) replaceDependents(dr *runstate.Declared) []*state.Resource {
 	set := map[resource.URN]bool{dr.R.URN: true}
@@ -47,7 +48,7 @@ func (d *Generator) replaceDependents(dr *runstate.Declared) []*state.Resource {
 
 // refersTo reports whether the old record refers to a resource of set.
 func refersTo(old *state.Resource, set map[resource.URN]bool) bool {
-	if set[old.Parent] || set[runstate.ProviderURN(old.Provider)] {
+	if set[old.Parent] || set[runstate.ProviderURN(old.Provider)] || set[old.DeletedWith] {
 		return true
 	}
 	for _, u := range old.Dependencies {

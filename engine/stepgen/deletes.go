@@ -54,8 +54,8 @@ func RefuseProtected(list []runstate.Doomed) error {
 
 // DeleteOrder orders deletes in reverse dependency order: it returns, for
 // each doomed resource, those of list deleted before it (every doomed
-// resource that depends on it, through its dependencies, its parent or
-// its provider). Independent deletes may run in parallel.
+// resource that depends on it, through its dependencies, its parent, its
+// provider or its deletedWith). Independent deletes may run in parallel.
 func DeleteOrder(list []runstate.Doomed) [][]int {
 	byURN := make(map[resource.URN][]int, len(list))
 	for i, x := range list {
@@ -63,7 +63,7 @@ func DeleteOrder(list []runstate.Doomed) [][]int {
 	}
 	deps := make([][]int, len(list))
 	for i, x := range list {
-		refs := append([]resource.URN{x.Res.Parent, runstate.ProviderURN(x.Res.Provider)}, x.Res.Dependencies...)
+		refs := append([]resource.URN{x.Res.Parent, runstate.ProviderURN(x.Res.Provider), x.Res.DeletedWith}, x.Res.Dependencies...)
 		for _, u := range refs {
 			for _, j := range byURN[u] {
 				if j != i {

@@ -131,6 +131,11 @@ func (g *golang) fingerprint() (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), err
 }
 
+// UnknownsAbsent is true: Pulumi's Go SDK reads a stack reference output
+// absent in a preview as unknown, and an unknown one as absent
+// (source.UnknownsAbsent).
+func (g *golang) UnknownsAbsent() bool { return true }
+
 // Run builds (unless a binary is named) and runs the program once.
 func (g *golang) Run(ctx context.Context, req source.RunRequest) error {
 	bin := g.binary

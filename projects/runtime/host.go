@@ -123,6 +123,9 @@ func (h *host) start(ctx context.Context, req source.RunRequest) (*hostProc, err
 	mask := newMasker(req.Config, req.ConfigSecretKeys)
 	cmd := exec.Command(h.bin, req.EngineAddress)
 	cmd.Dir, cmd.Env = h.prog.Pwd, h.o.environ()
+	if h.p.Runtime == "yaml" {
+		cmd.Env = hostGCEnv(cmd.Env, memTotal)
+	}
 	outR, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -187,75 +190,21 @@ func readPort(ctx context.Context, r io.Reader, rest io.Writer) (int, error) {
 	return port, nil
 }
 
-// hostSlot is the host of one engine address, which RequiredPackages and
-// Run share, perhaps at the same time: the first call starts it, the
-// others wait for its start. It stops once no call uses it and Run ended
-// (or Release said no Run follows).
-type hostSlot struct {
-	ready chan struct{} // closed once started (hp) or failed to (err)
-	hp    *hostProc
-	err   error
-	users int  // calls using it now
-	done  bool // Run ended, or Release: stop when unused
-}
-
-// acquire returns the host of req's engine, starting it when none is, and
-// the function that ends this call's use of it.
-func (h *host) acquire(ctx context.Context, req source.RunRequest) (*hostProc, func(), error) {
-	h.mu.Lock()
-	s := h.started[req.EngineAddress]
-	first := s == nil
-	if first {
-		s = &hostSlot{ready: make(chan struct{})}
-		h.started[req.EngineAddress] = s
-	}
-	s.users++
-	h.mu.Unlock()
-	release := func() { h.release(req.EngineAddress, s, false) }
-	if first {
-		s.hp, s.err = h.startProc(ctx, req)
-		close(s.ready)
-	} else {
-		select {
-		case <-s.ready:
-		case <-ctx.Done():
-			release()
-			return nil, nil, ctx.Err()
-		}
-	}
-	if s.err != nil {
-		release()
-		return nil, nil, s.err
-	}
-	return s.hp, release, nil
-}
-
-// release ends one use of s (last: no other use follows, as after Run or
-// for Release), and stops its host once it is unused and done.
-func (h *host) release(addr string, s *hostSlot, last bool) {
-	h.mu.Lock()
-	if last {
-		s.done = true
-		if h.started[addr] == s {
-			delete(h.started, addr)
-		}
-	} else {
-		s.users--
-	}
-	stop := s.done && s.users == 0
-	h.mu.Unlock()
-	if stop {
-		<-s.ready
-		if s.hp != nil {
-			s.hp.stop()
-		}
-	}
-}
-
 // RequiredPackages asks the host which plugins the program needs
 // (GetRequiredPackages). The host stays up for the Run that follows (or
 // runs meanwhile).
+// A YAML program's answer is kept (packageCache): when its files and
+// the host are unchanged, the host is only started, not asked.
 func (h *host) RequiredPackages(ctx context.Context, req source.RunRequest) ([]source.Package, error) {
+	cache := h.packageCache()
+	var key string
+	if cache.file != "" {
+		key, _ = h.packageKey()
+		if pkgs, ok := cache.get(key); ok {
+			h.startEarly(ctx, req)
+			return pkgs, nil
+		}
+	}
 	hp, done, err := h.acquire(ctx, req)
 	if err != nil {
 		return nil, err
@@ -274,6 +223,9 @@ func (h *host) RequiredPackages(ctx context.Context, req source.RunRequest) ([]s
 			continue
 		}
 		out = append(out, source.Package{Name: d.GetName(), Version: strings.TrimPrefix(d.GetVersion(), "v"), Server: d.GetServer()})
+	}
+	if again, err := h.packageKey(); err == nil && again == key {
+		cache.put(key, out) // unless the program changed meanwhile
 	}
 	return out, nil
 }

@@ -102,3 +102,45 @@ func TestHostKeptFromListingToRun(t *testing.T) {
 		t.Fatal("the host was not stopped after its Run")
 	}
 }
+
+// TestHostStartedEarly checks the host started in the background when the
+// package list was kept (startEarly): the Run that follows uses that one
+// host, and with no Run, Release stops it even while it still starts.
+func TestHostStartedEarly(t *testing.T) {
+	for _, run := range []bool{true, false} {
+		var starts atomic.Int32
+		starting := make(chan struct{})
+		h := &host{started: map[string]*hostSlot{}}
+		var started atomic.Pointer[hostProc]
+		h.startProc = func(context.Context, source.RunRequest) (*hostProc, error) {
+			starts.Add(1)
+			<-starting
+			conn, err := grpc.NewClient("127.0.0.1:1", grpc.WithTransportCredentials(insecure.NewCredentials()))
+			hp := &hostProc{conn: conn}
+			started.Store(hp)
+			return hp, err
+		}
+		req := source.RunRequest{EngineAddress: "127.0.0.1:9"}
+		h.startEarly(context.Background(), req)
+		if run {
+			close(starting)
+			got, done, err := h.acquire(context.Background(), req)
+			if err != nil || got != started.Load() || starts.Load() != 1 {
+				t.Fatalf("Run got another host (%d started, %v)", starts.Load(), err)
+			}
+			done()
+			h.Release(req)
+		} else {
+			h.Release(req) // the operation ended before its program ran
+			close(starting)
+		}
+		stopped := func() bool { hp := started.Load(); return hp != nil && hp.conn.GetState() == connectivity.Shutdown }
+		deadline := time.Now().Add(5 * time.Second)
+		for !stopped() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if !stopped() {
+			t.Fatalf("run=%v: the host started early was not stopped", run)
+		}
+	}
+}

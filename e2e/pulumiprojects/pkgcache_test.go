@@ -1,0 +1,55 @@
+package pulumiprojects
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCachedPackageListStaysRight: runner keeps the YAML host's list of
+// the packages a program needs (GetRequiredPackages) between runs. The
+// kept list must never hide a plugin that cannot be had: a program changed
+// to name a package with no plugin is exit 3 naming it (the list is asked
+// again), and with the program unchanged but its plugin gone from PATH the
+// kept list still names the plugin: exit 3, nothing run.
+func TestCachedPackageListStaysRight(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	program := "name: one\nruntime: yaml\nresources:\n  r:\n    type: testprov:index:Thing\n    properties:\n      value: v\n"
+	w.write(map[string]string{"one/Pulumi.yaml": program, "runner.yaml": "providers:\n  e:\n    projects:\n      one: {path: one}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "preview")
+	kept, _ := filepath.Glob(filepath.Join(w.dir, ".runner", "programs", "yaml", "one-*", "packages.json"))
+	if len(kept) != 1 {
+		t.Fatalf("no list of packages was kept after a preview (%v)", kept)
+	}
+
+	// Changed: a second resource of a package nobody serves.
+	w.write(map[string]string{"one/Pulumi.yaml": program + "  s:\n    type: nosuchpkg:index:Thing\n"})
+	r := w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
+	if out := r.Stdout + r.Stderr; !strings.Contains(out, "runner plugin install nosuchpkg") {
+		t.Errorf("the changed program's missing plugin is not named:\n%s", out)
+	}
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("the program ran: the store holds %v", got)
+	}
+
+	// Unchanged program (its list kept again), its plugin no longer on PATH.
+	w.write(map[string]string{"one/Pulumi.yaml": program})
+	w.ok("-p", "e", "-s", "dev", "preview")
+	var path []string
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(dir, "pulumi-resource-testprov")); err != nil {
+			path = append(path, dir)
+		}
+	}
+	w.extra = append(w.extra, "PATH="+yamlHostDir(t)+string(os.PathListSeparator)+strings.Join(path, string(os.PathListSeparator)))
+	r = w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
+	if out := r.Stdout + r.Stderr; !strings.Contains(out, "runner plugin install testprov") {
+		t.Errorf("the kept list's plugin, gone from PATH, is not named:\n%s", out)
+	}
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("the program ran: the store holds %v", got)
+	}
+}
