@@ -131,6 +131,11 @@ func (d *deployment) parseStackName(name string) (project, stack string, err err
 // package's through its default or explicit provider.
 func (d *deployment) Invoke(ctx context.Context, req monitor.InvokeRequest) (monitor.InvokeResult, error) {
 	if req.Token == getResourceToken {
+		// As in Pulumi's engine, the invoke goes through the built-in
+		// package's provider, which the state then records.
+		if _, err := d.providerOf(ctx, &runstate.Declared{R: &source.Registration{Type: req.Token, Provider: req.Provider}}); err != nil {
+			return monitor.InvokeResult{}, fmt.Errorf("invoking %s: %w", req.Token, err)
+		}
 		return d.getResource(req.Args)
 	}
 	if resource.Package(req.Token) == "pulumi" {

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/runnerhq/runner/engine"
@@ -97,6 +98,25 @@ func TestDeletedWithReplaced(t *testing.T) {
 			b := e.find("b")
 			if b == nil || b.DeletedWith != urn("a") || len(e.snap().Resources) != 4 { // the stack, the provider, a and b
 				t.Errorf("after the replacement b is %+v among %d records", b, len(e.snap().Resources))
+			}
+		})
+	}
+}
+
+// TestDeletedWithRefused checks a deletedWith that names the resource
+// itself (its delete would never reach its plugin) or a resource not
+// registered before it (which may make a cycle) is refused, naming both,
+// and nothing is created.
+func TestDeletedWithRefused(t *testing.T) {
+	for _, with := range []string{"a", "later"} {
+		t.Run(with, func(t *testing.T) {
+			e := newHostedEnv(t)
+			_, err := e.hosted(engine.Up, registers(nil, deletedWith("a", 1, with), deletedWith("later", 2, "")))
+			if want := fmt.Sprintf("%s is deleted with %s, which is not a resource registered before it", urn("a"), urn(with)); err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("up: %v, want %q", err, want)
+			}
+			if e.plugin.Count("Create") != 0 {
+				t.Errorf("%d creates", e.plugin.Count("Create"))
 			}
 		})
 	}

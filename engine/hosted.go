@@ -26,6 +26,7 @@ type hostedSource struct {
 	// Set by begin: the monitor's port, the run's request, and the
 	// packages the program lists (closed once listed).
 	lis    net.Listener
+	local  net.Listener // a Unix socket for a source.LocalDialer, or nil
 	req    source.RunRequest
 	out    *lines.Writer
 	listed chan struct{}
@@ -44,9 +45,15 @@ func (h *hostedSource) begin(ctx context.Context, d *deployment) error {
 	if err != nil {
 		return err
 	}
-	req, err := d.runRequest(lis.Addr().String())
+	addr := lis.Addr().String()
+	if l, ok := h.hosted.(source.LocalDialer); ok && l.DialsLocal() {
+		if local, localAddr, err := monitor.ListenLocal(); err == nil {
+			h.local, addr = local, localAddr // else the port serves it
+		}
+	}
+	req, err := d.runRequest(addr)
 	if err != nil {
-		lis.Close()
+		h.closeListeners(lis)
 		return err
 	}
 	// The host's own output goes to the project's log from its start.
@@ -75,12 +82,19 @@ func (h *hostedSource) end() {
 	if h.lis == nil || h.ran {
 		return
 	}
-	h.lis.Close()
+	h.closeListeners(h.lis)
 	<-h.listed
 	if r, ok := h.hosted.(source.Releaser); ok {
 		r.Release(h.req)
 	}
 	h.out.Flush()
+}
+
+func (h *hostedSource) closeListeners(lis net.Listener) {
+	lis.Close()
+	if h.local != nil {
+		h.local.Close()
+	}
 }
 
 // Run serves the monitor, makes sure the plugins the program names can be
@@ -98,7 +112,11 @@ func (h *hostedSource) Run(ctx context.Context, _ source.Sink) error {
 	h.ran = true
 	d.sem = make(chan struct{}, d.opts.parallel()) // the program does not bound its registrations
 	g := newGate(d)
-	srv := monitor.StartOn(h.lis, g, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun})
+	var also []net.Listener
+	if h.local != nil {
+		also = append(also, h.local)
+	}
+	srv := monitor.StartOn(h.lis, g, monitor.Info{Project: d.opts.Project, Stack: d.opts.Stack, DryRun: d.DryRun}, also...)
 	defer srv.Close()
 	defer h.out.Flush()
 	if dp, ok := h.hosted.(source.Declarative); !ok || !dp.Declarative() {

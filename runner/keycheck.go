@@ -79,6 +79,13 @@ func (g keyGated) Declarative() bool {
 	return ok && d.Declarative()
 }
 
+// DialsLocal says whether the program's host may be given a Unix
+// socket's address: see source.LocalDialer.
+func (g keyGated) DialsLocal() bool {
+	l, ok := g.Hosted.(source.LocalDialer)
+	return ok && l.DialsLocal()
+}
+
 // UnknownsAbsent says how the program's SDK reads a stack output left out
 // of a preview's stack reference: see source.UnknownsAbsent.
 func (g keyGated) UnknownsAbsent() bool {

@@ -177,3 +177,37 @@ func TestCtrlCDuringATransform(t *testing.T) {
 		t.Errorf("after the interrupted up and another, the store holds %v, want %v", got, want)
 	}
 }
+
+// TestRunnerPreviewsPulumiCLIsTransforms is the reverse: the Pulumi CLI
+// deploys the transforms program, and runner, given its stack, previews
+// and updates with no change, and holds the same resources.
+func TestRunnerPreviewsPulumiCLIsTransforms(t *testing.T) {
+	for _, rt := range hostedRuntimes {
+		t.Run(rt, func(t *testing.T) {
+			w := newWS(t)
+			store := w.withHosts(t, false)
+			w.withLangHosts(t)
+			w.project(rt, "transforms", "tf", "tf")
+			w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
+			pl := newPulumi(t, w)
+			dir := filepath.Join(w.dir, "tf")
+			pl.login(dir, filepath.Join(t.TempDir(), "pulumi-state"))
+			pl.ok(dir, "stack", "init", "dev")
+			pl.ok(dir, "config", "set", "testprov:store", string(store))
+			pl.ok(dir, "config", "set", "--secret", "pw", transformsSecret)
+			pl.ok(dir, "up", "--yes")
+			w.ok("-p", "e", "-s", "dev", "stack", "init", "dev")
+			importIntoRunner(t, w, pl, "tf", dir)
+			for _, args := range [][]string{{"preview"}, {"up", "--yes"}} {
+				r := w.ok(append([]string{"-p", "e", "-s", "dev", "--json"}, args...)...)
+				if c := runnerSummary(t, r); len(c) != 1 || c["same"] != 5 {
+					t.Errorf("runner's %s of the stack Pulumi made: counts %v, want only 5 same\n%s", args[0], c, r.Stdout)
+				}
+			}
+			sameExports(t, w, pl, "tf", dir)
+			if got, want := values(t, store), []string{"inner+box+stack", "next+stack", "plain+stack"}; !equal(got, want) {
+				t.Errorf("after runner's up the store holds %v, want %v", got, want)
+			}
+		})
+	}
+}

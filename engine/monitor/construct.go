@@ -35,6 +35,9 @@ func (m *monitor) construct(ctx context.Context, req *pulumirpc.RegisterResource
 		return nil, err
 	}
 	cr := constructRequest(req, inputs)
+	if cr.Aliases, cr.AliasSpecs, err = aliases(req); err != nil {
+		return nil, err
+	}
 	cr.MonitorAddress = m.addr
 	pkg := resource.Package(req.GetType())
 	prov := req.GetProvider()
@@ -75,8 +78,8 @@ func constructRequest(req *pulumirpc.RegisterResourceRequest, inputs resource.Pr
 	cr := resource.ConstructRequest{
 		Type: req.GetType(), Name: req.GetName(), Parent: resource.URN(req.GetParent()), Inputs: inputs,
 		Dependencies: urns(req.GetDependencies()), Providers: req.GetProviders(),
-		Aliases: urns(req.GetAliasURNs()), AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
-		IgnoreChanges: req.GetIgnoreChanges(), ReplaceOnChanges: req.GetReplaceOnChanges(),
+		AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
+		IgnoreChanges:           req.GetIgnoreChanges(), ReplaceOnChanges: req.GetReplaceOnChanges(),
 		DeletedWith:   resource.URN(req.GetDeletedWith()),
 		CreateTimeout: req.GetCustomTimeouts().GetCreate(), UpdateTimeout: req.GetCustomTimeouts().GetUpdate(),
 		DeleteTimeout: req.GetCustomTimeouts().GetDelete(),

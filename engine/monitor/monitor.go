@@ -32,7 +32,7 @@ type monitor struct {
 // supported are the monitor features runner implements; any other is
 // answered false, so the SDKs do not use it.
 var supported = map[string]bool{"secrets": true, "resourceReferences": true, "outputValues": true,
-	"transforms": true, "invokeTransforms": true, "deletedWith": true}
+	"transforms": true, "invokeTransforms": true, "deletedWith": true, "aliasSpecs": true}
 
 // getResourceToken is the built-in function that reads a resource's state.
 const getResourceToken = "pulumi:pulumi:getResource"
@@ -45,6 +45,7 @@ func (m *monitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeat
 // RegisterResource registers one resource and answers, once its step has
 // run, with its ID and outputs.
 func (m *monitor) RegisterResource(ctx context.Context, req *pulumirpc.RegisterResourceRequest) (*pulumirpc.RegisterResourceResponse, error) {
+	legacyNodeAliases(ctx, req)
 	var own []callback
 	if m.tf.used.Load() || len(req.GetTransforms()) > 0 {
 		var err error
@@ -160,6 +161,10 @@ func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "the customTimeouts of %s: %v", urn, err)
 	}
+	aliasURNs, aliasSpecs, err := aliases(req)
+	if err != nil {
+		return nil, err
+	}
 	reg := &source.Registration{
 		URN: urn, Type: req.GetType(), Name: req.GetName(), Custom: req.GetCustom(),
 		Parent: resource.URN(req.GetParent()), Inputs: inputs,
@@ -170,7 +175,7 @@ func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.
 		DeleteBeforeReplaceSet: req.GetDeleteBeforeReplaceDefined() || req.GetDeleteBeforeReplace(),
 		IgnoreChanges:          req.GetIgnoreChanges(), AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
 		ReplaceOnChanges: req.GetReplaceOnChanges(), ImportID: req.GetImportId(), Timeouts: timeouts,
-		Aliases: urns(req.GetAliasURNs()), DeletedWith: resource.URN(req.GetDeletedWith()),
+		Aliases: aliasURNs, AliasSpecs: aliasSpecs, DeletedWith: resource.URN(req.GetDeletedWith()),
 	}
 	if pd := req.GetPropertyDependencies(); len(pd) > 0 {
 		reg.PropertyDependencies = make(map[string][]resource.URN, len(pd))

@@ -54,6 +54,9 @@ func (p *plugin) construct(ctx context.Context, req resource.ConstructRequest) (
 	for _, a := range req.Aliases {
 		wreq.Aliases = append(wreq.Aliases, &pulumirpc.Alias{Alias: &pulumirpc.Alias_Urn{Urn: string(a)}})
 	}
+	for _, a := range req.AliasSpecs {
+		wreq.Aliases = append(wreq.Aliases, aliasSpec(a))
+	}
 	if req.CreateTimeout != "" || req.UpdateTimeout != "" || req.DeleteTimeout != "" {
 		wreq.CustomTimeouts = &pulumirpc.ConstructRequest_CustomTimeouts{Create: req.CreateTimeout, Update: req.UpdateTimeout, Delete: req.DeleteTimeout}
 	}
@@ -146,4 +149,17 @@ func (u *unconfigured) Construct(ctx context.Context, req resource.ConstructRequ
 		return resource.ConstructResponse{}, fmt.Errorf("registering the component %s %q while its %s provider's configuration is not known: %s", req.Type, req.Name, u.pkg, status.Convert(err).Message())
 	}
 	return resource.ConstructResponse{URN: resource.URN(resp.GetUrn()), State: resource.PropertyMap{}}, nil
+}
+
+// aliasSpec is an alias spec on the wire, as Pulumi's engine passes it to
+// Construct.
+func aliasSpec(a resource.Alias) *pulumirpc.Alias {
+	spec := &pulumirpc.Alias_Spec{Name: a.Name, Type: a.Type, Stack: a.Stack, Project: a.Project}
+	switch {
+	case a.NoParent:
+		spec.Parent = &pulumirpc.Alias_Spec_NoParent{NoParent: true}
+	case a.Parent != "":
+		spec.Parent = &pulumirpc.Alias_Spec_ParentUrn{ParentUrn: string(a.Parent)}
+	}
+	return &pulumirpc.Alias{Alias: &pulumirpc.Alias_Spec_{Spec: spec}}
 }

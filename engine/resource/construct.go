@@ -32,8 +32,11 @@ type ConstructRequest struct {
 	// The resource options (nil pointers: not given).
 	Protect, DeleteBeforeReplace, RetainOnDelete *bool
 	Aliases                                      []URN
-	AdditionalSecretOutputs                      []string
-	IgnoreChanges, ReplaceOnChanges              []string
+	// AliasSpecs are the aliases given as specs, passed on as they are
+	// (the component's provider registers it with them).
+	AliasSpecs                      []Alias
+	AdditionalSecretOutputs         []string
+	IgnoreChanges, ReplaceOnChanges []string
 	// Timeouts are the custom timeouts as given ("5m"; "" for none).
 	CreateTimeout, UpdateTimeout, DeleteTimeout string
 	DeletedWith                                 URN

@@ -26,20 +26,29 @@ func (d *State) Admit(ctx context.Context, r *source.Registration) (*Declared, e
 		d.Stop(err)
 		return nil, err
 	}
+	if r.DeletedWith != "" && d.registered[r.DeletedWith] == nil {
+		err := fmt.Errorf("%s is deleted with %s, which is not a resource registered before it; deletedWith names a resource the program registered earlier, and never the resource itself", r.URN, r.DeletedWith)
+		d.Stop(err)
+		return nil, err
+	}
 	d.registered[r.URN] = dr
 	// An old record is taken once: under its URN, else under an alias
 	// that no other registration took.
 	if old := d.OldLive[r.URN]; old != nil && !d.claimed[old] {
 		dr.Old = old
 	}
-	for _, a := range r.Aliases {
+	aliases := d.aliasesOf(r)
+	for _, a := range aliases {
 		if old := d.OldLive[a]; dr.Old == nil && old != nil && !d.claimed[old] && d.registered[a] == nil {
 			dr.Old = old
 		}
 	}
-	if dr.Old != nil && (len(r.Aliases) > 0 || d.anyAliased) {
+	if dr.Old != nil && (len(aliases) > 0 || d.anyAliased) {
 		d.claimed[dr.Old] = true
 		d.anyAliased = d.anyAliased || dr.Old.URN != r.URN
+		if dr.Old.URN != r.URN {
+			d.noteAliased(r.URN, dr.Old.URN)
+		}
 	}
 	return dr, nil
 }

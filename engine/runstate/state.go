@@ -88,6 +88,9 @@ type State struct {
 	registered map[resource.URN]*Declared
 	claimed    map[*state.Resource]bool // old records taken, when aliases are in play
 	anyAliased bool                     // a registration took an old record by an alias
+	// aliasedFrom maps a registration that took an old record by an
+	// alias to that record's URN (its children's aliases derive from it).
+	aliasedFrom map[resource.URN]resource.URN
 
 	Mu       sync.Mutex // under Mu:
 	StepErrs []error    // the steps that failed

@@ -93,3 +93,11 @@ type Declarative interface {
 type UnknownsAbsent interface {
 	UnknownsAbsent() bool
 }
+
+// LocalDialer is a Hosted whose host dials the engine's services with
+// grpc-go, which takes a Unix socket's address: the engine then serves it
+// on one (on Linux), whose calls cost less CPU than loopback TCP's. Other
+// hosts, and plugins (a component's Construct), get the TCP port.
+type LocalDialer interface {
+	DialsLocal() bool
+}

@@ -58,6 +58,10 @@ type Registration struct {
 	// Aliases are URNs the resource had before (renamed, moved under
 	// another parent): its recorded state is found under them.
 	Aliases []resource.URN
+	// AliasSpecs are former identities the program gave as Pulumi's alias
+	// specs (aliasSpecs): the engine resolves them into URNs as Pulumi's
+	// does, with those its parent's former URN implies.
+	AliasSpecs []resource.Alias
 	// DeletedWith is the resource whose delete deletes this one too ("":
 	// none): when both are deleted in one operation, this one's plugin is
 	// not called (Pulumi's deletedWith).

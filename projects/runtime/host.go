@@ -254,6 +254,10 @@ func (h *host) info() *pulumirpc.ProgramInfo {
 // is ready to serve them (source.Declarative).
 func (h *host) Declarative() bool { return h.p.Runtime == "yaml" }
 
+// DialsLocal is true for Pulumi YAML: its host dials the engine with
+// grpc-go, which takes a Unix socket's address (source.LocalDialer).
+func (h *host) DialsLocal() bool { return h.p.Runtime == "yaml" }
+
 // Run runs the program once through the host.
 func (h *host) Run(ctx context.Context, req source.RunRequest) error {
 	hp, done, err := h.acquire(ctx, req)
