@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/runnerhq/runner/engine"
+	"github.com/runnerhq/runner/engine/backend"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -28,6 +29,17 @@ func (e *env) deletedNames() []string {
 		out = append(out, c.URN.Name())
 	}
 	return out
+}
+
+// journaledDelete reports whether the journal holds a successful delete of
+// the resource named name.
+func (e *env) journaledDelete(name string) bool {
+	for _, en := range e.backend.Entries(project, stack) {
+		if en.Kind == backend.EntrySuccess && en.New == nil && en.Old != nil && en.Old.URN == urn(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // TestDeletedWith checks Pulumi's deletedWith: recorded in the state; a
@@ -55,6 +67,9 @@ func TestDeletedWith(t *testing.T) {
 	}
 	if res.Changes[engine.OpDelete] != 4 || len(e.snap().Resources) != 0 {
 		t.Errorf("destroy: %v, %d resources left", res.Changes, len(e.snap().Resources))
+	}
+	if !e.journaledDelete("b") {
+		t.Error("b's delete is not journaled: a crash after a's delete would fold b back, its deletedWith dangling")
 	}
 
 	if _, err := e.hosted(engine.Up, prog); err != nil {

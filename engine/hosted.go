@@ -57,7 +57,7 @@ func (h *hostedSource) begin(ctx context.Context, d *deployment) error {
 		return err
 	}
 	// The host's own output goes to the project's log from its start.
-	h.out = lines.NewWriter(func(line string) { d.Events.Diag(SeverityInfo, d.maskConfig(line)) })
+	h.out = lines.NewWriter(func(line string) { d.Events.Diag(SeverityInfo, monitor.Unserved(d.maskConfig(line))) })
 	req.Stdout, req.Stderr = h.out, h.out
 	h.lis, h.req, h.listed = lis, req, make(chan struct{})
 	lister, ok := h.hosted.(source.PackageLister)

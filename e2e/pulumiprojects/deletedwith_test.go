@@ -40,8 +40,9 @@ func deletedWithWorkspace(t *testing.T) (*ws, func() []string) {
 
 // TestDeletedWithThroughTheCLI: a YAML program's deletedWith (the Pulumi
 // YAML host sends it once the monitor supports it) is recorded in the
-// state as Pulumi records it; a replacement of a replaces b too, and the
-// plugin deletes only the old a (its delete deletes b; the test plugin
+// state as Pulumi records it; a replacement of a replaces b too (the plan
+// its preview saved is what up executes), and the plugin deletes only the
+// old a (its delete deletes b; the test plugin
 // does not, so the old b stays in its store); a destroy deletes only a in
 // the plugin and removes both from the state.
 func TestDeletedWithThroughTheCLI(t *testing.T) {
@@ -52,11 +53,12 @@ func TestDeletedWithThroughTheCLI(t *testing.T) {
 		t.Fatalf("b is recorded as %v, want deletedWith %v", b, a["urn"])
 	}
 	w.ok("-p", "e", "-s", "dev", "config", "set", "p:aname", "two")
-	r := w.ok("-p", "e", "-s", "dev", "--json", "preview")
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	r := w.ok("-p", "e", "-s", "dev", "--json", "preview", "--out", plan)
 	if c := runnerSummary(t, r); c["replace"] != 2 {
 		t.Errorf("the preview of a's replacement counts %v, want a and b replaced", c)
 	}
-	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan)
 	if got, want := things(), []string{"a", "b", "b"}; !equal(got, want) {
 		t.Errorf("after the replacement the store holds %v, want %v (the old b left to a's delete)", got, want)
 	}

@@ -211,3 +211,25 @@ func TestRunnerPreviewsPulumiCLIsTransforms(t *testing.T) {
 		})
 	}
 }
+
+// TestResourceHooksRefusedNamingRunner: resource hooks are not served; the
+// SDK refuses them, and what runner prints says runner does not support
+// them, not that the Pulumi CLI needs an update. Nothing is created.
+func TestResourceHooksRefusedNamingRunner(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.jsProject("h", "h", `
+const hook = new pulumi.ResourceHook("announce", async () => { console.log("created"); });
+new pulumi.CustomResource("testprov:index:Thing", "a", { value: "a" }, { hooks: { afterCreate: [hook] } });
+`)
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      h: {path: h}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	r := w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	out := r.Stdout + r.Stderr
+	if !strings.Contains(out, "runner does not support resource hooks yet") || strings.Contains(out, "Please update the Pulumi CLI") {
+		t.Errorf("the refused hook does not say runner does not support resource hooks:\n%s", out)
+	}
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("the refused program created %v", got)
+	}
+}

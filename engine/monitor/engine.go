@@ -22,7 +22,7 @@ type engineService struct {
 
 // Log routes a program's message to the project's log.
 func (e *engineService) Log(_ context.Context, req *pulumirpc.LogRequest) (*emptypb.Empty, error) {
-	e.d.Log(severity(req.GetSeverity()), req.GetMessage(), resource.URN(req.GetUrn()))
+	e.d.Log(severity(req.GetSeverity()), Unserved(req.GetMessage()), resource.URN(req.GetUrn()))
 	return &emptypb.Empty{}, nil
 }
 

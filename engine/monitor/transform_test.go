@@ -82,3 +82,20 @@ func TestCallbackConnectionReused(t *testing.T) {
 		t.Errorf("after the run: %v, %d connections", err, len(tf.conns))
 	}
 }
+
+// TestUnserved: an SDK's refusal of a feature runner does not serve says
+// runner does not support it; other messages are left alone.
+func TestUnserved(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Error: The Pulumi CLI does not support resource hooks. Please update the Pulumi CLI",
+			"Error: runner does not support resource hooks yet (the Pulumi SDK's message names the Pulumi CLI, which runner replaces; updating it does not help)"},
+		{"error: the Pulumi CLI does not support the ReplaceWith option. Please update the Pulumi CLI.\n    at x",
+			"error: runner does not support the ReplaceWith option yet (the Pulumi SDK's message names the Pulumi CLI, which runner replaces; updating it does not help)\n    at x"},
+		{"this thing does not support that", "this thing does not support that"},
+		{"created thing-1", "created thing-1"},
+	} {
+		if got := Unserved(tc.in); got != tc.want {
+			t.Errorf("Unserved(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

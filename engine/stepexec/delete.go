@@ -18,9 +18,12 @@ func (d *Executor) Delete(ctx context.Context, x runstate.Doomed) (func(), error
 	var plugin resource.Plugin
 	if x.Res.Custom && !runstate.IsProvider(x.Res.Type) && !x.Res.External {
 		var err error
-		if d.DryRun || x.Res.RetainOnDelete || d.DeletedWithDeleting(x.Res) {
+		switch {
+		case d.DryRun || x.Res.RetainOnDelete:
 			_, err = d.PluginFor(ctx, x.Res) // no call: nothing to configure
-		} else {
+		case d.DeletedWithDeleting(x.Res):
+			plugin, err = d.PluginFor(ctx, x.Res) // journaled, not called: nothing to configure
+		default:
 			plugin, err = d.PluginOf(ctx, x.Res)
 		}
 		if err != nil {
@@ -54,14 +57,18 @@ func (d *Executor) deleteResource(ctx context.Context, res *state.Resource, op p
 	if !quiet {
 		d.StepStart(op, res.URN, res.Type, nil)
 	}
-	if plugin != nil && !res.RetainOnDelete && !d.DryRun && !d.DeletedWithDeleting(res) {
+	if plugin != nil && !res.RetainOnDelete && !d.DryRun {
 		seq, err := d.begin(ctx, op, res, nil)
 		if err != nil {
 			d.StepFailed(op, res.URN, res.Type, err, start)
 			return err
 		}
-		err = CallDelete(ctx, plugin, res)
-		err = ExplainGone(ctx, plugin, res, err)
+		// Deleted with a resource this operation deletes, it is journaled
+		// as deleted (a crash folds it so) and the plugin is not called.
+		if !d.DeletedWithDeleting(res) {
+			err = CallDelete(ctx, plugin, res)
+			err = ExplainGone(ctx, plugin, res, err)
+		}
 		unknown, err := d.OutcomeUnknown(err, op, res, nil)
 		if !unknown { // unknown: the journal step stays open, pending
 			if jerr := d.end(ctx, seq, err == nil, op, res, nil); jerr != nil && err == nil {
