@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/runnerhq/runner/engine/pluginhost"
+	"github.com/runnerhq/runner/internal/gctune"
 	"github.com/runnerhq/runner/runner/term"
 )
 
@@ -24,6 +25,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == pluginhost.KeeperArg {
 		os.Exit(pluginhost.RunKeeper(os.Args[2:]))
 	}
+	gctune.Self()
 	if exe, err := os.Executable(); err == nil {
 		pluginhost.UseKeeper(exe)
 	}

@@ -106,3 +106,25 @@ func TestDeletedWithInterop(t *testing.T) {
 		t.Errorf("after runner's destroy of Pulumi's stack the store holds %v, want %v", got, want)
 	}
 }
+
+// TestDeletedWithFromTypeScript: the TypeScript SDK's deletedWith option
+// (which it refuses unless the monitor supports it) reaches the state,
+// and a destroy deletes only a in the plugin.
+func TestDeletedWithFromTypeScript(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.jsProject("p", "p", `
+const a = new pulumi.CustomResource("testprov:index:Thing", "a", {value: "a"});
+new pulumi.CustomResource("testprov:index:Thing", "b", {value: "b"}, {deletedWith: a});
+`)
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      p: {path: p}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if a, b := exported(t, w, "p", "a"), exported(t, w, "p", "b"); a == nil || b == nil || b["deletedWith"] != a["urn"] {
+		t.Fatalf("b is recorded as %v, want deletedWith a", b)
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got, want := values(t, store), []string{"b"}; !equal(got, want) {
+		t.Errorf("after destroy the store holds %v, want %v (only a deleted by the plugin)", got, want)
+	}
+}

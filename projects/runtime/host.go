@@ -26,6 +26,7 @@ import (
 	"github.com/runnerhq/runner/engine/plugincache"
 	"github.com/runnerhq/runner/engine/pluginhost"
 	"github.com/runnerhq/runner/engine/source"
+	"github.com/runnerhq/runner/internal/gctune"
 	"github.com/runnerhq/runner/projects/pulumiproject"
 )
 
@@ -124,7 +125,7 @@ func (h *host) start(ctx context.Context, req source.RunRequest) (*hostProc, err
 	cmd := exec.Command(h.bin, req.EngineAddress)
 	cmd.Dir, cmd.Env = h.prog.Pwd, h.o.environ()
 	if h.p.Runtime == "yaml" {
-		cmd.Env = hostGCEnv(cmd.Env, memTotal)
+		cmd.Env = hostGCEnv(cmd.Env, gctune.Limit())
 	}
 	outR, err := cmd.StdoutPipe()
 	if err != nil {
