@@ -95,8 +95,8 @@ func TestHostedRemoteComponent(t *testing.T) {
 		strings.Join(req.ConfigSecretKeys, ",") != "proj:pw" || req.Protect == nil || *req.Protect || req.IgnoreChanges[0] != "x" {
 		t.Errorf("the up's Construct request: %+v", req)
 	}
-	if _, ok := req.Inputs["n"].(resource.Secret); !ok {
-		t.Errorf("the secret input reached Construct as %#v", req.Inputs["n"])
+	if o, ok := req.Inputs["n"].(resource.Output); !ok || !o.Secret || !o.Known || o.Element != 2.0 {
+		t.Errorf("the secret input reached Construct as %#v, want a secret output value (as Pulumi's engine upgrades it)", req.Inputs["n"])
 	}
 	pair := resource.NewURN(stack, project, "", "test:index:Pair", "pair")
 	if deps := got.GetPropertyDependencies()["n"].GetUrns(); got.GetUrn() != string(pair) || len(deps) != 1 || !strings.HasSuffix(deps[0], "::pair-child") {

@@ -76,7 +76,7 @@ func mustStruct(t *testing.T, m resource.PropertyMap) *structpb.Struct {
 // log, and the shutdown signal.
 func sdkChain(t *testing.T, second bool) hostedFunc {
 	return func(ctx context.Context, c *client) error {
-		for id, want := range map[string]bool{"secrets": true, "resourceReferences": false, "outputValues": false, "transforms": true, "resourceHooks": false,
+		for id, want := range map[string]bool{"secrets": true, "resourceReferences": true, "outputValues": true, "transforms": true, "resourceHooks": false,
 			"deletedWith": true, "aliasSpecs": true, "replaceWith": false, "replacementTrigger": false} {
 			resp, err := c.mon.SupportsFeature(ctx, &pulumirpc.SupportsFeatureRequest{Id: id})
 			if err != nil || resp.GetHasSupport() != want {

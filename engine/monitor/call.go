@@ -27,24 +27,34 @@ func (m *monitor) Call(ctx context.Context, req *pulumirpc.ResourceCallRequest) 
 	if req.GetPackageRef() != "" {
 		return nil, status.Errorf(codes.Unimplemented, "%s uses a parameterized package, which runner does not support", req.GetTok())
 	}
-	args, err := recv(req.GetArgs())
+	args, err := recvOutputs(req.GetArgs())
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "the arguments of %s: %v", req.GetTok(), err)
 	}
 	cr := resource.CallRequest{Token: req.GetTok(), Args: args}
 	cr.MonitorAddress = m.addr
-	if ad := req.GetArgDependencies(); len(ad) > 0 {
-		cr.ArgDependencies = make(map[string][]resource.URN, len(ad))
-		for k, v := range ad {
-			cr.ArgDependencies[k] = urns(v.GetUrns())
+	// As Pulumi's engine: an argument depends on what it was said to, and
+	// on the dependencies of the output values in it.
+	deps := make(map[string][]resource.URN, len(args))
+	for k, v := range req.GetArgDependencies() {
+		deps[k] = urns(v.GetUrns())
+	}
+	for k, v := range args {
+		if d := resource.OutputDependencies(deps[k], v); len(d) > 0 {
+			deps[k] = d
 		}
+	}
+	if len(deps) > 0 {
+		cr.ArgDependencies = deps
 	}
 	res, err := m.d.Call(ctx, CallRequest{Request: cr, Provider: req.GetProvider(),
 		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL()})
 	if err != nil {
 		return nil, stepStatus(err)
 	}
-	obj, err := wire.Marshal(res.Return, wire.Options{KeepUnknowns: m.info.DryRun, KeepSecrets: true})
+	// As Pulumi's engine: secrets and references kept, whatever the
+	// request says.
+	obj, err := wire.Marshal(res.Return, wire.Options{KeepUnknowns: m.info.DryRun, KeepSecrets: true, KeepResources: true})
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "the result of %s: %v", req.GetTok(), err)
 	}

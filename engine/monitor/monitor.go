@@ -31,7 +31,11 @@ type monitor struct {
 
 // supported are the monitor features runner implements; any other is
 // answered false, so the SDKs do not use it.
-var supported = map[string]bool{"secrets": true, "transforms": true, "invokeTransforms": true, "deletedWith": true, "aliasSpecs": true}
+var supported = map[string]bool{"secrets": true, "resourceReferences": true, "outputValues": true,
+	"transforms": true, "invokeTransforms": true, "deletedWith": true, "aliasSpecs": true}
+
+// getResourceToken is the built-in function that reads a resource's state.
+const getResourceToken = "pulumi:pulumi:getResource"
 
 // SupportsFeature says whether a feature is supported.
 func (m *monitor) SupportsFeature(_ context.Context, req *pulumirpc.SupportsFeatureRequest) (*pulumirpc.SupportsFeatureResponse, error) {
@@ -87,13 +91,28 @@ func (m *monitor) send(outputs resource.PropertyMap, secrets, resources bool) (*
 	return wire.Marshal(outputs, wire.Options{KeepUnknowns: m.info.DryRun, KeepSecrets: secrets, KeepResources: resources})
 }
 
-// recv decodes a program's property values (secrets kept, unknowns read as
-// resource.Computed).
+// recv decodes a program's property values as Pulumi's engine does:
+// secrets and resource references kept, unknowns read as
+// resource.Computed.
 func recv(s *structpb.Struct) (resource.PropertyMap, error) {
 	if s == nil {
 		return resource.PropertyMap{}, nil
 	}
-	return wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true})
+	return wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true})
+}
+
+// recvOutputs decodes a remote component's inputs or a method's arguments
+// as Pulumi's engine does: output values kept (resource.Output), secrets
+// and unknowns upgraded to output values.
+func recvOutputs(s *structpb.Struct) (resource.PropertyMap, error) {
+	m, err := wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true, KeepOutputValues: true})
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range m {
+		m[k] = resource.UpgradeToOutputs(v)
+	}
+	return m, nil
 }
 
 // urnOf computes the URN of a resource registered with a parent.
@@ -107,18 +126,26 @@ func (m *monitor) urnOf(parent, typ, name string) resource.URN {
 
 // accepted refuses what runner does not support in a registration (a
 // custom resource's or a remote component's) with Unimplemented, and
-// returns its URN and inputs. Its transforms have run.
+// returns its URN and inputs (output values kept in a remote component's,
+// downgraded in others', as Pulumi's engine reads them). Its transforms
+// have run.
 func (m *monitor) accepted(req *pulumirpc.RegisterResourceRequest) (resource.URN, resource.PropertyMap, error) {
 	switch {
 	case hooked(req.GetHooks()):
 		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses resource hooks (beforeCreate, afterUpdate, ...), which runner does not support yet", req.GetType(), req.GetName())
+	case len(req.GetReplaceWith()) > 0 || req.GetReplacementTrigger() != nil:
+		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses replaceWith or replacementTrigger, which runner does not support yet (the SDKs refuse them, as the monitor says; a transform set them)", req.GetType(), req.GetName())
 	case req.GetPackageRef() != "":
 		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses a parameterized package, which runner does not support", req.GetType(), req.GetName())
 	case req.GetType() == "" || req.GetName() == "":
 		return "", nil, status.Errorf(codes.InvalidArgument, "a resource needs a type and a name (got type %q, name %q)", req.GetType(), req.GetName())
 	}
 	urn := m.urnOf(req.GetParent(), req.GetType(), req.GetName())
-	inputs, err := recv(req.GetObject())
+	read := recv
+	if req.GetRemote() {
+		read = recvOutputs
+	}
+	inputs, err := read(req.GetObject())
 	if err != nil {
 		return "", nil, status.Errorf(codes.InvalidArgument, "the inputs of %s: %v", urn, err)
 	}
@@ -258,7 +285,9 @@ func (m *monitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInvokeReque
 	if err != nil {
 		return nil, stepStatus(err)
 	}
-	obj, err := m.send(res.Return, true, req.GetAcceptResources())
+	// getResource answers with references whatever the request says, as
+	// Pulumi's engine does for the SDKs that never set acceptResources.
+	obj, err := m.send(res.Return, true, req.GetAcceptResources() || req.GetTok() == getResourceToken)
 	if err != nil {
 		return nil, status.Errorf(codes.Internal, "the result of %s: %v", req.GetTok(), err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -30,7 +31,11 @@ func (p *plugin) call(ctx context.Context, req resource.CallRequest) (resource.C
 	if !p.acceptSecrets {
 		return resource.CallResponse{}, fmt.Errorf("the %s plugin does not accept secrets, and a plugin whose components have methods must (as Pulumi's engine requires)", p.pkg)
 	}
-	args, err := p.send(req.Args, true, false)
+	// As Pulumi's engine: a method gets its __self__ and other resource
+	// arguments as references whatever the plugin's Configure answered,
+	// output values only when it accepts them (downgraded otherwise).
+	args, err := wire.Marshal(req.Args, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true,
+		KeepOutputValues: p.acceptOutputs})
 	if err != nil {
 		return resource.CallResponse{}, err
 	}
@@ -51,16 +56,12 @@ func (p *plugin) call(ctx context.Context, req resource.CallRequest) (resource.C
 		return resource.CallResponse{}, p.callError(ctx, "call", resource.URN(req.Token), err)
 	}
 	out := resource.CallResponse{}
-	if out.Return, err = p.recv(resp.GetReturn(), false, req.Args); err != nil {
-		return resource.CallResponse{}, fmt.Errorf("the %s plugin's %s returned %w", p.pkg, req.Token, err)
-	}
+	deps := map[string][]resource.URN{}
 	for k, v := range resp.GetReturnDependencies() {
-		if out.ReturnDependencies == nil {
-			out.ReturnDependencies = map[string][]resource.URN{}
-		}
-		for _, u := range v.GetUrns() {
-			out.ReturnDependencies[k] = append(out.ReturnDependencies[k], resource.URN(u))
-		}
+		deps[k] = urnsOf(v.GetUrns())
+	}
+	if out.Return, out.ReturnDependencies, err = answered(resp.GetReturn(), deps); err != nil {
+		return resource.CallResponse{}, fmt.Errorf("the %s plugin's %s returned %w", p.pkg, req.Token, err)
 	}
 	for _, f := range resp.GetFailures() {
 		out.Failures = append(out.Failures, resource.CheckFailure{Property: f.GetProperty(), Reason: f.GetReason()})

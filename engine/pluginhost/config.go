@@ -58,8 +58,10 @@ func (p *plugin) runConfigure(req resource.ConfigureRequest) {
 	}
 	if p.handshake {
 		p.acceptSecrets, p.acceptResources, p.supportsPreview = p.hs.GetAcceptSecrets(), p.hs.GetAcceptResources(), true
+		p.acceptOutputs = p.hs.GetAcceptOutputs()
 	} else {
 		p.acceptSecrets, p.acceptResources = resp.GetAcceptSecrets(), resp.GetAcceptResources()
+		p.acceptOutputs = resp.GetAcceptOutputs()
 		p.supportsPreview = resp.GetSupportsPreview()
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -33,7 +35,10 @@ func (p *plugin) construct(ctx context.Context, req resource.ConstructRequest) (
 	if !p.acceptSecrets {
 		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin does not accept secrets, and a plugin that constructs components must (as Pulumi's engine requires)", p.pkg)
 	}
-	inputs, err := p.send(req.Inputs, true, false)
+	// As Pulumi's engine: output values only to a plugin that accepts
+	// them, downgraded otherwise.
+	inputs, err := wire.Marshal(req.Inputs, wire.Options{KeepUnknowns: true, KeepSecrets: true,
+		KeepResources: p.acceptResources, KeepOutputValues: p.acceptOutputs})
 	if err != nil {
 		return resource.ConstructResponse{}, err
 	}
@@ -78,18 +83,45 @@ func (p *plugin) construct(ctx context.Context, req resource.ConstructRequest) (
 		return resource.ConstructResponse{}, p.callError(ctx, "construct", resource.NewURN(req.Stack, req.Project, parentType, req.Type, req.Name), err)
 	}
 	out := resource.ConstructResponse{URN: resource.URN(resp.GetUrn())}
-	if out.State, err = p.recv(resp.GetState(), false, req.Inputs); err != nil {
+	deps := map[string][]resource.URN{}
+	for k, v := range resp.GetStateDependencies() {
+		deps[k] = urnsOf(v.GetUrns())
+	}
+	if out.State, out.StateDependencies, err = answered(resp.GetState(), deps); err != nil {
 		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin's construct of %s %q returned %w", p.pkg, req.Type, req.Name, err)
 	}
-	if sd := resp.GetStateDependencies(); len(sd) > 0 {
-		out.StateDependencies = make(map[string][]resource.URN, len(sd))
-		for k, v := range sd {
-			for _, u := range v.GetUrns() {
-				out.StateDependencies[k] = append(out.StateDependencies[k], resource.URN(u))
-			}
+	return out, nil
+}
+
+// answered reads a Construct's or Call's answer as Pulumi's engine does:
+// output values in it add their dependencies to those of their property
+// (deps, which it returns, nil when empty) and are downgraded.
+func answered(s *structpb.Struct, deps map[string][]resource.URN) (resource.PropertyMap, map[string][]resource.URN, error) {
+	m, err := wire.Unmarshal(s, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true, KeepOutputValues: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	for k, v := range m {
+		if d := resource.OutputDependencies(deps[k], v); len(d) > 0 {
+			deps[k] = d
 		}
 	}
-	return out, nil
+	if len(deps) == 0 {
+		deps = nil
+	}
+	return resource.DowngradeOutputsMap(m), deps, nil
+}
+
+// urnsOf converts URN strings from the wire.
+func urnsOf(list []string) []resource.URN {
+	if len(list) == 0 {
+		return nil
+	}
+	out := make([]resource.URN, len(list))
+	for i, u := range list {
+		out[i] = resource.URN(u)
+	}
+	return out
 }
 
 // urnStrings converts URNs for the wire.

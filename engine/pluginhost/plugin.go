@@ -42,8 +42,9 @@ type plugin struct {
 	rpc             pulumirpc.ResourceProviderClient
 	handshake       bool // false: a legacy plugin, its flags come from Configure
 	hs              *pulumirpc.ProviderHandshakeResponse
-	acceptSecrets   bool // these three are set by Configure
+	acceptSecrets   bool // these four are set by Configure
 	acceptResources bool
+	acceptOutputs   bool // output values in Construct and Call
 	supportsPreview bool
 
 	closeOnce  sync.Once

@@ -6,6 +6,7 @@ package pluginhost
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/runnerhq/runner/engine/pluginhost/providertest"
+	"github.com/runnerhq/runner/engine/pluginhost/wire"
 	"github.com/runnerhq/runner/engine/resource"
 )
 
@@ -265,5 +267,104 @@ func TestTestprovAssetsAndReferences(t *testing.T) {
 	got, err := p.Create(ctx, resource.CreateRequest{URN: ref, Type: providertest.TypeRef, Inputs: resource.PropertyMap{"target": target}})
 	if err != nil || got.Outputs["targetUrn"] != string(target.URN) || got.Outputs["targetId"] != "thing-1" {
 		t.Fatalf("Create of a Ref = %+v, %v", got, err)
+	}
+}
+
+// TestTestprovReferencesPerAcceptance: a resource reference reaches a
+// plugin's Create as a reference only when its Configure accepted
+// resources, else as the resource's ID (as Pulumi's engine sends it);
+// a method's __self__ is a reference either way, as Pulumi's Call sends
+// it.
+func TestTestprovReferencesPerAcceptance(t *testing.T) {
+	for _, accept := range []bool{true, false} {
+		t.Run(fmt.Sprintf("accept=%v", accept), func(t *testing.T) {
+			tp := newTestprov(t, fmt.Sprintf("%s=%v", providertest.EnvAcceptResources, accept))
+			p := tp.configure(t, nil)
+			ctx := context.Background()
+			target := resource.ResourceReference{URN: testprovURNOf("t"), ID: "thing-1", PackageVersion: "1.2.3"}
+			got, err := p.Create(ctx, resource.CreateRequest{URN: "urn:pulumi:dev::web::testprov:index:Ref::r", Type: providertest.TypeRef,
+				Inputs: resource.PropertyMap{"target": target}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, sawRef := got.Outputs["targetUrn"]; sawRef != accept || got.Outputs["targetId"] != "thing-1" {
+				t.Errorf("the plugin saw the reference as %v", got.Outputs)
+			}
+			self := resource.ResourceReference{URN: "urn:pulumi:dev::web::testprov:index:Pair::pair"}
+			ret, err := p.(resource.Caller).Call(ctx, resource.CallRequest{Token: "testprov:index:Pair/greet",
+				Args: resource.PropertyMap{"__self__": self, "greeting": "hi"}})
+			if err != nil || ret.Return["message"] != "hi from pair" || ret.Return["selfKind"] != "reference" {
+				t.Errorf("greet answered %v, %v; want __self__ seen as a reference", ret.Return, err)
+			}
+		})
+	}
+}
+
+// TestTestprovOutputValuesPerAcceptance: an output value reaches a
+// method as an output value, with its dependencies, only when the
+// plugin's Configure accepted outputs, else downgraded (a secret stays
+// secret), as Pulumi's engine sends it.
+func TestTestprovOutputValuesPerAcceptance(t *testing.T) {
+	dep := testprovURNOf("t")
+	for _, accept := range []bool{true, false} {
+		t.Run(fmt.Sprintf("accept=%v", accept), func(t *testing.T) {
+			tp := newTestprov(t, fmt.Sprintf("%s=%v", providertest.EnvAcceptOutputs, accept))
+			p := tp.configure(t, nil)
+			self := resource.ResourceReference{URN: "urn:pulumi:dev::web::testprov:index:Pair::pair"}
+			for _, tt := range []struct {
+				greeting any
+				kind     string // accepted; else downgraded
+				deps     int
+			}{
+				{resource.Output{Element: "hi", Known: true, Dependencies: []resource.URN{dep}}, "output", 1},
+				{resource.Output{Element: "hi", Known: true, Secret: true}, "output", 0},
+			} {
+				ret, err := p.(resource.Caller).Call(context.Background(), resource.CallRequest{Token: "testprov:index:Pair/greet",
+					Args: resource.PropertyMap{"__self__": self, "greeting": tt.greeting}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := tt.greeting.(resource.Output)
+				kind, deps := tt.kind, tt.deps
+				if !accept {
+					kind, deps = "plain", 0
+					if o.Secret {
+						kind = "secret"
+					}
+				}
+				got, _ := ret.Return["greetingDeps"].([]any)
+				if ret.Return["message"] != "hi from pair" || ret.Return["greetingKind"] != kind || len(got) != deps {
+					t.Errorf("greet of %v answered %v; want greetingKind %s and %d dependencies", o, ret.Return, kind, deps)
+				}
+			}
+		})
+	}
+}
+
+// TestAnswered: output values in a Construct's or Call's answer add their
+// dependencies to their property's and are downgraded, as Pulumi's engine
+// reads them.
+func TestAnswered(t *testing.T) {
+	a, b := testprovURNOf("a"), testprovURNOf("b")
+	s, err := wire.Marshal(resource.PropertyMap{
+		"x": resource.Output{Element: "v", Known: true, Secret: true, Dependencies: []resource.URN{a, b}},
+		"y": map[string]any{"z": resource.Output{Dependencies: []resource.URN{b}}},
+		"w": "plain",
+	}, wire.Options{KeepUnknowns: true, KeepSecrets: true, KeepOutputValues: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, deps, err := answered(s, map[string][]resource.URN{"x": {a}, "w": {a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resource.DeepEqual(m["x"], resource.Secret{Element: "v"}) || m["w"] != "plain" {
+		t.Errorf("answered %#v, want x a secret and w plain", m)
+	}
+	if y, _ := m["y"].(map[string]any); y == nil || y["z"] != (resource.Computed{}) {
+		t.Errorf("an unknown output value answered as %#v", m["y"])
+	}
+	if fmt.Sprint(deps) != fmt.Sprint(map[string][]resource.URN{"x": {a, b}, "y": {b}, "w": {a}}) {
+		t.Errorf("dependencies %v", deps)
 	}
 }

@@ -165,8 +165,14 @@ func (a Archive) Equal(b Archive) bool {
 	return DeepEqual(a.Assets, b.Assets)
 }
 
-// Equal reports whether two references name the same resource, ID and
-// package version; an unknown ID equals nothing.
+// Equal reports whether two references are the same as Pulumi compares
+// them: the same URN and the same ID, two unknown IDs counting as the
+// same; the package version is not compared.
 func (r ResourceReference) Equal(o ResourceReference) bool {
-	return r.URN == o.URN && r.PackageVersion == o.PackageVersion && DeepEqual(r.ID, o.ID)
+	if r.URN != o.URN {
+		return false
+	}
+	_, rc := r.ID.(Computed)
+	_, oc := o.ID.(Computed)
+	return rc && oc || DeepEqual(r.ID, o.ID)
 }

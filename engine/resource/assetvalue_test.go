@@ -131,7 +131,14 @@ func TestAssetValues(t *testing.T) {
 		{"archives without hash", Archive{Assets: map[string]any{"a": NewFileAsset("x")}}, Archive{Assets: map[string]any{"a": NewFileAsset("x")}}, true},
 		{"archives without hash differ", Archive{Assets: map[string]any{"a": NewFileAsset("x")}}, Archive{Assets: map[string]any{"a": NewFileAsset("y")}}, false},
 		{"references", ref, ResourceReference{URN: ref.URN, ID: "id-1"}, true},
-		{"reference with unknown ID", ResourceReference{URN: ref.URN, ID: Computed{}}, ResourceReference{URN: ref.URN, ID: Computed{}}, false},
+		// As Pulumi compares them: two unknown IDs are the same, an
+		// unknown and a known one are not, package versions do not count.
+		{"references with unknown IDs", ResourceReference{URN: ref.URN, ID: Computed{}}, ResourceReference{URN: ref.URN, ID: Computed{}}, true},
+		{"reference with an unknown ID", ResourceReference{URN: ref.URN, ID: Computed{}}, ref, false},
+		{"references of other IDs", ref, ResourceReference{URN: ref.URN, ID: "id-2"}, false},
+		{"references of other URNs", ref, ResourceReference{URN: ref.URN + "x", ID: "id-1"}, false},
+		{"references of other package versions", ref, ResourceReference{URN: ref.URN, ID: "id-1", PackageVersion: "1.2.3"}, true},
+		{"custom and component references", ref, ResourceReference{URN: ref.URN}, false},
 		{"component references", ResourceReference{URN: ref.URN}, ResourceReference{URN: ref.URN}, true},
 	}
 	for _, tt := range eq {

@@ -127,6 +127,8 @@ func typeName(v any) string {
 		return "an archive"
 	case ResourceReference:
 		return "a resource reference"
+	case Output:
+		return "an output value"
 	}
 	return fmt.Sprintf("%T", v)
 }

@@ -21,7 +21,7 @@ func normalizeOne(v any) (any, bool, error) {
 	switch x := v.(type) {
 	case nil, bool, float64, string, Computed, Asset, ResourceReference:
 		return x, true, nil
-	case Secret, PropertyMap, map[string]any, []any:
+	case Secret, Output, PropertyMap, map[string]any, []any:
 		return nil, false, nil
 	case Archive:
 		return nil, false, checkMembers(x)
@@ -136,16 +136,19 @@ func DeepEqual(a, b any) bool {
 	case ResourceReference:
 		y, ok := b.(ResourceReference)
 		return ok && x.Equal(y)
+	case Output:
+		y, ok := b.(Output)
+		return ok && x.Equal(y)
 	}
 	switch b.(type) {
-	case Computed, Secret, map[string]any, []any, Asset, Archive, ResourceReference:
+	case Computed, Secret, map[string]any, []any, Asset, Archive, ResourceReference, Output:
 		return false
 	}
 	return a == b
 }
 
 // ContainsComputed reports whether v holds a Computed value anywhere,
-// counting a resource reference whose ID is unknown.
+// counting a resource reference whose ID is unknown and an unknown Output.
 func ContainsComputed(v any) bool {
 	return !Walk(v, func(x any, _ bool) bool {
 		switch y := x.(type) {
@@ -154,6 +157,8 @@ func ContainsComputed(v any) bool {
 		case ResourceReference:
 			_, computed := y.ID.(Computed)
 			return !computed
+		case Output:
+			return y.Known
 		}
 		return true
 	})

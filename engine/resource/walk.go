@@ -7,8 +7,9 @@ import (
 
 // Walk calls visit for v and then for every value nested inside it, depth
 // first: the entries of a map[string]any or PropertyMap, the elements of a
-// []any, the element of a Secret, the members of an Archive. secret says that the value lies inside a
-// Secret. visit returns whether to go on; Walk returns false when a visit
+// []any, the element of a Secret or of a known Output, the members of an
+// Archive. secret says that the value lies inside a Secret (or a secret
+// Output). visit returns whether to go on; Walk returns false when a visit
 // ended the walk.
 func Walk(v any, visit func(v any, secret bool) bool) bool {
 	return walk(v, false, visit)
@@ -21,6 +22,8 @@ func walk(v any, secret bool, visit func(any, bool) bool) bool {
 	switch x := v.(type) {
 	case Secret:
 		return walk(x.Element, true, visit)
+	case Output:
+		return !x.Known || walk(x.Element, secret || x.Secret, visit)
 	case map[string]any:
 		for _, e := range x {
 			if !walk(e, secret, visit) {
@@ -77,6 +80,16 @@ func MapErr(v any, fn func(v any) (out any, done bool, err error)) (any, error) 
 			return nil, err
 		}
 		return Secret{Element: e}, nil
+	case Output:
+		if !x.Known {
+			return x, nil
+		}
+		e, err := MapErr(x.Element, fn)
+		if err != nil {
+			return nil, err
+		}
+		x.Element = e
+		return x, nil
 	case PropertyMap:
 		return mapEntries(x, fn)
 	case map[string]any:
@@ -117,11 +130,17 @@ func mapEntries(m map[string]any, fn func(any) (any, bool, error)) (any, error) 
 	return out, nil
 }
 
-// ContainsSecret reports whether v holds a Secret anywhere.
+// ContainsSecret reports whether v holds a Secret (or a secret Output)
+// anywhere.
 func ContainsSecret(v any) bool {
 	return !Walk(v, func(x any, _ bool) bool {
-		_, secret := x.(Secret)
-		return !secret
+		switch y := x.(type) {
+		case Secret:
+			return false
+		case Output:
+			return !y.Secret
+		}
+		return true
 	})
 }
 
@@ -177,6 +196,10 @@ func DeepCopy(v any) any {
 		return out
 	case Secret:
 		return Secret{Element: DeepCopy(x.Element)}
+	case Output:
+		x.Element = DeepCopy(x.Element)
+		x.Dependencies = append([]URN(nil), x.Dependencies...)
+		return x
 	}
 	return v
 }

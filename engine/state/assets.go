@@ -66,18 +66,16 @@ func encodeLocated(sig, hash, path, uri string) (m map[string]any, located bool)
 }
 
 // EncodeResourceReference returns Pulumi's JSON form of a resource
-// reference: the signature, urn, id ("" while unknown; left out for a
-// component) and packageVersion (left out when "").
+// reference, as Pulumi's state records it: the signature, urn,
+// packageVersion (even "") and id ("" while unknown; left out for a
+// component).
 func EncodeResourceReference(r resource.ResourceReference) map[string]any {
-	m := map[string]any{SigKey: ResourceReferenceSig, "urn": string(r.URN)}
+	m := map[string]any{SigKey: ResourceReferenceSig, "urn": string(r.URN), "packageVersion": r.PackageVersion}
 	switch id := r.ID.(type) {
 	case string:
 		m["id"] = id
 	case resource.Computed:
 		m["id"] = ""
-	}
-	if r.PackageVersion != "" {
-		m["packageVersion"] = r.PackageVersion
 	}
 	return m
 }

@@ -55,6 +55,18 @@ func TestAssetsRoundTrip(t *testing.T) {
 	if id := back["r"].(resource.ResourceReference).ID; id != (resource.Computed{}) {
 		t.Errorf("an unknown ID decodes as %#v", id)
 	}
+	// As Pulumi's state records references: packageVersion always, even
+	// "", and no id for a component.
+	enc, _ = state.MarshalProperties(ctx, resource.PropertyMap{"c": resource.ResourceReference{URN: urn},
+		"r": resource.ResourceReference{URN: urn, ID: "id-1"}}, c)
+	for k, want := range map[string]map[string]any{
+		"c": {state.SigKey: state.ResourceReferenceSig, "urn": string(urn), "packageVersion": ""},
+		"r": {state.SigKey: state.ResourceReferenceSig, "urn": string(urn), "packageVersion": "", "id": "id-1"},
+	} {
+		if !reflect.DeepEqual(enc[k], want) {
+			t.Errorf("the reference %s encodes as %#v, want %#v", k, enc[k], want)
+		}
+	}
 	want := map[string]any{state.SigKey: state.AssetSig, "hash": text.Hash, "text": "hello"}
 	if e, _ := state.MarshalProperties(ctx, resource.PropertyMap{"a": text}, c); !reflect.DeepEqual(e["a"], want) {
 		t.Errorf("a text asset encodes as %#v, want %#v", e["a"], want)

@@ -26,6 +26,8 @@ const (
 	EnvAcceptSecrets = "TESTPROV_ACCEPT_SECRETS"
 	// EnvAcceptResources "false" makes it answer accept_resources = false.
 	EnvAcceptResources = "TESTPROV_ACCEPT_RESOURCES"
+	// EnvAcceptOutputs "false" makes it answer accept_outputs = false.
+	EnvAcceptOutputs = "TESTPROV_ACCEPT_OUTPUTS"
 	// EnvLegacy "1" makes Handshake return Unimplemented.
 	EnvLegacy = "TESTPROV_LEGACY"
 	// EnvStartDelay (a Go duration) delays the port line.

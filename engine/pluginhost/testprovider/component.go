@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -20,7 +21,8 @@ const typePair = "testprov:index:Pair"
 // multi-language component provider does: it registers the component with
 // the options the program gave it, its two children parented to it (on
 // the program's testprov provider, if it gave one), the component's
-// outputs, and answers with the component's URN and outputs.
+// outputs (and valueKind: how its value came, as greet's greetingKind),
+// and answers with the component's URN and outputs.
 // TESTPROV_NO_CONSTRUCT=1 answers Unimplemented, as a provider without
 // components does; the value fail-construct fails after the first child.
 func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest) (*pulumirpc.ConstructResponse, error) {
@@ -59,6 +61,8 @@ func (s *server) Construct(ctx context.Context, req *pulumirpc.ConstructRequest)
 		}
 		deps = append(deps, child.GetUrn())
 	}
+	_, kind, _ := unwrap(value)
+	state["valueKind"] = structpb.NewStringValue(kind)
 	outs := &structpb.Struct{Fields: state}
 	if _, err := mon.RegisterResourceOutputs(ctx, &pulumirpc.RegisterResourceOutputsRequest{Urn: comp.GetUrn(), Outputs: outs}); err != nil {
 		return nil, fmt.Errorf("registering the outputs of %s: %w", comp.GetUrn(), err)
@@ -107,8 +111,8 @@ func childDeps(req *pulumirpc.ConstructRequest) map[string]*pulumirpc.RegisterRe
 }
 
 // suffixed appends suffix to a string value, keeping it secret when it is
-// (a secret's value is its "value" field) and leaving an unknown or a
-// missing value as it is.
+// (a secret's or an output value's value is its "value" field, their
+// other fields kept) and leaving an unknown or a missing value as it is.
 func suffixed(v *structpb.Value, suffix string) *structpb.Value {
 	switch {
 	case v == nil:
@@ -118,34 +122,44 @@ func suffixed(v *structpb.Value, suffix string) *structpb.Value {
 	case v.GetStructValue() != nil:
 		f := v.GetStructValue().GetFields()
 		if inner := f["value"]; inner != nil && f[sigKey] != nil {
-			return &structpb.Value{Kind: &structpb.Value_StructValue{StructValue: &structpb.Struct{
-				Fields: map[string]*structpb.Value{sigKey: f[sigKey], "value": suffixed(inner, suffix)}}}}
+			out := make(map[string]*structpb.Value, len(f))
+			for k, e := range f {
+				out[k] = e
+			}
+			out["value"] = suffixed(inner, suffix)
+			return structpb.NewStructValue(&structpb.Struct{Fields: out})
 		}
 	}
 	return v
 }
 
-// The wire's unknown value and the key of a special value's signature.
+// The wire's unknown value, the key of a special value's signature, and
+// the signatures of secrets and output values.
 const (
 	unknownSentinel = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
 	sigKey          = "4dabf18193072939515e22adb298388d"
+	secretSig       = "1b47061264138c4ac30d75fd1eb44270"
+	outputValueSig  = "d0e6a833031e9bbcd3f4e8bde6ca49a4"
 )
 
 // methodGreet is the Pair's method: it answers {message: "<greeting> from
-// <the Pair's name>"}.
+// <the Pair's name>"}, and how its arguments came: selfKind ("reference",
+// or "urn" where the engine sends no references), greetingKind ("output"
+// for an output value, "secret", "plain" or "unknown") and greetingDeps
+// (the dependencies of the greeting: its argument dependencies and, for an
+// output value, its own).
 const methodGreet = typePair + "/greet"
 
-// Call calls the Pair's method greet (__self__ the Pair: a resource
-// reference, or its URN where the engine takes no references).
-// TESTPROV_NO_CONSTRUCT=1 answers Unimplemented.
+// Call calls the Pair's method greet. TESTPROV_NO_CONSTRUCT=1 answers
+// Unimplemented.
 func (s *server) Call(ctx context.Context, req *pulumirpc.CallRequest) (*pulumirpc.CallResponse, error) {
 	if os.Getenv("TESTPROV_NO_CONSTRUCT") == "1" || req.GetTok() != methodGreet {
 		return s.ResourceProviderServer.Call(ctx, req)
 	}
 	f := req.GetArgs().GetFields()
-	self := f["__self__"].GetStringValue()
+	self, selfKind := f["__self__"].GetStringValue(), "urn"
 	if ref := f["__self__"].GetStructValue(); ref != nil {
-		self = ref.GetFields()["urn"].GetStringValue()
+		self, selfKind = ref.GetFields()["urn"].GetStringValue(), "reference"
 	}
 	if i := strings.LastIndex(self, "::"); i >= 0 {
 		self = self[i+2:]
@@ -153,6 +167,41 @@ func (s *server) Call(ctx context.Context, req *pulumirpc.CallRequest) (*pulumir
 	if self == "" {
 		return nil, fmt.Errorf("%s: no __self__ argument", methodGreet)
 	}
-	msg := structpb.NewStringValue(f["greeting"].GetStringValue() + " from " + self)
-	return &pulumirpc.CallResponse{Return: &structpb.Struct{Fields: map[string]*structpb.Value{"message": msg}}}, nil
+	greeting, kind, deps := unwrap(f["greeting"])
+	deps = append(deps, req.GetArgDependencies()["greeting"].GetUrns()...)
+	slices.Sort(deps)
+	depList := make([]*structpb.Value, 0, len(deps))
+	for _, d := range slices.Compact(deps) {
+		depList = append(depList, structpb.NewStringValue(d))
+	}
+	return &pulumirpc.CallResponse{Return: &structpb.Struct{Fields: map[string]*structpb.Value{
+		"message":      structpb.NewStringValue(greeting + " from " + self),
+		"selfKind":     structpb.NewStringValue(selfKind),
+		"greetingKind": structpb.NewStringValue(kind),
+		"greetingDeps": structpb.NewListValue(&structpb.ListValue{Values: depList}),
+	}}}, nil
+}
+
+// unwrap reads a string argument: its value, how it came (output, secret,
+// plain or unknown) and an output value's dependencies.
+func unwrap(v *structpb.Value) (s, kind string, deps []string) {
+	f := v.GetStructValue().GetFields()
+	switch f[sigKey].GetStringValue() {
+	case outputValueSig:
+		for _, d := range f["dependencies"].GetListValue().GetValues() {
+			deps = append(deps, d.GetStringValue())
+		}
+		if f["value"] == nil {
+			return "", "unknown", deps
+		}
+		s, _, _ = unwrap(f["value"])
+		return s, "output", deps
+	case secretSig:
+		s, _, _ = unwrap(f["value"])
+		return s, "secret", nil
+	}
+	if v.GetStringValue() == unknownSentinel {
+		return "", "unknown", nil
+	}
+	return v.GetStringValue(), "plain", nil
 }

@@ -173,21 +173,23 @@ func (s *server) Configure(ctx context.Context, req *pulumirpc.ConfigureRequest)
 	}
 	resp.AcceptSecrets = s.flags.acceptSecrets
 	resp.AcceptResources = s.flags.acceptResources
+	resp.AcceptOutputs = s.flags.acceptOutputs
 	return resp, nil
 }
 
 // flags are the protocol choices the environment makes.
 type flags struct {
-	legacy, acceptSecrets, acceptResources bool
+	legacy, acceptSecrets, acceptResources, acceptOutputs bool
 }
 
-// flagsFromEnv reads TESTPROV_LEGACY, TESTPROV_ACCEPT_SECRETS and
-// TESTPROV_ACCEPT_RESOURCES.
+// flagsFromEnv reads TESTPROV_LEGACY, TESTPROV_ACCEPT_SECRETS,
+// TESTPROV_ACCEPT_RESOURCES and TESTPROV_ACCEPT_OUTPUTS.
 func flagsFromEnv() flags {
 	return flags{
 		legacy:          os.Getenv("TESTPROV_LEGACY") == "1",
 		acceptSecrets:   os.Getenv("TESTPROV_ACCEPT_SECRETS") != "false",
 		acceptResources: os.Getenv("TESTPROV_ACCEPT_RESOURCES") != "false",
+		acceptOutputs:   os.Getenv("TESTPROV_ACCEPT_OUTPUTS") != "false",
 	}
 }
 

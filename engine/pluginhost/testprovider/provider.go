@@ -63,6 +63,7 @@ func (p *provider) Handshake(
 	return &plugin.ProviderHandshakeResponse{
 		AcceptSecrets:   p.flags.acceptSecrets,
 		AcceptResources: p.flags.acceptResources,
+		AcceptOutputs:   p.flags.acceptOutputs,
 	}, nil
 }
 

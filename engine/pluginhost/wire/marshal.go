@@ -69,6 +69,8 @@ func marshalValue(v any, o Options, path string) (*structpb.Value, bool, error) 
 		return structpb.NewStructValue(s), true, nil
 	case resource.ResourceReference:
 		return marshalReference(x, o, path)
+	case resource.Output:
+		return marshalOutput(x, o, path)
 	}
 	n, err := resource.Normalize(v)
 	if err != nil {
@@ -188,6 +190,36 @@ func marshalReference(r resource.ResourceReference, o Options, path string) (*st
 		s.Fields["id"] = structpb.NewStringValue("")
 	default:
 		return nil, false, errAt(path, fmt.Sprintf("a resource reference's ID must be a string or unknown, not %T", id))
+	}
+	return structpb.NewStructValue(s), true, nil
+}
+
+// marshalOutput sends an output value as its object (the value when known,
+// secret when secret, its dependencies), or downgraded without
+// KeepOutputValues.
+func marshalOutput(v resource.Output, o Options, path string) (*structpb.Value, bool, error) {
+	if !o.KeepOutputValues {
+		return marshalValue(resource.DowngradeOutputs(v), o, path)
+	}
+	s := sigStruct(OutputValueSig)
+	if v.Known {
+		inner, ok, err := marshalValue(v.Element, o, path)
+		if err != nil {
+			return nil, false, err
+		}
+		if ok {
+			s.Fields["value"] = inner
+		}
+	}
+	if v.Secret {
+		s.Fields["secret"] = structpb.NewBoolValue(true)
+	}
+	if len(v.Dependencies) > 0 {
+		deps := make([]*structpb.Value, len(v.Dependencies))
+		for i, d := range v.Dependencies {
+			deps[i] = structpb.NewStringValue(string(d))
+		}
+		s.Fields["dependencies"] = structpb.NewListValue(&structpb.ListValue{Values: deps})
 	}
 	return structpb.NewStructValue(s), true, nil
 }

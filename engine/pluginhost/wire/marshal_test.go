@@ -11,10 +11,11 @@ import (
 func secretObj(v any) map[string]any { return map[string]any{SigKey: SecretSig, "value": v} }
 
 var (
-	text  = resource.NewTextAsset("hello")
-	urn   = resource.URN("urn:pulumi:dev::p::aws:s3/bucket:Bucket::b")
-	keep  = Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true}
-	plain = Options{}
+	text    = resource.NewTextAsset("hello")
+	urn     = resource.URN("urn:pulumi:dev::p::aws:s3/bucket:Bucket::b")
+	keep    = Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true}
+	outputs = Options{KeepUnknowns: true, KeepSecrets: true, KeepResources: true, KeepOutputValues: true}
+	plain   = Options{}
 )
 
 func TestMarshal(t *testing.T) {
@@ -51,6 +52,13 @@ func TestMarshal(t *testing.T) {
 		{"component reference as its URN", resource.PropertyMap{"r": resource.ResourceReference{URN: urn}}, plain, map[string]any{"r": string(urn)}},
 		{"reference with unknown ID as unknown", resource.PropertyMap{"r": resource.ResourceReference{URN: urn, ID: resource.Computed{}}}, Options{KeepUnknowns: true}, map[string]any{"r": UnknownString}},
 		{"reference with unknown ID dropped", resource.PropertyMap{"r": resource.ResourceReference{URN: urn, ID: resource.Computed{}}}, plain, map[string]any{}},
+		{"output value kept", resource.PropertyMap{"o": resource.Output{Element: "v", Known: true, Secret: true, Dependencies: []resource.URN{urn}}}, outputs,
+			map[string]any{"o": map[string]any{SigKey: OutputValueSig, "value": "v", "secret": true, "dependencies": []any{string(urn)}}}},
+		{"unknown output value kept", resource.PropertyMap{"o": resource.Output{Dependencies: []resource.URN{urn}}}, outputs,
+			map[string]any{"o": map[string]any{SigKey: OutputValueSig, "dependencies": []any{string(urn)}}}},
+		{"output value downgraded", resource.PropertyMap{"o": resource.Output{Element: "v", Known: true, Dependencies: []resource.URN{urn}}}, keep, map[string]any{"o": "v"}},
+		{"secret output value downgraded", resource.PropertyMap{"o": resource.Output{Element: "v", Known: true, Secret: true}}, keep, map[string]any{"o": secretObj("v")}},
+		{"unknown output value downgraded", resource.PropertyMap{"o": resource.Output{}}, keep, map[string]any{"o": UnknownString}},
 		{"nil map", nil, plain, map[string]any{}},
 	}
 	for _, tt := range tests {

@@ -9,8 +9,8 @@ import (
 )
 
 // Unmarshal converts a Struct to a property map (nil gives an empty map).
-// Output values are flattened to their value, a Secret or
-// resource.Computed. Errors name the property path ("tags.Name: ...").
+// Output values are read as resource.Output with KeepOutputValues, else
+// flattened to their value, a Secret or resource.Computed. Errors name the property path ("tags.Name: ...").
 func Unmarshal(s *structpb.Struct, o Options) (resource.PropertyMap, error) {
 	m, err := unmarshalObject(s.GetFields(), o, "")
 	return resource.PropertyMap(m), err
@@ -200,7 +200,22 @@ func unmarshalOutput(fields map[string]*structpb.Value, o Options, path string) 
 			return nil, err
 		}
 	}
-	if _, already := out.(resource.Secret); !already && fields["secret"].GetBoolValue() && o.KeepSecrets {
+	secret := fields["secret"].GetBoolValue()
+	if o.KeepOutputValues {
+		ov := resource.Output{Known: known, Secret: secret}
+		if known {
+			ov.Element = out
+		}
+		for i, d := range fields["dependencies"].GetListValue().GetValues() {
+			s, ok := d.GetKind().(*structpb.Value_StringValue)
+			if !ok {
+				return nil, errAt(path, fmt.Sprintf("an output value's dependency %d is not a URN string", i))
+			}
+			ov.Dependencies = append(ov.Dependencies, resource.URN(s.StringValue))
+		}
+		return ov, nil
+	}
+	if _, already := out.(resource.Secret); !already && secret && o.KeepSecrets {
 		return resource.Secret{Element: out}, nil
 	}
 	return out, nil

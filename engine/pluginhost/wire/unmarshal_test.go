@@ -41,6 +41,9 @@ func TestUnmarshal(t *testing.T) {
 		{"output value secret", map[string]any{"o": outputObj(map[string]any{"value": "v", "secret": true})}, keep, resource.PropertyMap{"o": resource.Secret{Element: "v"}}},
 		{"output value unknown secret", map[string]any{"o": outputObj(map[string]any{"secret": true})}, keep, resource.PropertyMap{"o": resource.Secret{Element: unknown}}},
 		{"output value plain", map[string]any{"o": outputObj(map[string]any{"value": []any{"a"}, "secret": false})}, keep, resource.PropertyMap{"o": []any{"a"}}},
+		{"output value kept", map[string]any{"o": outputObj(map[string]any{"value": "v", "secret": true, "dependencies": []any{string(urn)}})}, outputs,
+			resource.PropertyMap{"o": resource.Output{Element: "v", Known: true, Secret: true, Dependencies: []resource.URN{urn}}}},
+		{"unknown output value kept", map[string]any{"o": outputObj(map[string]any{})}, outputs, resource.PropertyMap{"o": resource.Output{}}},
 		{"asset", map[string]any{"a": map[string]any{SigKey: AssetSig, "hash": "ab", "path": "x"}}, plain, resource.PropertyMap{"a": resource.Asset{Hash: "ab", Path: "x"}}},
 		{"elided asset", map[string]any{"a": map[string]any{SigKey: AssetSig, "hash": "ab"}}, plain, resource.PropertyMap{"a": resource.Asset{Hash: "ab"}}},
 		{"archive", map[string]any{"a": map[string]any{SigKey: ArchiveSig, "hash": "ff", "assets": map[string]any{

@@ -58,6 +58,11 @@ type Options struct {
 	// objects; without it a reference goes as its ID when it has one (an
 	// unknown ID as an unknown value), else as its URN.
 	KeepResources bool
+	// KeepOutputValues sends (and reads) output values (resource.Output)
+	// as output value objects; without it Marshal downgrades them (their
+	// value, resource.Computed when unknown, a secret when secret) and
+	// Unmarshal flattens them the same way.
+	KeepOutputValues bool
 	// ElideAssetContents (Marshal) sends assets and archives as their
 	// signature and hash only.
 	ElideAssetContents bool
