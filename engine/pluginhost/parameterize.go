@@ -10,16 +10,10 @@ import (
 	"github.com/runnerhq/runner/engine/resource"
 )
 
-// Parameterization makes a base plugin serve another package (Pulumi's
-// parameterized packages, such as a Terraform provider bridged at run
-// time): the base plugin, found by its own name and version, is sent
-// Parameterize with the package's name, version and value before anything
-// else.
-type Parameterization struct {
-	Base, BaseVersion string // the plugin that serves the package
-	Name, Version     string // the package it serves
-	Value             []byte // the provider's own description of the package
-}
+// Parameterization makes a base plugin serve another package: the base
+// plugin, found by its own name and version, is sent Parameterize with the
+// package's name, version and value before any other call.
+type Parameterization = resource.Parameterization
 
 // ParameterizedPlugin returns the plugin of the package pz.Name at
 // pz.Version, served by the base plugin parameterized: its processes are
