@@ -32,7 +32,7 @@ func refsWorkspace(t *testing.T, rt string, env ...string) (*ws, string) {
 // an output argument as an output value with its dependency when the
 // plugin accepts outputs, else as its plain value (the dependency still
 // named), and so does the component's input; a second up changes
-// nothing.
+// nothing; a replacement of the resource updates the one referring to it.
 func TestResourceReferencesFromCode(t *testing.T) {
 	for _, rt := range hostedRuntimes {
 		for _, accept := range []bool{true, false} {
@@ -71,6 +71,14 @@ func referencesFrom(t *testing.T, rt string, accept bool) {
 	}
 	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
 		t.Errorf("the second up changed something:\n%s", r.Stdout)
+	}
+	// t replaced: r, which refers to it, is updated with its new ID.
+	w.ok("-p", "e", "-s", "dev", "config", "set", "refs:key", "k2")
+	if c := runnerSummary(t, w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes")); c["replace"] != 1 || c["update"] != 1 {
+		t.Errorf("replacing t: counts %v, want t replaced and r updated", c)
+	}
+	if outs := w.outputs("refs"); outs["tId"] == tID || outs["targetId"] != outs["tId"] {
+		t.Errorf("after t's replacement r names %v, t is %v (was %v)", outs["targetId"], outs["tId"], tID)
 	}
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 }
