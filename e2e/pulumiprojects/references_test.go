@@ -24,7 +24,8 @@ func refsWorkspace(t *testing.T, rt string, env ...string) (*ws, string) {
 
 // TestResourceReferencesFromCode: with runner answering
 // resourceReferences and outputValues, the TypeScript and Go SDKs send a
-// resource given as an input as a resource reference, which reaches the
+// resource given as an input as a resource reference (previewed with an
+// unknown ID, the plan then executed), which reaches the
 // plugin as a reference when its Configure accepted resources, else as
 // the resource's ID (the state records what the plugin's Check answered,
 // as Pulumi's does: the reference, or the ID); a component's method gets
@@ -48,7 +49,13 @@ func referencesFrom(t *testing.T, rt string, accept bool) {
 	}
 	w, store := refsWorkspace(t, rt, env...)
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
-	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	// The preview's plan (a reference to t with an unknown ID) is what
+	// the up executes; the TypeScript program exports t itself, which
+	// @pulumi/pulumi marks @isPulumiResource in the preview only (the up
+	// refused the plan for it before).
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	w.ok("-p", "e", "-s", "dev", "preview", "--out", plan)
+	w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan)
 	outs := w.outputs("refs")
 	tURN, tID := outs["tUrn"], outs["tId"]
 	if tURN != "urn:pulumi:dev::refs::testprov:index:Thing::t" || tID == nil {
