@@ -136,3 +136,20 @@ func TestDeletedWithRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestReplaceWithRefused checks replaceWith and replacementTrigger, which
+// the monitor says it does not support, are refused naming the resource
+// when a registration carries them anyway (a transform may set them),
+// and nothing is created.
+func TestReplaceWithRefused(t *testing.T) {
+	e := newHostedEnv(t)
+	r := deletedWith("r", 1, "")
+	r.req.ReplaceWith = []string{string(urn("x"))}
+	_, err := e.hosted(engine.Up, registers(nil, r))
+	if want := `test:index:Resource "r" uses replaceWith or replacementTrigger, which runner does not support yet`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("up: %v, want %q", err, want)
+	}
+	if e.plugin.Count("Create") != 0 {
+		t.Errorf("%d creates", e.plugin.Count("Create"))
+	}
+}

@@ -1,6 +1,7 @@
 package pulumiprojects
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,5 +52,49 @@ func TestCachedPackageListStaysRight(t *testing.T) {
 	}
 	if got := values(t, store); len(got) != 0 {
 		t.Errorf("the program ran: the store holds %v", got)
+	}
+}
+
+// TestEditedPackageListIsAskedAgain: a kept list of packages edited by
+// hand (its key left as it was) is not trusted: the host is asked again,
+// so the up does not fail naming a plugin the program does not use, and
+// the entry is written right again.
+func TestEditedPackageListIsAskedAgain(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{
+		"one/Pulumi.yaml": "name: one\nruntime: yaml\nresources:\n  r:\n    type: testprov:index:Thing\n    properties:\n      value: v\n",
+		"runner.yaml":     "providers:\n  e:\n    projects:\n      one: {path: one}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "preview")
+	kept, _ := filepath.Glob(filepath.Join(w.dir, ".runner", "programs", "yaml", "one-*", "packages.json"))
+	if len(kept) != 1 {
+		t.Fatalf("no list of packages was kept after a preview (%v)", kept)
+	}
+	var entry map[string]any
+	b, err := os.ReadFile(kept[0])
+	if err == nil {
+		err = json.Unmarshal(b, &entry)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry["packages"] = []map[string]string{{"Name": "edited"}}
+	if b, err = json.Marshal(entry); err == nil {
+		err = os.WriteFile(kept[0], b, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if out := r.Stdout + r.Stderr; strings.Contains(out, "edited") {
+		t.Errorf("the edited list was used:\n%s", out)
+	}
+	if got := values(t, store); !equal(got, []string{"v"}) {
+		t.Errorf("the store holds %v, want [v]", got)
+	}
+	if b, _ := os.ReadFile(kept[0]); !strings.Contains(string(b), `"testprov"`) || strings.Contains(string(b), "edited") {
+		t.Errorf("the kept list was not written again: %s", b)
 	}
 }

@@ -10,10 +10,34 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runnerhq/runner/engine/pluginhost/providertest"
 )
 
 // transformsSecret is the transforms program's secret config value.
 const transformsSecret = "hush-transformed"
+
+// transformsWorkspace is a workspace of one project, tf: the transforms
+// program of runtime rt, with the test plugin (and, for the Pulumi CLI,
+// langhost) on PATH.
+func transformsWorkspace(t *testing.T, rt string, pulumi bool) (*ws, providertest.Store) {
+	t.Helper()
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	if pulumi {
+		w.withLangHosts(t)
+	}
+	w.project(rt, "transforms", "tf", "tf")
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
+	return w, store
+}
+
+// configureTransforms sets tf's config in runner: the store and the secret.
+func configureTransforms(w *ws, store providertest.Store) {
+	w.t.Helper()
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+}
 
 // TestTransformsThroughTheCLI runs, in TypeScript and Go, a program with a
 // stack transform, a component's transform that applies to its child (the
@@ -25,12 +49,8 @@ const transformsSecret = "hush-transformed"
 func TestTransformsThroughTheCLI(t *testing.T) {
 	for _, rt := range []string{"ts", "go"} {
 		t.Run(rt, func(t *testing.T) {
-			w := newWS(t)
-			store := w.withHosts(t, false)
-			w.project(rt, "transforms", "tf", "tf")
-			w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
-			w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
-			w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+			w, store := transformsWorkspace(t, rt, false)
+			configureTransforms(w, store)
 			plan := filepath.Join(t.TempDir(), "plan.json")
 			logs := []string{w.ok("-p", "e", "-s", "dev", "preview", "--out", plan).Stdout}
 			b, err := os.ReadFile(plan)
@@ -76,12 +96,8 @@ func TestTransformsThroughTheCLI(t *testing.T) {
 // (exit 1), naming the resource and the program's message once, and
 // deletes nothing.
 func TestFailingTransformThroughTheCLI(t *testing.T) {
-	w := newWS(t)
-	store := w.withHosts(t, false)
-	w.project("ts", "transforms", "tf", "tf")
-	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
-	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
-	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+	w, store := transformsWorkspace(t, "ts", false)
+	configureTransforms(w, store)
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	w.ok("-p", "e", "-s", "dev", "config", "set", "tf:fail", "box-inner")
 	r := w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
@@ -106,14 +122,9 @@ func TestFailingTransformThroughTheCLI(t *testing.T) {
 func TestPulumiCLIPreviewsRunnersTransforms(t *testing.T) {
 	for _, rt := range hostedRuntimes {
 		t.Run(rt, func(t *testing.T) {
-			w := newWS(t)
-			store := w.withHosts(t, false)
-			w.withLangHosts(t)
-			w.project(rt, "transforms", "tf", "tf")
-			w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
+			w, store := transformsWorkspace(t, rt, true)
 			pl := newPulumi(t, w)
-			w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
-			w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+			configureTransforms(w, store)
 			w.ok("-p", "e", "-s", "dev", "up", "--yes")
 			dir := filepath.Join(w.dir, "tf")
 			importIntoPulumi(t, w, pl, "tf", dir, filepath.Join(t.TempDir(), "pulumi-state"))
@@ -133,12 +144,8 @@ func TestPulumiCLIPreviewsRunnersTransforms(t *testing.T) {
 // never answers ends the up (exit 130) at once, and the next up
 // completes.
 func TestCtrlCDuringATransform(t *testing.T) {
-	w := newWS(t)
-	store := w.withHosts(t, false)
-	w.project("ts", "transforms", "tf", "tf")
-	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
-	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
-	w.ok("-p", "e", "-s", "dev", "config", "set", "--secret", "tf:pw", transformsSecret)
+	w, store := transformsWorkspace(t, "ts", false)
+	configureTransforms(w, store)
 	w.ok("-p", "e", "-s", "dev", "config", "set", "tf:hang", "box-inner")
 	cmd := exec.Command(binary, "--root", w.dir, "-p", "e", "-s", "dev", "up", "--yes")
 	cmd.Dir, cmd.Env = w.dir, w.environ()
@@ -184,11 +191,7 @@ func TestCtrlCDuringATransform(t *testing.T) {
 func TestRunnerPreviewsPulumiCLIsTransforms(t *testing.T) {
 	for _, rt := range hostedRuntimes {
 		t.Run(rt, func(t *testing.T) {
-			w := newWS(t)
-			store := w.withHosts(t, false)
-			w.withLangHosts(t)
-			w.project(rt, "transforms", "tf", "tf")
-			w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      tf: {path: tf}\n"})
+			w, store := transformsWorkspace(t, rt, true)
 			pl := newPulumi(t, w)
 			dir := filepath.Join(w.dir, "tf")
 			pl.login(dir, filepath.Join(t.TempDir(), "pulumi-state"))

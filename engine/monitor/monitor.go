@@ -133,6 +133,8 @@ func (m *monitor) accepted(req *pulumirpc.RegisterResourceRequest) (resource.URN
 	switch {
 	case hooked(req.GetHooks()):
 		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses resource hooks (beforeCreate, afterUpdate, ...), which runner does not support yet", req.GetType(), req.GetName())
+	case len(req.GetReplaceWith()) > 0 || req.GetReplacementTrigger() != nil:
+		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses replaceWith or replacementTrigger, which runner does not support yet (the SDKs refuse them, as the monitor says; a transform set them)", req.GetType(), req.GetName())
 	case req.GetPackageRef() != "":
 		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses a parameterized package, which runner does not support", req.GetType(), req.GetName())
 	case req.GetType() == "" || req.GetName() == "":

@@ -26,7 +26,11 @@ import (
 // point, runtime options), and the content of every file it reads:
 // Main.json and every *.yaml file under the program's folder. A program
 // with the `compiler` option (its template made by a command) is never
-// cached; nor is an answer that was an error.
+// cached; nor is an answer that was an error. An entry carries a sum of
+// its key and packages: one edited by hand, or damaged so that it still
+// parses, is a miss (the host is asked and the entry written again)
+// rather than an answer runner would keep trusting until the program
+// changes.
 type packageCache struct {
 	file string // "": no cache
 }
@@ -34,6 +38,17 @@ type packageCache struct {
 type cachedPackages struct {
 	Key      string           `json:"key"`
 	Packages []source.Package `json:"packages"`
+	Sum      string           `json:"sum"` // entrySum of Key and Packages
+}
+
+// entrySum sums an entry's key and packages, as put writes them.
+func entrySum(key string, pkgs []source.Package) (string, error) {
+	b, err := json.Marshal(pkgs)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(append([]byte(key+"\n"), b...))
+	return hex.EncodeToString(sum[:]), nil
 }
 
 func (h *host) packageCache() packageCache {
@@ -106,6 +121,9 @@ func (c packageCache) get(key string) ([]source.Package, bool) {
 	if json.Unmarshal(b, &got) != nil || got.Key != key {
 		return nil, false
 	}
+	if sum, err := entrySum(got.Key, got.Packages); err != nil || sum != got.Sum {
+		return nil, false
+	}
 	return got.Packages, true
 }
 
@@ -115,7 +133,11 @@ func (c packageCache) put(key string, pkgs []source.Package) {
 	if c.file == "" || key == "" {
 		return
 	}
-	b, err := json.Marshal(cachedPackages{Key: key, Packages: pkgs})
+	sum, err := entrySum(key, pkgs)
+	if err != nil {
+		return
+	}
+	b, err := json.Marshal(cachedPackages{Key: key, Packages: pkgs, Sum: sum})
 	if err != nil || os.MkdirAll(filepath.Dir(c.file), 0o755) != nil {
 		return
 	}
