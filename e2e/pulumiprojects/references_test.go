@@ -91,47 +91,55 @@ func referencesFrom(t *testing.T, rt string, accept bool) {
 }
 
 // TestPulumiCLIPreviewsRunnersResourceReferences: runner's stack of the
-// refs program, whose state records a resource reference, imported into
-// the Pulumi CLI, previews and updates with no changes there, and both
-// states then hold the same resources.
+// refs program (TypeScript and Go), whose state records a resource
+// reference, imported into the Pulumi CLI, previews and updates with no
+// changes there, and both states then hold the same resources.
 func TestPulumiCLIPreviewsRunnersResourceReferences(t *testing.T) {
-	w, store := refsWorkspace(t, "ts")
-	w.withLangHosts(t)
-	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
-	w.ok("-p", "e", "-s", "dev", "up", "--yes")
-	pl := newPulumi(t, w)
-	dir := filepath.Join(w.dir, "refs")
-	importIntoPulumi(t, w, pl, "refs", dir, filepath.Join(t.TempDir(), "pulumi-state"))
-	pl.ok(dir, "preview", "--expect-no-changes", "--diff")
-	pl.ok(dir, "up", "--yes", "--expect-no-changes")
-	sameExports(t, w, pl, "refs", dir)
+	for _, rt := range hostedRuntimes {
+		t.Run(rt, func(t *testing.T) {
+			w, store := refsWorkspace(t, rt)
+			w.withLangHosts(t)
+			w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
+			w.ok("-p", "e", "-s", "dev", "up", "--yes")
+			pl := newPulumi(t, w)
+			dir := filepath.Join(w.dir, "refs")
+			importIntoPulumi(t, w, pl, "refs", dir, filepath.Join(t.TempDir(), "pulumi-state"))
+			pl.ok(dir, "preview", "--expect-no-changes", "--diff")
+			pl.ok(dir, "up", "--yes", "--expect-no-changes")
+			sameExports(t, w, pl, "refs", dir)
+		})
+	}
 }
 
 // TestRunnerPreviewsPulumiCLIsResourceReferences is the reverse: the
 // Pulumi CLI deploys the refs program, and runner imports its stack,
 // previews and updates with no change.
 func TestRunnerPreviewsPulumiCLIsResourceReferences(t *testing.T) {
-	w, store := refsWorkspace(t, "ts")
-	w.withLangHosts(t)
-	pl := newPulumi(t, w)
-	dir := filepath.Join(w.dir, "refs")
-	pl.login(dir, filepath.Join(t.TempDir(), "pulumi-state"))
-	pl.ok(dir, "stack", "init", "dev")
-	pl.ok(dir, "config", "set", "testprov:store", store)
-	pl.ok(dir, "up", "--yes")
-	w.ok("-p", "e", "-s", "dev", "stack", "init", "dev")
-	importIntoRunner(t, w, pl, "refs", dir)
-	r := exported(t, w, "refs", "r")
-	if ref, _ := r["inputs"].(map[string]any)["target"].(map[string]any); !isReference(ref, "urn:pulumi:dev::refs::testprov:index:Thing::t") {
-		t.Errorf("Pulumi's state records r's target as %v, want a resource reference", ref)
+	for _, rt := range hostedRuntimes {
+		t.Run(rt, func(t *testing.T) {
+			w, store := refsWorkspace(t, rt)
+			w.withLangHosts(t)
+			pl := newPulumi(t, w)
+			dir := filepath.Join(w.dir, "refs")
+			pl.login(dir, filepath.Join(t.TempDir(), "pulumi-state"))
+			pl.ok(dir, "stack", "init", "dev")
+			pl.ok(dir, "config", "set", "testprov:store", store)
+			pl.ok(dir, "up", "--yes")
+			w.ok("-p", "e", "-s", "dev", "stack", "init", "dev")
+			importIntoRunner(t, w, pl, "refs", dir)
+			r := exported(t, w, "refs", "r")
+			if ref, _ := r["inputs"].(map[string]any)["target"].(map[string]any); !isReference(ref, "urn:pulumi:dev::refs::testprov:index:Thing::t") {
+				t.Errorf("Pulumi's state records r's target as %v, want a resource reference", ref)
+			}
+			if r := w.ok("-p", "e", "-s", "dev", "--json", "preview"); !onlySame(runnerSummary(t, r)) {
+				t.Errorf("runner's preview of the stack Pulumi made changes something:\n%s", r.Stdout)
+			}
+			if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+				t.Errorf("runner's up of the stack Pulumi made changes something:\n%s", r.Stdout)
+			}
+			sameExports(t, w, pl, "refs", dir)
+		})
 	}
-	if r := w.ok("-p", "e", "-s", "dev", "--json", "preview"); !onlySame(runnerSummary(t, r)) {
-		t.Errorf("runner's preview of the stack Pulumi made changes something:\n%s", r.Stdout)
-	}
-	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
-		t.Errorf("runner's up of the stack Pulumi made changes something:\n%s", r.Stdout)
-	}
-	sameExports(t, w, pl, "refs", dir)
 }
 
 // isReference reports whether v is a resource reference to urn in a
