@@ -3,10 +3,13 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/runnerhq/runner/engine"
 	"github.com/runnerhq/runner/engine/pluginhost/wire"
@@ -208,5 +211,45 @@ func TestHostedOutputValues(t *testing.T) {
 	}
 	if n := e.find("b").Inputs["n"]; !resource.DeepEqual(n, resource.Secret{Element: 3.0}) {
 		t.Errorf("b's output value input is recorded as %#v, want it downgraded to a secret", n)
+	}
+}
+
+// TestHostedMalformedReferencesAndOutputs: a reference without a URN in a
+// registration, or an output value whose dependency is not a URN string
+// in a method's arguments, is refused with InvalidArgument naming the
+// resource or method and the property; nothing is recorded.
+func TestHostedMalformedReferencesAndOutputs(t *testing.T) {
+	e := newHostedEnv(t)
+	e.plugin.OnCall = func(context.Context, resource.CallRequest) (resource.CallResponse, error) {
+		return resource.CallResponse{}, nil
+	}
+	var regErr, callErr error
+	prog := hostedFunc(func(ctx context.Context, c *client) error {
+		root, _, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: resource.RootStackType, Name: c.req.Project + "-" + c.req.Stack}, nil)
+		if err != nil {
+			return err
+		}
+		bad := mustStruct(t, resource.PropertyMap{"tags": map[string]any{"r": map[string]any{wire.SigKey: wire.ResourceReferenceSig, "id": "x"}}})
+		_, regErr = c.mon.RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{Type: typ, Name: "b", Parent: root, Custom: true, Object: bad})
+		args := mustStruct(t, resource.PropertyMap{"x": map[string]any{wire.SigKey: wire.OutputValueSig, "value": "v", "dependencies": []any{1.0}}})
+		_, callErr = c.mon.Call(ctx, &pulumirpc.ResourceCallRequest{Tok: "test:index:Comp/m", Args: args})
+		return nil
+	})
+	if _, err := e.hosted(engine.Up, prog); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{regErr, "the inputs of " + string(urn("b")) + ": tags.r: a resource reference has no urn"},
+		{callErr, "the arguments of test:index:Comp/m: x: an output value's dependency 0 is not a URN string"},
+	} {
+		if status.Code(tt.err) != codes.InvalidArgument || !strings.Contains(tt.err.Error(), tt.want) {
+			t.Errorf("got %v, want InvalidArgument %q", tt.err, tt.want)
+		}
+	}
+	if e.find("b") != nil {
+		t.Error("the refused registration was recorded")
 	}
 }

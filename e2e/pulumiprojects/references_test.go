@@ -24,7 +24,8 @@ func refsWorkspace(t *testing.T, rt string, env ...string) (*ws, string) {
 
 // TestResourceReferencesFromCode: with runner answering
 // resourceReferences and outputValues, the TypeScript and Go SDKs send a
-// resource given as an input as a resource reference, which reaches the
+// resource given as an input as a resource reference (previewed with an
+// unknown ID, the plan then executed), which reaches the
 // plugin as a reference when its Configure accepted resources, else as
 // the resource's ID (the state records what the plugin's Check answered,
 // as Pulumi's does: the reference, or the ID); a component's method gets
@@ -32,7 +33,7 @@ func refsWorkspace(t *testing.T, rt string, env ...string) (*ws, string) {
 // an output argument as an output value with its dependency when the
 // plugin accepts outputs, else as its plain value (the dependency still
 // named), and so does the component's input; a second up changes
-// nothing.
+// nothing; a replacement of the resource updates the one referring to it.
 func TestResourceReferencesFromCode(t *testing.T) {
 	for _, rt := range hostedRuntimes {
 		for _, accept := range []bool{true, false} {
@@ -48,7 +49,13 @@ func referencesFrom(t *testing.T, rt string, accept bool) {
 	}
 	w, store := refsWorkspace(t, rt, env...)
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
-	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	// The preview's plan (a reference to t with an unknown ID) is what
+	// the up executes; the TypeScript program exports t itself, which
+	// @pulumi/pulumi marks @isPulumiResource in the preview only (the up
+	// refused the plan for it before).
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	w.ok("-p", "e", "-s", "dev", "preview", "--out", plan)
+	w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan)
 	outs := w.outputs("refs")
 	tURN, tID := outs["tUrn"], outs["tId"]
 	if tURN != "urn:pulumi:dev::refs::testprov:index:Thing::t" || tID == nil {
@@ -72,51 +79,67 @@ func referencesFrom(t *testing.T, rt string, accept bool) {
 	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
 		t.Errorf("the second up changed something:\n%s", r.Stdout)
 	}
+	// t replaced: r, which refers to it, is updated with its new ID.
+	w.ok("-p", "e", "-s", "dev", "config", "set", "refs:key", "k2")
+	if c := runnerSummary(t, w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes")); c["replace"] != 1 || c["update"] != 1 {
+		t.Errorf("replacing t: counts %v, want t replaced and r updated", c)
+	}
+	if outs := w.outputs("refs"); outs["tId"] == tID || outs["targetId"] != outs["tId"] {
+		t.Errorf("after t's replacement r names %v, t is %v (was %v)", outs["targetId"], outs["tId"], tID)
+	}
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 }
 
 // TestPulumiCLIPreviewsRunnersResourceReferences: runner's stack of the
-// refs program, whose state records a resource reference, imported into
-// the Pulumi CLI, previews and updates with no changes there, and both
-// states then hold the same resources.
+// refs program (TypeScript and Go), whose state records a resource
+// reference, imported into the Pulumi CLI, previews and updates with no
+// changes there, and both states then hold the same resources.
 func TestPulumiCLIPreviewsRunnersResourceReferences(t *testing.T) {
-	w, store := refsWorkspace(t, "ts")
-	w.withLangHosts(t)
-	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
-	w.ok("-p", "e", "-s", "dev", "up", "--yes")
-	pl := newPulumi(t, w)
-	dir := filepath.Join(w.dir, "refs")
-	importIntoPulumi(t, w, pl, "refs", dir, filepath.Join(t.TempDir(), "pulumi-state"))
-	pl.ok(dir, "preview", "--expect-no-changes", "--diff")
-	pl.ok(dir, "up", "--yes", "--expect-no-changes")
-	sameExports(t, w, pl, "refs", dir)
+	for _, rt := range hostedRuntimes {
+		t.Run(rt, func(t *testing.T) {
+			w, store := refsWorkspace(t, rt)
+			w.withLangHosts(t)
+			w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", store)
+			w.ok("-p", "e", "-s", "dev", "up", "--yes")
+			pl := newPulumi(t, w)
+			dir := filepath.Join(w.dir, "refs")
+			importIntoPulumi(t, w, pl, "refs", dir, filepath.Join(t.TempDir(), "pulumi-state"))
+			pl.ok(dir, "preview", "--expect-no-changes", "--diff")
+			pl.ok(dir, "up", "--yes", "--expect-no-changes")
+			sameExports(t, w, pl, "refs", dir)
+		})
+	}
 }
 
 // TestRunnerPreviewsPulumiCLIsResourceReferences is the reverse: the
 // Pulumi CLI deploys the refs program, and runner imports its stack,
 // previews and updates with no change.
 func TestRunnerPreviewsPulumiCLIsResourceReferences(t *testing.T) {
-	w, store := refsWorkspace(t, "ts")
-	w.withLangHosts(t)
-	pl := newPulumi(t, w)
-	dir := filepath.Join(w.dir, "refs")
-	pl.login(dir, filepath.Join(t.TempDir(), "pulumi-state"))
-	pl.ok(dir, "stack", "init", "dev")
-	pl.ok(dir, "config", "set", "testprov:store", store)
-	pl.ok(dir, "up", "--yes")
-	w.ok("-p", "e", "-s", "dev", "stack", "init", "dev")
-	importIntoRunner(t, w, pl, "refs", dir)
-	r := exported(t, w, "refs", "r")
-	if ref, _ := r["inputs"].(map[string]any)["target"].(map[string]any); !isReference(ref, "urn:pulumi:dev::refs::testprov:index:Thing::t") {
-		t.Errorf("Pulumi's state records r's target as %v, want a resource reference", ref)
+	for _, rt := range hostedRuntimes {
+		t.Run(rt, func(t *testing.T) {
+			w, store := refsWorkspace(t, rt)
+			w.withLangHosts(t)
+			pl := newPulumi(t, w)
+			dir := filepath.Join(w.dir, "refs")
+			pl.login(dir, filepath.Join(t.TempDir(), "pulumi-state"))
+			pl.ok(dir, "stack", "init", "dev")
+			pl.ok(dir, "config", "set", "testprov:store", store)
+			pl.ok(dir, "up", "--yes")
+			w.ok("-p", "e", "-s", "dev", "stack", "init", "dev")
+			importIntoRunner(t, w, pl, "refs", dir)
+			r := exported(t, w, "refs", "r")
+			if ref, _ := r["inputs"].(map[string]any)["target"].(map[string]any); !isReference(ref, "urn:pulumi:dev::refs::testprov:index:Thing::t") {
+				t.Errorf("Pulumi's state records r's target as %v, want a resource reference", ref)
+			}
+			if r := w.ok("-p", "e", "-s", "dev", "--json", "preview"); !onlySame(runnerSummary(t, r)) {
+				t.Errorf("runner's preview of the stack Pulumi made changes something:\n%s", r.Stdout)
+			}
+			if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+				t.Errorf("runner's up of the stack Pulumi made changes something:\n%s", r.Stdout)
+			}
+			sameExports(t, w, pl, "refs", dir)
+		})
 	}
-	if r := w.ok("-p", "e", "-s", "dev", "--json", "preview"); !onlySame(runnerSummary(t, r)) {
-		t.Errorf("runner's preview of the stack Pulumi made changes something:\n%s", r.Stdout)
-	}
-	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
-		t.Errorf("runner's up of the stack Pulumi made changes something:\n%s", r.Stdout)
-	}
-	sameExports(t, w, pl, "refs", dir)
 }
 
 // isReference reports whether v is a resource reference to urn in a

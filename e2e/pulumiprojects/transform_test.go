@@ -94,7 +94,7 @@ func TestTransformsThroughTheCLI(t *testing.T) {
 
 // TestFailingTransformThroughTheCLI: a transform that throws fails the up
 // (exit 1), naming the resource and the program's message once, and
-// deletes nothing.
+// deletes nothing; so does an invoke transform that throws, named as such.
 func TestFailingTransformThroughTheCLI(t *testing.T) {
 	w, store := transformsWorkspace(t, "ts", false)
 	configureTransforms(w, store)
@@ -111,6 +111,16 @@ func TestFailingTransformThroughTheCLI(t *testing.T) {
 	}
 	if exported(t, w, "tf", "box-inner") == nil {
 		t.Error("a failed transform removed box-inner from the state")
+	}
+
+	// The invoke transform throws: named as the invoke's, with the
+	// program's message and no gRPC status text.
+	w.ok("-p", "e", "-s", "dev", "config", "set", "tf:fail", "getResource")
+	r = w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	out = r.Stdout + r.Stderr
+	want = `an invoke transform of pulumi:pulumi:getResource failed`
+	if !strings.Contains(out, want) || !strings.Contains(out, "no getResource today") || strings.Contains(out, "rpc error") {
+		t.Errorf("the failed up does not say %q and the program's message alone:\n%s", want, out)
 	}
 }
 

@@ -35,7 +35,8 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 	if err != nil {
 		return nil, err
 	}
-	if leftover != nil || !isStored(base, hash) {
+	sealed := leftover != nil || !isStored(base, hash)
+	if sealed {
 		data, err := encodeSnapshot(ctx, p, base, crypter)
 		if err != nil {
 			return nil, fmt.Errorf("before the operation: %w", err)
@@ -48,7 +49,7 @@ func (f *Folder) OpenJournal(ctx context.Context, project, stack string, base *s
 		}
 		hash = hashOf(data)
 	}
-	j, err := startJournal(f, p, hash, crypter)
+	j, err := startJournal(f, p, hash, crypter, sealed)
 	if err != nil {
 		return nil, err
 	}
@@ -92,17 +93,40 @@ type folderJournal struct {
 	buf     []byte       // the batch being written (the writer's)
 }
 
-func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJournal, error) {
+// startJournal returns the journal of an operation that begins from the
+// snapshot whose SHA-256 is hash. Its file is created by its first write
+// (create): an operation that journals no step and changes nothing (a
+// no-op up) writes no journal, and a kill before then leaves none, as
+// there is nothing to fold. eager creates it at once (truncating the
+// sealed journal OpenJournal left while it saved the base).
+func startJournal(f *Folder, p paths, hash string, c resource.Crypter, eager bool) (*folderJournal, error) {
+	j := &folderJournal{f: f, p: p, base: hash, crypter: c}
+	if eager {
+		if err := j.create(); err != nil {
+			return nil, err
+		}
+	}
+	j.LineWriter = NewLineWriter(c, j.writeLines)
+	return j, nil
+}
+
+// create creates the journal file with its open line (naming the
+// snapshot begun from), synced with its folder, unless it exists.
+func (j *folderJournal) create() error {
+	if j.file != nil {
+		return nil
+	}
+	p := j.p
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
+		return fmt.Errorf("creating the journal %s: %w", p.journal, err)
 	}
 	file, err := os.OpenFile(p.journal, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
+		return fmt.Errorf("creating the journal %s: %w", p.journal, err)
 	}
 	now := time.Now().UTC()
-	open, _ := json.Marshal(journalLine{Kind: lineOpen, Base: baseName(hash), Time: &now})
-	_, err = f.fault(WriteJournalOpen, p.journal, len(open)+1)
+	open, _ := json.Marshal(journalLine{Kind: lineOpen, Base: baseName(j.base), Time: &now})
+	_, err = j.f.fault(WriteJournalOpen, p.journal, len(open)+1)
 	if err == nil {
 		if _, err = file.Write(append(open, '\n')); err == nil {
 			err = file.Sync()
@@ -113,16 +137,19 @@ func startJournal(f *Folder, p paths, hash string, c resource.Crypter) (*folderJ
 	}
 	if err != nil {
 		file.Close()
-		return nil, fmt.Errorf("creating the journal %s: %w", p.journal, err)
+		return fmt.Errorf("creating the journal %s: %w", p.journal, err)
 	}
-	j := &folderJournal{f: f, p: p, base: hash, crypter: c, file: file}
-	j.LineWriter = NewLineWriter(c, j.writeLines)
-	return j, nil
+	j.file = file
+	return nil
 }
 
-// writeLines writes one batch of lines with one write and one fsync.
-// After a failure the file may end with a cut line (broken).
+// writeLines writes one batch of lines with one write and one fsync
+// (the first creates the file). After a failure the file may end with a
+// cut line (broken).
 func (j *folderJournal) writeLines(lines [][]byte) error {
+	if err := j.create(); err != nil {
+		return err
+	}
 	j.buf = j.buf[:0]
 	for _, l := range lines {
 		j.buf = append(j.buf, l...)
@@ -164,7 +191,7 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	if err := j.stop(); err != nil {
 		return err
 	}
-	defer j.file.Close()
+	defer j.close()
 	if err := state.Check(final, j.p.project, j.p.stack); err != nil {
 		return fmt.Errorf("saving the state of project %s on stack %s: %w", j.p.project, j.p.stack, err)
 	}
@@ -182,7 +209,10 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 	}
 	unchanged := j.unchanged(ctx, current, data)
 	stored := hashOf(current)
-	if !unchanged { // a run that changed nothing writes nothing: its journal only goes
+	if !unchanged { // a run that changed nothing writes nothing: its journal (if any) only goes
+		if err := j.create(); err != nil {
+			return err
+		}
 		if err := j.markCommitted(hashOf(data)); err != nil {
 			return err
 		}
@@ -196,19 +226,34 @@ func (j *folderJournal) Commit(ctx context.Context, final *state.Snapshot, rec H
 			return err
 		}
 	}
-	if _, err := j.f.fault(WriteJournalRemove, j.p.journal, 0); err != nil {
-		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
-	}
-	if err := os.Remove(j.p.journal); err != nil {
-		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
-	}
-	if err := syncDir(j.p.dir); err != nil {
+	if err := j.remove(); err != nil {
 		return err
 	}
 	if final != nil {
 		final.SetOrigin(stored) // an operation that begins from it needs no base write
 	}
 	return nil
+}
+
+// remove removes the committed journal file, if one was created.
+func (j *folderJournal) remove() error {
+	if j.file == nil {
+		return nil
+	}
+	if _, err := j.f.fault(WriteJournalRemove, j.p.journal, 0); err != nil {
+		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
+	}
+	if err := os.Remove(j.p.journal); err != nil {
+		return fmt.Errorf("removing the committed journal %s: %w", j.p.journal, err)
+	}
+	return syncDir(j.p.dir)
+}
+
+// close closes the journal file, if one was created.
+func (j *folderJournal) close() {
+	if j.file != nil {
+		j.file.Close()
+	}
 }
 
 // markCommitted appends the commit line naming the snapshot about to be

@@ -20,7 +20,7 @@ import (
 func crash(j Journal) {
 	fj := j.(*folderJournal)
 	fj.stop()
-	fj.file.Close()
+	fj.close()
 }
 
 func openJournal(t *testing.T, f *Folder, c resource.Crypter) (*state.Snapshot, Journal) {
@@ -318,5 +318,66 @@ func TestStateFilesAreOwnerOnly(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNoopCommitWritesNoJournal: an operation that journals no step and
+// changes nothing creates no journal file (a no-op up writes nothing but
+// its history); one that changes the snapshot without a step still goes
+// through the journal's commit line; and a kill before anything was
+// written leaves nothing to fold.
+func TestNoopCommitWritesNoJournal(t *testing.T) {
+	ctx := context.Background()
+	f := openTemp(t)
+	c := statetest.NewCrypter(1)
+	base, j := openJournal(t, f, c)
+	path := j.(*folderJournal).p.journal
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("journal exists before any write: %v", err)
+	}
+	before, _ := os.ReadFile(j.(*folderJournal).p.snapshot)
+	if err := j.Commit(ctx, base, HistoryRecord{Kind: "update", Result: "succeeded"}); err != nil {
+		t.Fatal(err)
+	}
+	if j.(*folderJournal).file != nil {
+		t.Fatal("a no-op commit created the journal")
+	}
+	after, _ := os.ReadFile(j.(*folderJournal).p.snapshot)
+	if string(before) != string(after) {
+		t.Fatal("a no-op commit rewrote the snapshot")
+	}
+
+	// Changed without a step: the commit creates the journal, then removes it.
+	base, err := f.Load(ctx, "network", "dev", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err = f.OpenJournal(ctx, "network", "dev", base, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := statetest.Snapshot("network", "dev", 2)
+	if err := j.Commit(ctx, changed, HistoryRecord{Kind: "update", Result: "succeeded"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("journal left after its commit: %v", err)
+	}
+	got, err := f.Load(ctx, "network", "dev", c)
+	if err != nil || len(got.Resources) != len(changed.Resources) {
+		t.Fatalf("Load = %v, %d resources, want %d", err, len(got.Resources), len(changed.Resources))
+	}
+
+	// Killed after the open, before any write: nothing to fold.
+	j, err = f.OpenJournal(ctx, "network", "dev", got, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash(j)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("journal exists after a kill before any write: %v", err)
+	}
+	if again, err := f.Load(ctx, "network", "dev", c); err != nil || len(again.Resources) != len(changed.Resources) || len(again.PendingOperations) != 0 {
+		t.Fatalf("Load after the kill = %v", err)
 	}
 }

@@ -104,6 +104,9 @@ func TestMigrationRefusedWhileAnOlderRunnerRuns(t *testing.T) {
 	c := statetest.NewCrypter(1)
 	f := openTemp(t)
 	_, j := openJournal(t, f, c)
+	if err := j.Begin(ctx, Entry{Seq: 1, Op: "create", New: statetest.Thing("network", "dev", 10, time.Now())}); err != nil {
+		t.Fatal(err) // the journal file is created by its first line
+	}
 	crash(j)
 	live, _ := json.Marshal(CurrentLockInfo("runner up"))
 	old := oldFolder(t, f, live)

@@ -209,7 +209,7 @@ func (m *monitor) transformInvoke(ctx context.Context, req *pulumirpc.ResourceIn
 	for _, c := range chain {
 		var resp pulumirpc.TransformInvokeResponse
 		if err := c.call(ctx, &pulumirpc.TransformInvokeRequest{Token: req.GetTok(), Args: args, Options: opts}, &resp); err != nil {
-			return fmt.Errorf("an invoke transform of %s failed: %w", req.GetTok(), err)
+			return invokeTransformFailed(req.GetTok(), err)
 		}
 		if resp.GetArgs() != nil {
 			args = resp.GetArgs()

@@ -3,6 +3,7 @@ package monitor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -57,6 +58,16 @@ func transformFailed(req *pulumirpc.RegisterResourceRequest, err error) error {
 		return status.Errorf(codes.Canceled, "a transform of %s %q was cancelled", req.GetType(), req.GetName())
 	}
 	return status.Errorf(codes.Unknown, "a transform of %s %q failed: %s", req.GetType(), req.GetName(), status.Convert(err).Message())
+}
+
+// invokeTransformFailed is the error of an invoke whose transform failed:
+// it names the invoke and gives the program's own message (not the gRPC
+// status's text); cancelled, it is context.Canceled.
+func invokeTransformFailed(tok string, err error) error {
+	if errors.Is(err, context.Canceled) || status.Code(err) == codes.Canceled {
+		return fmt.Errorf("an invoke transform of %s was cancelled: %w", tok, context.Canceled)
+	}
+	return fmt.Errorf("an invoke transform of %s failed: %s", tok, status.Convert(err).Message())
 }
 
 // transformOptions are the options of a registration a transform may

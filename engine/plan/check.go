@@ -80,12 +80,14 @@ func (x *Index) Seed(urn resource.URN) []byte {
 
 // CheckOutputs compares the stack outputs a program exported with the
 // planned ones: the same names, and every planned value that was known
-// equal to the actual one (an unknown accepts anything).
+// equal to the actual one (an unknown accepts anything). The mark
+// @isPulumiResource, which @pulumi/pulumi puts on an exported resource in
+// a preview only, is not compared.
 func (x *Index) CheckOutputs(actual resource.PropertyMap) error {
 	if x == nil {
 		return nil
 	}
-	if paths := plannedPaths(normalized(x.outputs), normalized(actual), false); len(paths) > 0 {
+	if paths := plannedPaths(resource.PropertyMap(withoutResourceMarks(map[string]any(normalized(x.outputs))).(map[string]any)), normalized(actual), false); len(paths) > 0 {
 		return &MismatchError{Project: x.project, Reason: "the stack outputs differ from the planned ones (differing outputs: " + strings.Join(paths, ", ") + ")"}
 	}
 	return nil
@@ -163,4 +165,26 @@ func coverageKey(op Op, urn resource.URN) string {
 		return string(urn) + "\x00(" + string(op) + ")"
 	}
 	return string(urn) + "\x00(declared)"
+}
+
+// resourceMark is the key @pulumi/pulumi adds, in a preview only, to an
+// exported resource's object, for the display.
+const resourceMark = "@isPulumiResource"
+
+// withoutResourceMarks returns v without the resource marks of the
+// objects in it.
+func withoutResourceMarks(v any) any {
+	return resource.Map(v, func(x any) (any, bool) {
+		o, ok := x.(map[string]any)
+		if !ok || o[resourceMark] == nil {
+			return nil, false
+		}
+		c := make(map[string]any, len(o))
+		for k, e := range o {
+			if k != resourceMark {
+				c[k] = withoutResourceMarks(e)
+			}
+		}
+		return c, true
+	})
 }

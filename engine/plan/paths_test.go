@@ -133,3 +133,17 @@ func TestUncheckedStepAcceptsWhatCheckAdds(t *testing.T) {
 		}
 	}
 }
+
+// The mark @pulumi/pulumi puts on an exported resource in a preview only
+// is not compared with the up's outputs; other differences still count.
+func TestCheckOutputsIgnoresResourceMarks(t *testing.T) {
+	planned := resource.PropertyMap{"thing": map[string]any{"@isPulumiResource": true, "urn": "u", "id": resource.Computed{},
+		"inner": []any{map[string]any{"@isPulumiResource": true, "urn": "v"}}}}
+	x := plan.NewIndex(&plan.Plan{Project: "p", Outputs: planned})
+	if err := x.CheckOutputs(resource.PropertyMap{"thing": map[string]any{"urn": "u", "id": "i-1", "inner": []any{map[string]any{"urn": "v"}}}}); err != nil {
+		t.Errorf("the up's exported resource was refused: %v", err)
+	}
+	if err := x.CheckOutputs(resource.PropertyMap{"thing": map[string]any{"urn": "w", "id": "i-1", "inner": []any{map[string]any{"urn": "v"}}}}); err == nil {
+		t.Error("another resource's URN was accepted")
+	}
+}

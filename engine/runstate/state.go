@@ -168,6 +168,7 @@ func (d *State) Snapshot(sp *state.SecretsProvider, version string) *state.Snaps
 		}
 		res = append(res, r)
 	}
+	followRenames(res, d.renamedByAliases())
 	res = canonicalOrder(res, d.Old.Resources)
 	dropDanglingDependencies(res)
 	if sp == nil {

@@ -35,12 +35,16 @@ type Pair struct {
 
 func main() {
 	pulumi.Run(func(ctx *pulumi.Context) error {
-		value := config.New(ctx, "").Get("value")
+		cfg := config.New(ctx, "")
+		value, key := cfg.Get("value"), cfg.Get("key")
 		if value == "" {
 			value = "hi"
 		}
+		if key == "" {
+			key = "k1"
+		}
 		var t Thing
-		if err := ctx.RegisterResource("testprov:index:Thing", "t", pulumi.Map{"value": pulumi.String(value)}, &t); err != nil {
+		if err := ctx.RegisterResource("testprov:index:Thing", "t", pulumi.Map{"value": pulumi.String(value), "key": pulumi.String(key)}, &t); err != nil {
 			return err
 		}
 		var r Ref

@@ -24,8 +24,9 @@ class Pair extends pulumi.ComponentResource {
 }
 
 const cfg = new pulumi.Config();
-const t = new Thing("t", { value: cfg.get("value") ?? "hi" });
+const t = new Thing("t", { value: cfg.get("value") ?? "hi", key: cfg.get("key") ?? "k1" });
 const r = new Ref("r", { target: t });
+export const thing = t;
 export const tUrn = t.urn;
 export const tId = t.id;
 export const targetUrn = r.targetUrn;

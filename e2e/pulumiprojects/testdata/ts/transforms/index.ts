@@ -4,7 +4,8 @@
 // marks them retainOnDelete; next's tag (plain's createdAt), unknown in a
 // first preview, stays unknown through the transforms; an invoke transform
 // points getResource at the Thing "plain". Config fail=<name> makes the
-// stack transform throw for that resource, hang=<name> never answer.
+// stack transform throw for that resource (fail=getResource: the invoke
+// transform), hang=<name> never answer.
 import * as pulumi from "@pulumi/pulumi";
 import { Thing } from "./thing";
 
@@ -42,8 +43,12 @@ new Box("box", {
 });
 
 const plainURN = `urn:pulumi:${pulumi.getStack()}::${pulumi.getProject()}::testprov:index:Thing::plain`;
-pulumi.runtime.registerInvokeTransform(args =>
-    args.token !== "pulumi:pulumi:getResource" ? undefined : { args: { ...args.args, urn: plainURN }, opts: args.opts });
+pulumi.runtime.registerInvokeTransform(args => {
+    if (fail === "getResource") {
+        throw new Error(`no ${fail} today`);
+    }
+    return args.token !== "pulumi:pulumi:getResource" ? undefined : { args: { ...args.args, urn: plainURN }, opts: args.opts };
+});
 
 export const plainValue = plain.value;
 export const found = plain.urn.apply(() => pulumi.runtime.invoke("pulumi:pulumi:getResource", { urn: "nothing" }))
