@@ -63,6 +63,9 @@ func fishWorkspace(t *testing.T) (*ws, providertest.Store) {
 // support parameterization".
 func TestParameterizedPackageThroughTheCLI(t *testing.T) {
 	w, store := fishWorkspace(t)
+	if c := runnerSummary(t, w.ok("-p", "e", "-s", "dev", "--json", "preview")); c["create"] != 2 || len(c) != 1 {
+		t.Errorf("the preview counted %v, want 2 creates (the stack and the Thing)", c)
+	}
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	if got := w.outputs("fish")["value"]; got != "swims" {
 		t.Fatalf("the program's output value = %v, want the Thing's output", got)
@@ -87,6 +90,17 @@ func TestParameterizedPackageThroughTheCLI(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 	if got := values(t, store); len(got) != 0 {
 		t.Errorf("after destroy the store holds %v", got)
+	}
+
+	// A base plugin that is not installed is named, with its version, the
+	// package it serves and how to install it, before anything changes.
+	w.goProject("fish", "fish", strings.Replace(fishProgram, `Name: "testprov", Version: "1.2.3"`, `Name: "nosuch", Version: "1.0.0"`, 1))
+	w.extra = append(w.extra, "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true")
+	r := w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
+	for _, want := range []string{"nosuch", "1.0.0", "the base plugin of package fish 0.5.0"} {
+		if !strings.Contains(r.Stdout+r.Stderr, want) {
+			t.Errorf("the up without the base plugin does not say %q:\nstdout:\n%s\nstderr:\n%s", want, r.Stdout, r.Stderr)
+		}
 	}
 }
 
