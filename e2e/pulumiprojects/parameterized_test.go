@@ -153,3 +153,35 @@ func TestRunnerPreviewsPulumiCLIsParameterizedPackage(t *testing.T) {
 		t.Errorf("after runner's destroy the store holds %v", got)
 	}
 }
+
+// TestParameterizedPackageInYAML: a Pulumi YAML program uses package fish
+// through a package declaration (as `pulumi package add` writes it): the
+// YAML host asks the schema Loader for the parameterized schema and
+// registers the package; the Thing is created through the test plugin
+// parameterized, a second up changes nothing, destroy deletes it.
+func TestParameterizedPackageInYAML(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{
+		"fish/Pulumi.yaml": "name: fish\nruntime: yaml\nresources:\n  t:\n    type: fish:index:Thing\n    properties:\n      value: swims\noutputs:\n  value: ${t.value}\n",
+		"fish/sdks/fish.yaml": "packageDeclarationVersion: 1\nname: testprov\nversion: 1.2.3\nparameterization:\n" +
+			"  name: fish\n  version: 0.5.0\n  value: ZmlzaC1zcGVj\n",
+		"runner.yaml": "providers:\n  e:\n    projects:\n      fish: {path: fish}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "fish:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := w.outputs("fish")["value"]; got != "swims" {
+		t.Fatalf("the program's output value = %v", got)
+	}
+	prov := exported(t, w, "fish", "default_0_5_0")
+	if inputs, _ := prov["inputs"].(map[string]any); inputs["version"] != "0.5.0" {
+		t.Errorf("the default provider is recorded as %v", prov)
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("a second up counted %v", runnerSummary(t, r))
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
+	}
+}
