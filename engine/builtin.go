@@ -36,7 +36,7 @@ func (d *deployment) ReadResource(ctx context.Context, req monitor.ReadRequest) 
 	}
 	ans, err := d.Register(ctx, &source.Registration{URN: req.URN, Type: req.Type, Name: req.Name, Custom: true,
 		Parent: req.Parent, Inputs: req.Inputs, Dependencies: req.Dependencies, Provider: req.Provider,
-		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL,
+		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL, Parameterization: req.Parameterization,
 		AdditionalSecretOutputs: req.AdditionalSecretOutputs, ReadID: id})
 	if err == nil && req.Type == stackReferenceType && d.DryRun && d.unknownsAbsent() {
 		ans.Outputs = withoutUnknownOutputs(ans.Outputs)
@@ -142,7 +142,7 @@ func (d *deployment) Invoke(ctx context.Context, req monitor.InvokeRequest) (mon
 		return monitor.InvokeResult{}, fmt.Errorf("%s: the built-in pulumi package has no such function", req.Token)
 	}
 	p, err := d.providerOf(ctx, &runstate.Declared{R: &source.Registration{Type: req.Token, Provider: req.Provider,
-		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL}})
+		Version: req.Version, PluginDownloadURL: req.PluginDownloadURL, Parameterization: req.Parameterization}})
 	if err != nil {
 		return monitor.InvokeResult{}, fmt.Errorf("invoking %s: %w", req.Token, err)
 	}
@@ -179,12 +179,13 @@ func (d *deployment) getResource(args resource.PropertyMap) (monitor.InvokeResul
 }
 
 // Schema returns a package's schema: the built-in pulumi package's, or
-// the one its plugin gives.
-func (d *deployment) Schema(ctx context.Context, pkg, version, url string) ([]byte, error) {
+// the one its plugin gives (a parameterized package's, pz not nil: its
+// base plugin's, parameterized).
+func (d *deployment) Schema(ctx context.Context, pkg, version, url string, pz *resource.Parameterization) ([]byte, error) {
 	if pkg == "pulumi" {
 		return []byte(pulumiSchema), nil
 	}
-	plugin, err := d.Plugin(ctx, pkg, version, url)
+	plugin, err := d.PackagePlugin(ctx, pkg, version, url, pz)
 	if err != nil {
 		return nil, err
 	}

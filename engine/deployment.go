@@ -34,7 +34,7 @@ func newDeployment(opts *Options, kind string) *deployment {
 	st := runstate.New(runstate.Config{
 		Project: opts.Project, Stack: opts.Stack, Kind: kind, Config: opts.Config,
 		Plugins:    append(opts.Plugins[:len(opts.Plugins):len(opts.Plugins)], builtin),
-		LoadPlugin: opts.LoadPlugin, Events: opts.Events, Plan: opts.Plan,
+		LoadPlugin: opts.LoadPlugin, LoadParameterized: opts.LoadParameterized, Events: opts.Events, Plan: opts.Plan,
 	})
 	d := &deployment{
 		State: st,

@@ -191,7 +191,7 @@ func (d *deployment) requirePlugins(ctx context.Context, pkgs []source.Package, 
 		if p.Name == "pulumi" {
 			continue
 		}
-		if _, err := d.Plugin(ctx, p.Name, p.Version, p.Server); err != nil {
+		if _, err := d.PackagePlugin(ctx, p.Name, p.Version, p.Server, p.Param); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -206,7 +206,7 @@ func (d *deployment) requirePlugins(ctx context.Context, pkgs []source.Package, 
 // process. Nothing is checked or configured yet; the provider's step still
 // runs when the first resource that uses it is registered.
 func (d *deployment) startDefaultProvider(ctx context.Context, pkg source.Package) {
-	p, err := d.DefaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
+	p, err := d.DefaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server, pkg.Param)
 	if err != nil {
 		return // the first resource of the package meets the error
 	}

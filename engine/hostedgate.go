@@ -79,11 +79,11 @@ func (g *gate) Invoke(ctx context.Context, req monitor.InvokeRequest) (monitor.I
 }
 
 // Schema waits for the gate, then returns the package's schema.
-func (g *gate) Schema(ctx context.Context, pkg, version, downloadURL string) ([]byte, error) {
+func (g *gate) Schema(ctx context.Context, pkg, version, downloadURL string, pz *resource.Parameterization) ([]byte, error) {
 	if err := g.wait(ctx); err != nil {
 		return nil, err
 	}
-	return g.d.Schema(ctx, pkg, version, downloadURL)
+	return g.d.Schema(ctx, pkg, version, downloadURL, pz)
 }
 
 // Log waits for the gate and records the message, or drops it when the

@@ -66,6 +66,10 @@ type Options struct {
 	// "" for the default source). Its error should say how to install the
 	// plugin by hand.
 	LoadPlugin func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+	// LoadParameterized, when set, finds (or installs) the base plugin of
+	// a parameterized package, as LoadPlugin does, and returns it
+	// parameterized (nil: parameterized packages fail).
+	LoadParameterized func(ctx context.Context, pz resource.Parameterization, downloadURL string) (resource.Plugin, error)
 	// Organization is the organization of stack references' names
 	// ("organization/<project>/<stack>"; "": "organization").
 	Organization string

@@ -14,7 +14,7 @@ import (
 // step run once (by the first registration that needs it; the others wait
 // for it).
 func (d *deployment) defaultProvider(ctx context.Context, r *source.Registration) (*runstate.Provider, error) {
-	p, err := d.DefaultProviderFor(ctx, resource.Package(r.Type), r.Version, r.PluginDownloadURL)
+	p, err := d.DefaultProviderFor(ctx, resource.Package(r.Type), r.Version, r.PluginDownloadURL, r.Parameterization)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,7 @@ func (d *deployment) Preflight(ctx context.Context, pf source.Preflight) error {
 	var provs []*runstate.Provider
 	var errs []error
 	for _, pkg := range pf.Packages {
-		p, err := d.DefaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server)
+		p, err := d.DefaultProviderFor(ctx, pkg.Name, pkg.Version, pkg.Server, pkg.Param)
 		if err != nil {
 			errs = append(errs, neededFor(err, pkg))
 			continue

@@ -24,7 +24,7 @@ const pluginCloseTimeout = 15 * time.Second
 // any other plugin a program's registration names (pluginLoader), and the
 // function that stops them all, to be called once the run is over. On
 // Ctrl-C (ctx done) every plugin is sent Cancel at once.
-func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink, secrets []string) ([]resource.Plugin, loadPlugin, func()) {
+func (s *Session) hostedPlugins(ctx context.Context, environ []string, sink event.Sink, secrets []string) ([]resource.Plugin, pluginLoaders, func()) {
 	getenv := s.getenv
 	origins := &originNotes{env: s.Env, sink: sink}
 	pool := pluginhost.NewPool(pluginhost.PoolOptions{

@@ -220,7 +220,7 @@ func (s *Session) request(ctx context.Context, o OpOptions, sink event.Sink, run
 	return orchestrate.Request{
 		Operation: o.Operation, Stack: s.StackName, Projects: s.projects(user), Targets: o.Targets,
 		Parallel: o.Parallel, StepParallel: o.StepParallel, FailFast: o.FailFast, RefreshFirst: o.Refresh,
-		Backend: b, Plugins: func() []resource.Plugin { return append(plugs(environ), hosted...) }, LoadPlugin: load, Dir: s.Workspace, Crypter: c, SecretsProvider: s.SecretsProvider(),
+		Backend: b, Plugins: func() []resource.Plugin { return append(plugs(environ), hosted...) }, LoadPlugin: load.plugin, LoadParameterized: load.param, Dir: s.Workspace, Crypter: c, SecretsProvider: s.SecretsProvider(),
 		ReferenceCrypter: (&referenceCrypters{s: s}).open,
 		Config:           cfg, Env: env, Lock: backend.CurrentLockInfo("runner " + o.Operation), EngineVersion: s.Opts.Version, Events: sink,
 	}, stop, nil

@@ -12,23 +12,36 @@ import (
 	"github.com/runnerhq/runner/runner/event"
 )
 
-// loadPlugin finds the plugin of a package a program's registration names
-// (engine.Options.LoadPlugin).
-type loadPlugin = func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+// pluginLoaders find the plugins a program's registrations name
+// (engine.Options.LoadPlugin and LoadParameterized).
+type pluginLoaders struct {
+	plugin func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+	param  func(ctx context.Context, pz resource.Parameterization, downloadURL string) (resource.Plugin, error)
+}
 
 // pluginLoader returns the run's loader of plugins by package, as Pulumi
 // finds them: on PATH, then in the plugin cache; a missing one is
 // installed (from downloadURL when given), with progress in the log,
 // unless PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION is set. A plugin that
 // cannot be had is a validation error (exit 3) naming it, its version and
-// the `runner plugin install` command.
-func (s *Session) pluginLoader(pool *pluginhost.Pool, sink event.Sink) loadPlugin {
-	return func(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
-		p, err := s.findOrInstall(ctx, pool, sink, pkg, version, url)
-		if err != nil {
-			return nil, Invalid(&resource.UnavailablePluginError{Package: pkg, Version: version, Err: err})
-		}
-		return p, nil
+// the `runner plugin install` command. A parameterized package's base
+// plugin is found (or installed) so, and served parameterized.
+func (s *Session) pluginLoader(pool *pluginhost.Pool, sink event.Sink) pluginLoaders {
+	return pluginLoaders{
+		plugin: func(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
+			p, err := s.findOrInstall(ctx, pool, sink, pkg, version, url)
+			if err != nil {
+				return nil, Invalid(&resource.UnavailablePluginError{Package: pkg, Version: version, Err: err})
+			}
+			return p, nil
+		},
+		param: func(ctx context.Context, pz resource.Parameterization, url string) (resource.Plugin, error) {
+			if _, err := s.findOrInstall(ctx, pool, sink, pz.Base, pz.BaseVersion, url); err != nil {
+				return nil, Invalid(&resource.UnavailablePluginError{Package: pz.Base, Version: pz.BaseVersion,
+					Err: fmt.Errorf("%w (the base plugin of package %s %s)", err, pz.Name, pz.Version)})
+			}
+			return pool.ParameterizedPlugin(pz), nil
+		},
 	}
 }
 

@@ -128,3 +128,58 @@ new pulumi.CustomResource("testprov:index:Thing", "b", {value: "b"}, {deletedWit
 		t.Errorf("after destroy the store holds %v, want %v (only a deleted by the plugin)", got, want)
 	}
 }
+
+// TestRenameThenFailKeepsReferences: an up renames a to a2 (an alias) and
+// fails before b registers: b, kept as it was, still depends on and is
+// deleted with the resource a became (a2), as Pulumi's engine rewrites
+// references to an aliased URN, instead of losing both; so a destroy
+// still deletes only a2 in the plugin.
+func TestRenameThenFailKeepsReferences(t *testing.T) {
+	w, things := deletedWithWorkspace(t)
+	w.write(map[string]string{"p/Pulumi.yaml": strings.Replace(deletedWithYAML, "      deletedWith: ${a}\n",
+		"      deletedWith: ${a}\n      dependsOn:\n        - ${a}\n", 1)})
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	renamed := strings.Replace(deletedWithYAML, "  a:\n", "  a2:\n", 1)
+	renamed = strings.Replace(renamed, "      value: a\n", "      value: a\n    options:\n      aliases:\n        - name: a\n", 1)
+	renamed = strings.Replace(renamed, "      deletedWith: ${a}\n",
+		"      deletedWith: ${a2}\n      dependsOn:\n        - ${bad}\n", 1)
+	renamed += "  bad:\n    type: testprov:index:Thing\n    properties:\n      value: bad\n      checkFail: nope\n" +
+		"    options:\n      dependsOn:\n        - ${a2}\n"
+	w.write(map[string]string{"p/Pulumi.yaml": renamed})
+	w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	a2, b := exported(t, w, "p", "a2"), exported(t, w, "p", "b")
+	if a2 == nil || b == nil {
+		t.Fatalf("after the failed up the state holds a2 %v, b %v", a2, b)
+	}
+	if deps, _ := b["dependencies"].([]any); b["deletedWith"] != a2["urn"] || len(deps) != 1 || deps[0] != a2["urn"] {
+		t.Errorf("b is recorded as %v, want deletedWith and dependencies %v", b, a2["urn"])
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got, want := things(), []string{"b"}; !equal(got, want) {
+		t.Errorf("after destroy the store holds %v, want %v (only a2 deleted by the plugin)", got, want)
+	}
+}
+
+// TestRenamedParentThenFailSavesState: an up renames x's parent p to p2
+// (an alias) and fails before x registers: the state is saved (it was
+// refused, x's parent dangling) with x's parent p2.
+func TestRenamedParentThenFailSavesState(t *testing.T) {
+	w, _ := deletedWithWorkspace(t)
+	thing := func(name, value, opts string) string {
+		return "  " + name + ":\n    type: testprov:index:Thing\n    properties:\n      value: " + value + "\n" + opts
+	}
+	head := "name: p\nruntime: yaml\nresources:\n"
+	w.write(map[string]string{"p/Pulumi.yaml": head + thing("p", "p", "") + thing("x", "x", "    options:\n      parent: ${p}\n")})
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	w.write(map[string]string{"p/Pulumi.yaml": head + thing("p2", "p", "    options:\n      aliases:\n        - name: p\n") +
+		thing("bad", "bad\n      checkFail: nope", "    options:\n      dependsOn:\n        - ${p2}\n") +
+		thing("x", "x", "    options:\n      parent: ${p2}\n      dependsOn:\n        - ${bad}\n")})
+	r := w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+	if out := r.Stdout + r.Stderr; strings.Contains(out, "saving the state") {
+		t.Errorf("the state of the failed up was not saved:\n%s", out)
+	}
+	p2, x := exported(t, w, "p", "p2"), exported(t, w, "p", "x")
+	if p2 == nil || x == nil || x["parent"] != p2["urn"] {
+		t.Errorf("after the failed up the state holds p2 %v, x %v", p2, x)
+	}
+}

@@ -98,3 +98,28 @@ func TestEditedPackageListIsAskedAgain(t *testing.T) {
 		t.Errorf("the kept list was not written again: %s", b)
 	}
 }
+
+// TestCachedPackageListOfALinkedFolder: a project whose folder is a
+// symbolic link to its program's folder: a change of its Pulumi.yaml
+// that names a package with no plugin still makes the list be asked
+// again (exit 3 naming it, nothing run), as for a folder that is not a
+// link.
+func TestCachedPackageListOfALinkedFolder(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	program := "name: one\nruntime: yaml\nresources:\n  r:\n    type: testprov:index:Thing\n    properties:\n      value: v\n"
+	w.write(map[string]string{"programs/one/Pulumi.yaml": program, "runner.yaml": "providers:\n  e:\n    projects:\n      one: {path: one}\n"})
+	if err := os.Symlink(filepath.Join("programs", "one"), filepath.Join(w.dir, "one")); err != nil {
+		t.Fatal(err)
+	}
+	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "preview")
+	w.write(map[string]string{"programs/one/Pulumi.yaml": program + "  s:\n    type: nosuchpkg:index:Thing\n"})
+	r := w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
+	if out := r.Stdout + r.Stderr; !strings.Contains(out, "runner plugin install nosuchpkg") {
+		t.Errorf("the changed program's missing plugin is not named:\n%s", out)
+	}
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("the program ran: the store holds %v", got)
+	}
+}

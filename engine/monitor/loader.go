@@ -6,6 +6,8 @@ import (
 	codegenrpc "github.com/pulumi/pulumi/sdk/v3/proto/go/codegen"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/runnerhq/runner/engine/resource"
 )
 
 // loader is Pulumi's schema Loader, which the YAML host asks for the
@@ -15,12 +17,22 @@ type loader struct {
 	d Deployment
 }
 
-// GetSchema returns a package's schema.
+// GetSchema returns a package's schema. For a parameterized package,
+// package and version name the base plugin, and the parameterization the
+// package it is made to serve (as the YAML host asks, from its
+// packages' declarations).
 func (l *loader) GetSchema(ctx context.Context, req *codegenrpc.GetSchemaRequest) (*codegenrpc.GetSchemaResponse, error) {
-	if req.GetParameterization() != nil {
-		return nil, status.Errorf(codes.Unimplemented, "package %s: parameterized packages are not supported by runner", req.GetPackage())
+	pkg, version := req.GetPackage(), req.GetVersion()
+	var pz *resource.Parameterization
+	if pr := req.GetParameterization(); pr != nil {
+		if pr.GetName() == "" || pr.GetVersion() == "" || semver(pr.GetVersion()) != nil {
+			return nil, status.Errorf(codes.InvalidArgument,
+				"package %s: its parameterization needs a name and a semantic version (got %q, %q)", pkg, pr.GetName(), pr.GetVersion())
+		}
+		pz = &resource.Parameterization{Base: pkg, BaseVersion: version, Name: pr.GetName(), Version: pr.GetVersion(), Value: pr.GetValue()}
+		pkg, version = pz.Name, pz.Version
 	}
-	b, err := l.d.Schema(ctx, req.GetPackage(), req.GetVersion(), req.GetDownloadUrl())
+	b, err := l.d.Schema(ctx, pkg, version, req.GetDownloadUrl(), pz)
 	if err != nil {
 		return nil, status.Error(codes.NotFound, err.Error())
 	}

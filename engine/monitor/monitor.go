@@ -27,12 +27,13 @@ type monitor struct {
 	info Info
 	addr string      // the monitor's own address, which a component's provider registers through
 	tf   *transforms // the program's transforms
+	pkgs packages    // the packages the program registered
 }
 
 // supported are the monitor features runner implements; any other is
 // answered false, so the SDKs do not use it.
 var supported = map[string]bool{"secrets": true, "resourceReferences": true, "outputValues": true,
-	"transforms": true, "invokeTransforms": true, "deletedWith": true, "aliasSpecs": true}
+	"transforms": true, "invokeTransforms": true, "deletedWith": true, "aliasSpecs": true, "parameterization": true}
 
 // getResourceToken is the built-in function that reads a resource's state.
 const getResourceToken = "pulumi:pulumi:getResource"
@@ -135,8 +136,8 @@ func (m *monitor) accepted(req *pulumirpc.RegisterResourceRequest) (resource.URN
 		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses resource hooks (beforeCreate, afterUpdate, ...), which runner does not support yet", req.GetType(), req.GetName())
 	case len(req.GetReplaceWith()) > 0 || req.GetReplacementTrigger() != nil:
 		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses replaceWith or replacementTrigger, which runner does not support yet (the SDKs refuse them, as the monitor says; a transform set them)", req.GetType(), req.GetName())
-	case req.GetPackageRef() != "":
-		return "", nil, status.Errorf(codes.Unimplemented, "%s %q uses a parameterized package, which runner does not support", req.GetType(), req.GetName())
+	case req.GetPackageRef() != "" && req.GetRemote():
+		return "", nil, status.Errorf(codes.Unimplemented, "%s %q is a component of a registered package (packageRef), which runner does not support yet", req.GetType(), req.GetName())
 	case req.GetType() == "" || req.GetName() == "":
 		return "", nil, status.Errorf(codes.InvalidArgument, "a resource needs a type and a name (got type %q, name %q)", req.GetType(), req.GetName())
 	}
@@ -178,6 +179,9 @@ func (m *monitor) registration(req *pulumirpc.RegisterResourceRequest) (*source.
 		IgnoreChanges:          req.GetIgnoreChanges(), AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
 		ReplaceOnChanges: req.GetReplaceOnChanges(), ImportID: req.GetImportId(), Timeouts: timeouts,
 		Aliases: aliasURNs, AliasSpecs: aliasSpecs, DeletedWith: resource.URN(req.GetDeletedWith()),
+	}
+	if err := m.resolvePackage(req.GetPackageRef(), reg); err != nil {
+		return nil, err
 	}
 	if pd := req.GetPropertyDependencies(); len(pd) > 0 {
 		reg.PropertyDependencies = make(map[string][]resource.URN, len(pd))
@@ -246,12 +250,21 @@ func (m *monitor) ReadResource(ctx context.Context, req *pulumirpc.ReadResourceR
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "the properties of %s: %v", urn, err)
 	}
-	ans, err := m.d.ReadResource(ctx, ReadRequest{
+	rr := ReadRequest{
 		URN: urn, Type: req.GetType(), Name: req.GetName(), ID: req.GetId(), Parent: resource.URN(req.GetParent()),
 		Inputs: inputs, Dependencies: urns(req.GetDependencies()), Provider: req.GetProvider(),
 		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL(),
 		AdditionalSecretOutputs: req.GetAdditionalSecretOutputs(),
-	})
+	}
+	if ref := req.GetPackageRef(); ref != "" {
+		p, err := m.pkgRef(string(urn), ref)
+		if err != nil {
+			return nil, err
+		}
+		rr.Version, rr.PluginDownloadURL = p.plugin()
+		rr.Parameterization = p.pz
+	}
+	ans, err := m.d.ReadResource(ctx, rr)
 	if err != nil {
 		return nil, stepStatus(err)
 	}
@@ -268,9 +281,6 @@ func (m *monitor) ReadResource(ctx context.Context, req *pulumirpc.ReadResourceR
 
 // Invoke calls a function.
 func (m *monitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInvokeRequest) (*pulumirpc.ResourceInvokeResponse, error) {
-	if req.GetPackageRef() != "" {
-		return nil, status.Errorf(codes.Unimplemented, "%s uses a parameterized package, which runner does not support", req.GetTok())
-	}
 	if m.tf.used.Load() {
 		if err := m.transformInvoke(ctx, req); err != nil {
 			return nil, stepStatus(err)
@@ -280,8 +290,17 @@ func (m *monitor) Invoke(ctx context.Context, req *pulumirpc.ResourceInvokeReque
 	if err != nil {
 		return nil, status.Errorf(codes.InvalidArgument, "the arguments of %s: %v", req.GetTok(), err)
 	}
-	res, err := m.d.Invoke(ctx, InvokeRequest{Token: req.GetTok(), Args: args, Provider: req.GetProvider(),
-		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL()})
+	ir := InvokeRequest{Token: req.GetTok(), Args: args, Provider: req.GetProvider(),
+		Version: req.GetVersion(), PluginDownloadURL: req.GetPluginDownloadURL()}
+	if ref := req.GetPackageRef(); ref != "" {
+		p, err := m.pkgRef(req.GetTok(), ref)
+		if err != nil {
+			return nil, err
+		}
+		ir.Version, ir.PluginDownloadURL = p.plugin()
+		ir.Parameterization = p.pz
+	}
+	res, err := m.d.Invoke(ctx, ir)
 	if err != nil {
 		return nil, stepStatus(err)
 	}

@@ -40,7 +40,9 @@ type Deployment interface {
 	Log(severity, message string, urn resource.URN)
 	// Schema returns the schema of a package, as its plugin gives it (or
 	// the built-in pulumi package's).
-	Schema(ctx context.Context, pkg, version, downloadURL string) ([]byte, error)
+	// A parameterized package's (pz not nil) is its base plugin's,
+	// parameterized.
+	Schema(ctx context.Context, pkg, version, downloadURL string, pz *resource.Parameterization) ([]byte, error)
 	// Construct constructs a multi-language (remote) component through
 	// its package's provider.
 	Construct(ctx context.Context, req ConstructRequest) (resource.ConstructResponse, error)
@@ -59,6 +61,9 @@ type ReadRequest struct {
 	Provider                   string
 	Version, PluginDownloadURL string
 	AdditionalSecretOutputs    []string
+	// Parameterization is that of the registered package the read names
+	// (nil: none).
+	Parameterization *resource.Parameterization
 }
 
 // InvokeRequest calls a function.
@@ -67,6 +72,9 @@ type InvokeRequest struct {
 	Args                       resource.PropertyMap
 	Provider                   string
 	Version, PluginDownloadURL string
+	// Parameterization is that of the registered package the invoke
+	// names (nil: none).
+	Parameterization *resource.Parameterization
 }
 
 // InvokeResult is a function's result, or why it refused its arguments.

@@ -33,8 +33,9 @@ var connectTimeout = 10 * time.Second
 type plugin struct {
 	pool            *Pool
 	pkg, version    string
-	key             string // the configuration's key, guarded by pool.mu; "" for a spare
-	launchID        string // launchHash of its PULUMI_CONFIG: a spare serves only that configuration
+	key             string            // the configuration's key, guarded by pool.mu; "" for a spare
+	launchID        string            // launchHash of its PULUMI_CONFIG: a spare serves only that configuration
+	param           *Parameterization // nil: the plugin serves its own package
 	ready           chan struct{}
 	startErr        error
 	proc            *process
@@ -120,10 +121,16 @@ func (p *plugin) connect(ctx context.Context, port int, l launch) error {
 	if err != nil && status.Code(err) != codes.Unimplemented {
 		return fmt.Errorf("the %s plugin (%s) did not say its version: %s", p.pkg, l.path, status.Convert(err).Message())
 	}
-	have := info.GetVersion()
-	if c, err := plugincache.CompareVersions(have, p.version); err == nil && c < 0 {
+	have, name, want := info.GetVersion(), p.pkg, p.version
+	if p.param != nil {
+		name, want = p.param.Base, p.param.BaseVersion
+	}
+	if c, err := plugincache.CompareVersions(have, want); err == nil && c < 0 {
 		p.pool.log(LogEntry{Severity: "warning", Message: fmt.Sprintf(
-			"the %s plugin (%s) is version %s, older than the %s asked for", p.pkg, l.path, have, p.version)})
+			"the %s plugin (%s) is version %s, older than the %s asked for", name, l.path, have, want)})
+	}
+	if p.param != nil {
+		return p.parameterize(ctx, l.path)
 	}
 	return nil
 }

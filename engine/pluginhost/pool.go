@@ -75,9 +75,10 @@ type Pool struct {
 	mu       sync.Mutex
 	closed   bool
 	plugins  []*plugin
-	restarts map[string]int   // by configuration key
-	failed   map[string]error // start failures by package and version: never retried
-	redact   redactor         // the secrets plugins were given in plain
+	restarts map[string]int               // by configuration key
+	failed   map[string]error             // start failures by package and version: never retried
+	redact   redactor                     // the secrets plugins were given in plain
+	params   map[string]*Parameterization // by package and version: the parameterized packages
 }
 
 // NewPool returns a pool that has started nothing yet.
@@ -135,7 +136,14 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	if found || err != nil {
 		return p, err
 	}
-	path, err := pool.locate(pkg, version)
+	pool.mu.Lock()
+	pz := pool.parameterizationOf(pkg, version)
+	pool.mu.Unlock()
+	base, baseVersion := pkg, version
+	if pz != nil {
+		base, baseVersion = pz.Base, pz.BaseVersion
+	}
+	path, err := pool.locate(base, baseVersion)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +158,7 @@ func (pool *Pool) acquire(pkg, version, key string, urn resource.URN, inputs res
 	}
 	pool.redact.addSecrets(inputs)
 	p = newPlugin(pool, pkg, version, key)
-	p.launchID = launchID
+	p.launchID, p.param = launchID, pz
 	pool.plugins = append(pool.plugins, p)
 	go p.start(pool.ctx, launch{pkg: pkg, path: path, dir: pool.opts.Workspace, engineAddr: addr,
 		env: pool.environ(pkg, project, config), debug: pool.debugFunc(), mask: pool.redact.apply})

@@ -337,3 +337,13 @@ type Crypter interface {
 	EncryptValue(ctx context.Context, plaintext string) (string, error)
 	DecryptValue(ctx context.Context, ciphertext string) (string, error)
 }
+
+// Parameterization is a parameterized package (Pulumi's, such as a
+// Terraform provider bridged at run time): package Name at Version, served
+// by the plugin Base at BaseVersion once it is sent Parameterize with
+// Value, the plugin's own description of the package.
+type Parameterization struct {
+	Base, BaseVersion string
+	Name, Version     string
+	Value             []byte
+}

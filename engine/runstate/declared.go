@@ -67,6 +67,9 @@ type Provider struct {
 	Configurable resource.Configurable
 	// Decl is an explicit provider's registration (nil: a default provider).
 	Decl *Declared
+	// Param is a default provider's parameterization (nil: its plugin
+	// serves its own package), recorded in its inputs.
+	Param *resource.Parameterization
 	// FromRefs are the recorded provider references of the recorded
 	// resources that use the provider now: DiffConfig against each says
 	// whether they are replaced.
@@ -167,14 +170,19 @@ func NewUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// DefaultProviderFor returns the default provider of pkg at version,
+// DefaultProviderFor returns the default provider of pkg at version
+// (for a parameterized package, pz not nil: pz.Name at pz.Version),
 // created (not run) when new.
-func (d *State) DefaultProviderFor(ctx context.Context, pkg, version, url string) (*Provider, error) {
-	key := pluginKey{pkg, version, url}
+func (d *State) DefaultProviderFor(ctx context.Context, pkg, version, url string, pz *resource.Parameterization) (*Provider, error) {
+	key := pluginKey{pkg, version, url, ""}
+	if pz != nil {
+		key = pluginKey{pz.Name, pz.Version, url, pz.Base + "@" + pz.BaseVersion + "\x00" + string(pz.Value)}
+		pkg = pz.Name
+	}
 	if p, ok := d.defaultByKey.Load(key); ok {
 		return p.(*Provider), nil
 	}
-	base, err := d.Plugin(ctx, pkg, version, url)
+	base, err := d.PackagePlugin(ctx, pkg, version, url, pz)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +190,7 @@ func (d *State) DefaultProviderFor(ctx context.Context, pkg, version, url string
 	if err != nil {
 		return nil, err
 	}
+	p.Param = pz
 	d.provMu.Lock()
 	defer d.provMu.Unlock()
 	if had := d.defaults[p.URN]; had != nil {

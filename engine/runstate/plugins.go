@@ -10,16 +10,18 @@ import (
 	"github.com/runnerhq/runner/engine/state"
 )
 
-// pluginKey is a plugin as a registration names it.
-type pluginKey struct{ pkg, version, url string }
+// pluginKey is a plugin as a registration names it (base: the base
+// plugin of a parameterized package, "" for none).
+type pluginKey struct{ pkg, version, url, base string }
 
 // pluginLoader loads, once per package and version, the plugins that
 // Config.Plugins does not hold, through Config.LoadPlugin.
 type pluginLoader struct {
-	load   func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
-	mu     sync.Mutex
-	byKey  map[string]*loadedPlugin
-	failed error // the first load that failed
+	load      func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+	loadParam func(ctx context.Context, pz resource.Parameterization, downloadURL string) (resource.Plugin, error)
+	mu        sync.Mutex
+	byKey     map[string]*loadedPlugin
+	failed    error // the first load that failed
 }
 
 // loadedPlugin is one load; ready is closed once plugin or err is set.
@@ -31,7 +33,11 @@ type loadedPlugin struct {
 
 // get loads pkg at version once (concurrent callers wait for the first).
 func (l *pluginLoader) get(ctx context.Context, pkg, version, url string) (resource.Plugin, error) {
-	key := pkg + "@" + version
+	return l.once(pkg+"@"+version, func() (resource.Plugin, error) { return l.load(ctx, pkg, version, url) })
+}
+
+// once runs load once per key (concurrent callers wait for the first).
+func (l *pluginLoader) once(key string, load func() (resource.Plugin, error)) (resource.Plugin, error) {
 	l.mu.Lock()
 	if l.byKey == nil {
 		l.byKey = make(map[string]*loadedPlugin)
@@ -43,7 +49,7 @@ func (l *pluginLoader) get(ctx context.Context, pkg, version, url string) (resou
 	}
 	l.mu.Unlock()
 	if !ok {
-		e.plugin, e.err = l.load(ctx, pkg, version, url)
+		e.plugin, e.err = load()
 		close(e.ready)
 		if e.err != nil {
 			l.mu.Lock()
@@ -71,6 +77,20 @@ func (d *State) Plugin(ctx context.Context, pkg, version, url string) (resource.
 	return d.loader.get(ctx, pkg, strings.TrimPrefix(version, "v"), url)
 }
 
+// PackagePlugin returns the plugin serving pkg at version: Plugin's, or
+// for a parameterized package (pz not nil) its base plugin parameterized,
+// one per package name and version.
+func (d *State) PackagePlugin(ctx context.Context, pkg, version, url string, pz *resource.Parameterization) (resource.Plugin, error) {
+	if pz == nil {
+		return d.Plugin(ctx, pkg, version, url)
+	}
+	if d.loader.loadParam == nil {
+		return nil, fmt.Errorf("package %s is parameterized (served by the %s plugin), which this operation cannot load", pz.Name, pz.Base)
+	}
+	key := "\x00" + pz.Name + "@" + pz.Version + "\x00" + pz.Base + "@" + pz.BaseVersion
+	return d.loader.once(key, func() (resource.Plugin, error) { return d.loader.loadParam(ctx, *pz, url) })
+}
+
 // PluginLoadError is the error of the first plugin that Config.LoadPlugin
 // could not load in this operation (nil: none). A program's registration
 // that named it failed with it, and the program may have relayed only its
@@ -93,13 +113,18 @@ func servesVersion(p resource.Plugin, version string) bool {
 // package at the version its provider records.
 func (d *State) PluginFor(ctx context.Context, res *state.Resource) (resource.Plugin, error) {
 	version, url := "", ""
+	var pz *resource.Parameterization
 	if prov := d.ProviderRecord(res.Provider); prov != nil {
 		version, _ = prov.Inputs["version"].(string)
 		if internal, ok := prov.Inputs["__internal"].(map[string]any); ok {
 			url, _ = internal["pluginDownloadURL"].(string)
 		}
+		var err error
+		if pz, err = resource.ParameterizationOf(prov.Type, prov.Inputs); err != nil {
+			return nil, fmt.Errorf("the state of provider %s: %w; run `runner stack repair --project %s`", prov.URN, err, d.Project)
+		}
 	}
-	p, err := d.Plugin(ctx, resource.Package(res.Type), version, url)
+	p, err := d.PackagePlugin(ctx, resource.Package(res.Type), version, url, pz)
 	if err != nil {
 		return nil, fmt.Errorf("%w, needed for type %s of %s", err, res.Type, res.URN)
 	}

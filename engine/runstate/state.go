@@ -39,6 +39,9 @@ type Config struct {
 	// the others (nil: none).
 	Plugins    []resource.Plugin
 	LoadPlugin func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+	// LoadParameterized finds the base plugin of a parameterized package
+	// and returns it parameterized (nil: parameterized packages fail).
+	LoadParameterized func(ctx context.Context, pz resource.Parameterization, downloadURL string) (resource.Plugin, error)
 	// Events receives the operation's events (nil: none).
 	Events func(Event)
 	// Plan is the plan an update executes (nil: none).
@@ -123,7 +126,7 @@ func New(c Config) *State {
 		defaults: make(map[resource.URN]*Provider),
 		explicit: make(map[resource.URN]*Provider),
 	}
-	d.loader.load = c.LoadPlugin
+	d.loader.load, d.loader.loadParam = c.LoadPlugin, c.LoadParameterized
 	if c.Kind == KindUpdate {
 		d.Planned = plan.NewIndex(c.Plan)
 	}
@@ -165,6 +168,7 @@ func (d *State) Snapshot(sp *state.SecretsProvider, version string) *state.Snaps
 		}
 		res = append(res, r)
 	}
+	followRenames(res, d.renamedByAliases())
 	res = canonicalOrder(res, d.Old.Resources)
 	dropDanglingDependencies(res)
 	if sp == nil {

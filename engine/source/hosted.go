@@ -6,6 +6,8 @@ package source
 import (
 	"context"
 	"io"
+
+	"github.com/runnerhq/runner/engine/resource"
 )
 
 // Hosted is a program run by a language runtime (Pulumi's YAML host, node,
@@ -53,6 +55,9 @@ type RunRequest struct {
 // GetRequiredPackages names it.
 type Package struct {
 	Name, Version, Server string
+	// Param is a parameterized package's parameterization (nil: none);
+	// Name and Version are then the package's, not its base plugin's.
+	Param *resource.Parameterization
 	// For names what needs the package (a type and URN), for errors ("":
 	// the program).
 	For string

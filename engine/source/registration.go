@@ -37,6 +37,10 @@ type Registration struct {
 	// Version and PluginDownloadURL name the plugin the package's default
 	// provider needs ("": whichever is installed; the default source).
 	Version, PluginDownloadURL string
+	// Parameterization is that of the parameterized package the program
+	// registered (RegisterPackage) and names the resource's type by (its
+	// packageRef); nil: none. Its default provider serves it.
+	Parameterization *resource.Parameterization
 	// The resource options.
 	Protect, DeleteBeforeReplace, RetainOnDelete bool
 	// DeleteBeforeReplaceSet says the program gave DeleteBeforeReplace,

@@ -70,7 +70,11 @@ func ConfigString(v any) (any, error) {
 // inputs; both with the plugin's version.
 func (d *Generator) ProviderNews(p *runstate.Provider) (resource.PropertyMap, error) {
 	if p.Decl == nil {
-		return ProviderInputs(d.Config, p.Pkg, p.Configurable.Version())
+		news, err := ProviderInputs(d.Config, p.Pkg, p.Configurable.Version())
+		if err == nil && p.Param != nil {
+			resource.SetParameterization(news, p.Param)
+		}
+		return news, err
 	}
 	news, err := d.inputs(p.Decl)
 	if err != nil {
@@ -159,7 +163,11 @@ func (d *Generator) ExplicitProvider(ctx context.Context, dr *runstate.Declared)
 	if version == "" {
 		version = r.Version
 	}
-	base, err := d.Plugin(ctx, pkg, version, r.PluginDownloadURL)
+	pz, err := resource.ParameterizationOf(r.Type, r.Inputs)
+	if err != nil {
+		return nil, fmt.Errorf("the provider %s: %w", r.URN, err)
+	}
+	base, err := d.PackagePlugin(ctx, pkg, version, r.PluginDownloadURL, pz)
 	if err != nil {
 		return nil, fmt.Errorf("the provider %s: %w", r.URN, err)
 	}

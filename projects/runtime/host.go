@@ -25,6 +25,7 @@ import (
 
 	"github.com/runnerhq/runner/engine/plugincache"
 	"github.com/runnerhq/runner/engine/pluginhost"
+	"github.com/runnerhq/runner/engine/resource"
 	"github.com/runnerhq/runner/engine/source"
 	"github.com/runnerhq/runner/internal/gctune"
 	"github.com/runnerhq/runner/projects/pulumiproject"
@@ -223,7 +224,13 @@ func (h *host) RequiredPackages(ctx context.Context, req source.RunRequest) ([]s
 		if d.GetKind() != "" && d.GetKind() != "resource" {
 			continue
 		}
-		out = append(out, source.Package{Name: d.GetName(), Version: strings.TrimPrefix(d.GetVersion(), "v"), Server: d.GetServer()})
+		pkg := source.Package{Name: d.GetName(), Version: strings.TrimPrefix(d.GetVersion(), "v"), Server: d.GetServer()}
+		if pr := d.GetParameterization(); pr != nil { // a parameterized package: Name is its base plugin
+			pkg.Param = &resource.Parameterization{Base: pkg.Name, BaseVersion: pkg.Version,
+				Name: pr.GetName(), Version: strings.TrimPrefix(pr.GetVersion(), "v"), Value: pr.GetValue()}
+			pkg.Name, pkg.Version = pkg.Param.Name, pkg.Param.Version
+		}
+		out = append(out, pkg)
 	}
 	if again, err := h.packageKey(); err == nil && again == key {
 		cache.put(key, out) // unless the program changed meanwhile

@@ -79,8 +79,15 @@ func (h *host) packageKey() (string, error) {
 	if err := hashFile(sum, filepath.Join(dir, "Main.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
-	// As packages.SearchPackageDecls walks: every .yaml file below dir.
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// As packages.SearchPackageDecls walks: every .yaml file below dir,
+	// which holds the template too (Main.yaml, Pulumi.yaml). The walk
+	// starts from dir's real path: from a symbolic link it would see
+	// nothing below it, while the host reads the template through it.
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
+	}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

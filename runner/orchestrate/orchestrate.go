@@ -96,9 +96,12 @@ type Request struct {
 	Plugins func() []resource.Plugin
 	// LoadPlugin finds a plugin by package and version that Plugins does
 	// not serve (engine.Options.LoadPlugin; nil: none).
-	LoadPlugin      func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
-	Crypter         resource.Crypter
-	SecretsProvider *state.SecretsProvider
+	LoadPlugin func(ctx context.Context, pkg, version, downloadURL string) (resource.Plugin, error)
+	// LoadParameterized loads a parameterized package's plugin
+	// (engine.Options.LoadParameterized; nil: none).
+	LoadParameterized func(ctx context.Context, pz resource.Parameterization, downloadURL string) (resource.Plugin, error)
+	Crypter           resource.Crypter
+	SecretsProvider   *state.SecretsProvider
 	// ReferenceCrypter is engine.Options.ReferenceCrypter (other stacks).
 	ReferenceCrypter func(ctx context.Context, project, stack string) (resource.Crypter, error)
 	Config           map[string]any

@@ -78,7 +78,7 @@ func (o *run) operate(ctx context.Context, name string) (*engine.Result, string,
 		Events: o.engineEvents(), Lock: o.req.Lock, Refresh: o.req.RefreshFirst,
 		EngineVersion: o.req.EngineVersion,
 		References:    o.references, Plan: o.req.Plans[name], Dir: dir,
-		LoadPlugin: o.req.LoadPlugin, ReferenceCrypter: o.req.ReferenceCrypter,
+		LoadPlugin: o.req.LoadPlugin, LoadParameterized: o.req.LoadParameterized, ReferenceCrypter: o.req.ReferenceCrypter,
 	}
 	if o.stackLock != nil {
 		opts.Held = []backend.Lock{o.stackLock}

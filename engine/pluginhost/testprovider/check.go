@@ -22,7 +22,7 @@ var computedKeys = []resource.PropertyKey{
 // names a property to fail, and Blob and Ref check their inputs' kinds.
 func (p *provider) Check(_ context.Context, req plugin.CheckRequest) (plugin.CheckResponse, error) {
 	defer p.enter()()
-	typ := string(req.Type)
+	typ := p.canon(req.Type)
 	if err := knownType(typ); err != nil {
 		return plugin.CheckResponse{}, err
 	}
@@ -65,7 +65,7 @@ func autoName(req plugin.CheckRequest) resource.PropertyValue {
 // true), any other change updates it; the detailed diff names each key.
 func (p *provider) Diff(_ context.Context, req plugin.DiffRequest) (plugin.DiffResponse, error) {
 	defer p.enter()()
-	if err := knownType(string(req.Type)); err != nil {
+	if err := knownType(p.canon(req.Type)); err != nil {
 		return plugin.DiffResponse{}, err
 	}
 	olds := req.OldInputs

@@ -16,7 +16,7 @@ import (
 // stores nothing and generation and createdAt are unknown.
 func (p *provider) Create(ctx context.Context, req plugin.CreateRequest) (plugin.CreateResponse, error) {
 	defer p.enter()()
-	typ := string(req.Type)
+	typ := p.canon(req.Type)
 	if err := knownType(typ); err != nil {
 		return plugin.CreateResponse{}, err
 	}
@@ -57,7 +57,7 @@ func (p *provider) Create(ctx context.Context, req plugin.CreateRequest) (plugin
 // nothing and generation is unknown.
 func (p *provider) Update(ctx context.Context, req plugin.UpdateRequest) (plugin.UpdateResponse, error) {
 	defer p.enter()()
-	typ, id, news := string(req.Type), string(req.ID), req.NewInputs
+	typ, id, news := p.canon(req.Type), string(req.ID), req.NewInputs
 	if err := knownType(typ); err != nil {
 		return plugin.UpdateResponse{}, err
 	}
@@ -122,7 +122,7 @@ func (p *provider) Read(_ context.Context, req plugin.ReadRequest) (plugin.ReadR
 		return plugin.ReadResponse{}, err
 	}
 	id = rec.ID
-	if req.Type != "" && rec.Type != string(req.Type) {
+	if req.Type != "" && rec.Type != p.canon(req.Type) {
 		return plugin.ReadResponse{}, status.Errorf(codes.InvalidArgument,
 			"testprov: resource %s is a %s, not a %s", id, rec.Type, req.Type)
 	}

@@ -28,11 +28,12 @@ type provider struct {
 	flags flags
 
 	mu         sync.Mutex
-	engineAddr string           // the engine's address, from argv or Handshake
-	engine     *grpc.ClientConn // the connection for Log, made on first use
-	store      string           // the configured store directory ("" before Configure)
-	inFlight   int              // resource calls running now
-	maxSeen    int              // the most resource calls seen running at once
+	engineAddr string            // the engine's address, from argv or Handshake
+	engine     *grpc.ClientConn  // the connection for Log, made on first use
+	store      string            // the configured store directory ("" before Configure)
+	param      *parameterization // set by Parameterize
+	inFlight   int               // resource calls running now
+	maxSeen    int               // the most resource calls seen running at once
 
 	cancelOnce sync.Once
 	cancelled  chan struct{} // closed by Cancel and on shutdown

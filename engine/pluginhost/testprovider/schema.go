@@ -57,6 +57,6 @@ func (p *provider) GetSchema(context.Context, plugin.GetSchemaRequest) (plugin.G
 				"properties":      map[string]any{"a": map[string]any{"type": "string"}, "b": map[string]any{"type": "string"}}},
 		},
 	}
-	b, err := json.Marshal(schema)
+	b, err := json.Marshal(p.renamed(schema))
 	return plugin.GetSchemaResponse{Schema: b}, err
 }

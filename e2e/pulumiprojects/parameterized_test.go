@@ -1,0 +1,141 @@
+package pulumiprojects
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runnerhq/runner/engine/pluginhost/providertest"
+)
+
+// fishProgram is a Go program as a parameterized package's generated SDK
+// makes it: it registers the package fish 0.5.0, served by the test
+// plugin parameterized (ctx.RegisterPackage), and a fish:index:Thing by
+// the package's reference.
+const fishProgram = `import (
+	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
+	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
+)
+
+type Thing struct {
+	pulumi.CustomResourceState
+	Value pulumi.StringOutput ` + "`pulumi:\"value\"`" + `
+}
+
+func main() {
+	pulumi.Run(func(ctx *pulumi.Context) error {
+		pkg, err := ctx.RegisterPackage(&pulumirpc.RegisterPackageRequest{Name: "testprov", Version: "1.2.3",
+			Parameterization: &pulumirpc.Parameterization{Name: "fish", Version: "0.5.0", Value: []byte("fish-spec")}})
+		if err != nil {
+			return err
+		}
+		var t Thing
+		if err := ctx.RegisterPackageResource("fish:index:Thing", "t", pulumi.Map{"value": pulumi.String("swims")}, &t, pkg.Ref); err != nil {
+			return err
+		}
+		ctx.Export("value", t.Value)
+		return nil
+	})
+}
+`
+
+// fishWorkspace is a workspace of the Go project fish (fishProgram) in
+// environment e, the test plugin on PATH and its store configured for
+// package fish.
+func fishWorkspace(t *testing.T) (*ws, providertest.Store) {
+	t.Helper()
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.goProject("fish", "fish", fishProgram)
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      fish: {path: fish}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "fish:store", string(store))
+	return w, store
+}
+
+// TestParameterizedPackageThroughTheCLI: a Go program of a parameterized
+// package (RegisterPackage, then a resource by its package reference) is
+// deployed through the test plugin parameterized: the resource's outputs
+// reach the program, the default provider is recorded as Pulumi records
+// it (pulumi:providers:fish::default_0_5_0, the base plugin and the
+// parameterization under __internal), a second up changes nothing, and
+// destroy deletes the resource through the plugin parameterized again
+// from the state. Before, the SDK refused: "the Pulumi CLI does not
+// support parameterization".
+func TestParameterizedPackageThroughTheCLI(t *testing.T) {
+	w, store := fishWorkspace(t)
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := w.outputs("fish")["value"]; got != "swims" {
+		t.Fatalf("the program's output value = %v, want the Thing's output", got)
+	}
+	if got := values(t, store); !equal(got, []string{"swims"}) {
+		t.Fatalf("the store holds %v", got)
+	}
+	prov := exported(t, w, "fish", "default_0_5_0")
+	inputs, _ := prov["inputs"].(map[string]any)
+	internal, _ := inputs["__internal"].(map[string]any)
+	if prov["type"] != "pulumi:providers:fish" || inputs["version"] != "0.5.0" || internal["name"] != "testprov" ||
+		internal["version"] != "1.2.3" || internal["parameterization"] != "ZmlzaC1zcGVj" {
+		t.Errorf("the default provider is recorded as %v", prov)
+	}
+	thing := exported(t, w, "fish", "t")
+	if p, _ := thing["provider"].(string); !strings.Contains(p, "::pulumi:providers:fish::default_0_5_0::") || thing["type"] != "fish:index:Thing" {
+		t.Errorf("the Thing is recorded as %v", thing)
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("a second up counted %v", runnerSummary(t, r))
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
+	}
+}
+
+// TestPulumiCLIPreviewsRunnersParameterizedPackage: the stack runner made
+// of a parameterized package, imported into the Pulumi CLI, previews and
+// updates with no changes there (the same URNs, provider and
+// parameterization), and Pulumi's state then holds the same resources.
+func TestPulumiCLIPreviewsRunnersParameterizedPackage(t *testing.T) {
+	w, store := fishWorkspace(t)
+	w.withLangHosts(t)
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	pl := newPulumi(t, w)
+	dir := filepath.Join(w.dir, "fish")
+	importIntoPulumi(t, w, pl, "fish", dir, filepath.Join(t.TempDir(), "pulumi-state"))
+	pl.ok(dir, "preview", "--expect-no-changes", "--diff")
+	pl.ok(dir, "up", "--yes", "--expect-no-changes")
+	sameExports(t, w, pl, "fish", dir)
+	pl.ok(dir, "destroy", "--yes")
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after Pulumi's destroy the store holds %v", got)
+	}
+}
+
+// TestRunnerPreviewsPulumiCLIsParameterizedPackage is the reverse: the
+// Pulumi CLI deploys the program, runner imports its stack, previews and
+// updates with no change (the provider Pulumi recorded re-parameterizes
+// the test plugin), and destroys it.
+func TestRunnerPreviewsPulumiCLIsParameterizedPackage(t *testing.T) {
+	w, store := fishWorkspace(t)
+	w.withLangHosts(t)
+	pl := newPulumi(t, w)
+	dir := filepath.Join(w.dir, "fish")
+	pl.login(dir, filepath.Join(t.TempDir(), "pulumi-state"))
+	pl.ok(dir, "stack", "init", "dev")
+	pl.ok(dir, "config", "set", "fish:store", string(store))
+	pl.ok(dir, "up", "--yes")
+	importIntoRunner(t, w, pl, "fish", dir)
+	for _, op := range []string{"preview", "up"} {
+		args := []string{"-p", "e", "-s", "dev", "--json", op}
+		if op == "up" {
+			args = append(args, "--yes")
+		}
+		if c := runnerSummary(t, w.ok(args...)); !onlySame(c) {
+			t.Errorf("runner's %s of the stack Pulumi made counted %v", op, c)
+		}
+	}
+	sameExports(t, w, pl, "fish", dir)
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after runner's destroy the store holds %v", got)
+	}
+}
