@@ -23,15 +23,9 @@ import (
 var fishPackage = &pulumirpc.RegisterPackageRequest{Name: "testprov", Version: "1.2.3",
 	Parameterization: &pulumirpc.Parameterization{Name: "fish", Version: "0.5.0", Value: []byte("fish-spec")}}
 
-// TestHostedParameterizedPackage drives the monitor as a parameterized
-// package's SDK does (no host), on the real test plugin: RegisterPackage
-// (the same package twice gets one reference), a resource of the package
-// by its packageRef, its outputs; the default provider is Pulumi's
-// pulumi:providers:fish::default_0_5_0 recording the base plugin and the
-// parameterization; the schema Loader answers the parameterized schema; a
-// second up changes nothing; destroy re-parameterizes the plugin from the
-// state alone; an unknown reference is refused.
-func TestHostedParameterizedPackage(t *testing.T) {
+// newFishEnv is an engine setup with no plugin but the test plugin,
+// parameterized for the packages programs register.
+func newFishEnv(t *testing.T) *env {
 	if testing.Short() {
 		t.Skip("builds and runs pulumi-resource-testprov")
 	}
@@ -49,6 +43,19 @@ func TestHostedParameterizedPackage(t *testing.T) {
 	e.opts.LoadParameterized = func(_ context.Context, pz resource.Parameterization, _ string) (resource.Plugin, error) {
 		return pool.ParameterizedPlugin(pz), nil
 	}
+	return e
+}
+
+// TestHostedParameterizedPackage drives the monitor as a parameterized
+// package's SDK does (no host), on the real test plugin: RegisterPackage
+// (the same package twice gets one reference), a resource of the package
+// by its packageRef, its outputs; the default provider is Pulumi's
+// pulumi:providers:fish::default_0_5_0 recording the base plugin and the
+// parameterization; the schema Loader answers the parameterized schema; a
+// second up changes nothing; destroy re-parameterizes the plugin from the
+// state alone; an unknown reference is refused.
+func TestHostedParameterizedPackage(t *testing.T) {
+	e := newFishEnv(t)
 	e.opts.Config = map[string]any{"fish:store": t.TempDir()}
 
 	var outs resource.PropertyMap
@@ -121,5 +128,51 @@ func TestHostedParameterizedPackage(t *testing.T) {
 	})
 	if _, err := e.hosted(engine.Up, bad); err == nil || !strings.Contains(err.Error(), `names package reference "nope", which the program did not register`) {
 		t.Errorf("an unknown package reference: %v", err)
+	}
+}
+
+// TestHostedParameterizedExplicitProvider: an explicit provider of a
+// parameterized package (its type pulumi:providers:fish, its packageRef)
+// records the parameterization as Pulumi does and serves the resources
+// that name it, through the test plugin parameterized; destroy deletes
+// them through it again, from the state alone.
+func TestHostedParameterizedExplicitProvider(t *testing.T) {
+	e := newFishEnv(t)
+	store := t.TempDir()
+	prog := hostedFunc(func(ctx context.Context, c *client) error {
+		ref, err := c.mon.RegisterPackage(ctx, fishPackage)
+		if err != nil {
+			return err
+		}
+		root, _, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: resource.RootStackType, Name: project + "-" + stack}, nil)
+		if err != nil {
+			return err
+		}
+		purn, pid, _, err := c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: "pulumi:providers:fish", Name: "p", Parent: root,
+			Custom: true, PackageRef: ref.GetRef()}, resource.PropertyMap{"store": store})
+		if err != nil {
+			return err
+		}
+		_, _, _, err = c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: "fish:index:Thing", Name: "t", Parent: root,
+			Custom: true, PackageRef: ref.GetRef(), Provider: purn + "::" + pid}, resource.PropertyMap{"value": "v"})
+		return err
+	})
+	if _, err := e.hosted(engine.Up, prog); err != nil {
+		t.Fatal(err)
+	}
+	prov, thing := e.find("p"), e.find("t")
+	if prov == nil || thing == nil || e.find("default_0_5_0") != nil {
+		t.Fatalf("recorded: provider %+v, Thing %+v, a default provider %v", prov, thing, e.find("default_0_5_0"))
+	}
+	internal, _ := prov.Inputs["__internal"].(map[string]any)
+	if prov.Inputs["version"] != "0.5.0" || internal["name"] != "testprov" || internal["version"] != "1.2.3" ||
+		internal["parameterization"] != "ZmlzaC1zcGVj" || thing.Provider != string(prov.URN)+"::"+prov.ID {
+		t.Errorf("the provider recorded as %v; the Thing's provider %q", prov.Inputs, thing.Provider)
+	}
+	if _, err := engine.Destroy(t.Context(), e.opts); err != nil {
+		t.Fatal(err)
+	}
+	if e.find("t") != nil || e.find("p") != nil {
+		t.Errorf("destroy left %v", e.snap().Resources)
 	}
 }

@@ -183,3 +183,18 @@ func TestRenamedParentThenFailSavesState(t *testing.T) {
 		t.Errorf("after the failed up the state holds p2 %v, x %v", p2, x)
 	}
 }
+
+// TestExportThenImportOfAYAMLStack: runner imports the stack it exported
+// of a YAML program, whose registrations list properties without
+// dependencies (recorded as Pulumi records them, an empty list, not null,
+// which Pulumi's deployment schema refuses).
+func TestExportThenImportOfAYAMLStack(t *testing.T) {
+	w, _ := deletedWithWorkspace(t)
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	file := filepath.Join(t.TempDir(), "export.json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "p", "--file", file)
+	w.ok("-p", "e", "-s", "dev", "stack", "import", "--project", "p", "--file", file)
+	if r := w.ok("-p", "e", "-s", "dev", "preview"); strings.Contains(r.Stdout, "create") || strings.Contains(r.Stdout, "update") {
+		t.Errorf("the imported stack does not preview unchanged:\n%s", r.Stdout)
+	}
+}

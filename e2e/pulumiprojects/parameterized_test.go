@@ -63,6 +63,9 @@ func fishWorkspace(t *testing.T) (*ws, providertest.Store) {
 // support parameterization".
 func TestParameterizedPackageThroughTheCLI(t *testing.T) {
 	w, store := fishWorkspace(t)
+	if c := runnerSummary(t, w.ok("-p", "e", "-s", "dev", "--json", "preview")); c["create"] != 2 || len(c) != 1 {
+		t.Errorf("the preview counted %v, want 2 creates (the stack and the Thing)", c)
+	}
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	if got := w.outputs("fish")["value"]; got != "swims" {
 		t.Fatalf("the program's output value = %v, want the Thing's output", got)
@@ -87,6 +90,17 @@ func TestParameterizedPackageThroughTheCLI(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 	if got := values(t, store); len(got) != 0 {
 		t.Errorf("after destroy the store holds %v", got)
+	}
+
+	// A base plugin that is not installed is named, with its version, the
+	// package it serves and how to install it, before anything changes.
+	w.goProject("fish", "fish", strings.Replace(fishProgram, `Name: "testprov", Version: "1.2.3"`, `Name: "nosuch", Version: "1.0.0"`, 1))
+	w.extra = append(w.extra, "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true")
+	r := w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
+	for _, want := range []string{"nosuch", "1.0.0", "the base plugin of package fish 0.5.0"} {
+		if !strings.Contains(r.Stdout+r.Stderr, want) {
+			t.Errorf("the up without the base plugin does not say %q:\nstdout:\n%s\nstderr:\n%s", want, r.Stdout, r.Stderr)
+		}
 	}
 }
 
@@ -137,5 +151,37 @@ func TestRunnerPreviewsPulumiCLIsParameterizedPackage(t *testing.T) {
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 	if got := values(t, store); len(got) != 0 {
 		t.Errorf("after runner's destroy the store holds %v", got)
+	}
+}
+
+// TestParameterizedPackageInYAML: a Pulumi YAML program uses package fish
+// through a package declaration (as `pulumi package add` writes it): the
+// YAML host asks the schema Loader for the parameterized schema and
+// registers the package; the Thing is created through the test plugin
+// parameterized, a second up changes nothing, destroy deletes it.
+func TestParameterizedPackageInYAML(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, true)
+	w.write(map[string]string{
+		"fish/Pulumi.yaml": "name: fish\nruntime: yaml\nresources:\n  t:\n    type: fish:index:Thing\n    properties:\n      value: swims\noutputs:\n  value: ${t.value}\n",
+		"fish/sdks/fish.yaml": "packageDeclarationVersion: 1\nname: testprov\nversion: 1.2.3\nparameterization:\n" +
+			"  name: fish\n  version: 0.5.0\n  value: ZmlzaC1zcGVj\n",
+		"runner.yaml": "providers:\n  e:\n    projects:\n      fish: {path: fish}\n",
+	})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "fish:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := w.outputs("fish")["value"]; got != "swims" {
+		t.Fatalf("the program's output value = %v", got)
+	}
+	prov := exported(t, w, "fish", "default_0_5_0")
+	if inputs, _ := prov["inputs"].(map[string]any); inputs["version"] != "0.5.0" {
+		t.Errorf("the default provider is recorded as %v", prov)
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("a second up counted %v", runnerSummary(t, r))
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
 	}
 }

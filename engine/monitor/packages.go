@@ -64,11 +64,19 @@ func (m *monitor) RegisterPackage(_ context.Context, req *pulumirpc.RegisterPack
 	}
 	ref := hex.EncodeToString(h.Sum(nil)[:16])
 	m.pkgs.mu.Lock()
+	defer m.pkgs.mu.Unlock()
 	if m.pkgs.byRef == nil {
 		m.pkgs.byRef = map[string]pkgRef{}
 	}
+	if p.pz != nil {
+		for other, q := range m.pkgs.byRef {
+			if other != ref && q.pz != nil && q.pz.Name == p.pz.Name {
+				return nil, status.Errorf(codes.InvalidArgument, "package %s is registered twice, differently (%s %s and %s %s, or another value): "+
+					"a parameterized package's name must be unique in a program", p.pz.Name, q.name, q.version, p.name, p.version)
+			}
+		}
+	}
 	m.pkgs.byRef[ref] = p
-	m.pkgs.mu.Unlock()
 	return &pulumirpc.RegisterPackageResponse{Ref: ref}, nil
 }
 

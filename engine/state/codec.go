@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/runnerhq/runner/engine/resource"
@@ -219,7 +220,7 @@ func (c valueCodec) encodeResource(ctx context.Context, r *Resource) (resourceJS
 		CustomTimeouts: r.CustomTimeouts.toJSON(), DeletedWith: r.DeletedWith,
 	}
 	if len(r.PropertyDependencies) > 0 {
-		rj.PropertyDependencies = r.PropertyDependencies
+		rj.PropertyDependencies = listedDependencies(r.PropertyDependencies)
 	}
 	var err error
 	if rj.Inputs, err = c.encodeMap(ctx, r.Inputs); err != nil {
@@ -229,6 +230,27 @@ func (c valueCodec) encodeResource(ctx context.Context, r *Resource) (resourceJS
 		return rj, fmt.Errorf("resource %s: outputs: %w", r.URN, err)
 	}
 	return rj, nil
+}
+
+// listedDependencies returns pd with each property's missing list (a
+// property that depends on nothing) an empty one, as Pulumi records it:
+// its deployment schema refuses null there, so a stack exported with one
+// could not be imported again. pd itself when it has none.
+func listedDependencies(pd map[string][]resource.URN) map[string][]resource.URN {
+	var out map[string][]resource.URN
+	for k, v := range pd {
+		if v != nil {
+			continue
+		}
+		if out == nil {
+			out = maps.Clone(pd)
+		}
+		out[k] = []resource.URN{}
+	}
+	if out == nil {
+		return pd
+	}
+	return out
 }
 
 func (c valueCodec) decodeResource(ctx context.Context, rj *resourceJSON) (*Resource, error) {
