@@ -51,12 +51,13 @@ func newFishEnv(t *testing.T) *env {
 // (the same package twice gets one reference), a resource of the package
 // by its packageRef, its outputs; the default provider is Pulumi's
 // pulumi:providers:fish::default_0_5_0 recording the base plugin and the
-// parameterization; the schema Loader answers the parameterized schema; a
+// parameterization; a second package of the same base plugin and a read
+// by packageRef are served; the schema Loader answers the parameterized schema; a
 // second up changes nothing; destroy re-parameterizes the plugin from the
 // state alone; an unknown reference is refused.
 func TestHostedParameterizedPackage(t *testing.T) {
 	e := newFishEnv(t)
-	e.opts.Config = map[string]any{"fish:store": t.TempDir()}
+	e.opts.Config = map[string]any{"fish:store": t.TempDir(), "cat:store": t.TempDir()}
 
 	var outs resource.PropertyMap
 	var schema []byte
@@ -77,10 +78,29 @@ func TestHostedParameterizedPackage(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, _, outs, err = c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: "fish:index:Thing", Name: "t", Parent: root,
+		var id string
+		_, id, outs, err = c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: "fish:index:Thing", Name: "t", Parent: root,
 			Custom: true, PackageRef: ref.GetRef()}, resource.PropertyMap{"value": "v"})
 		if err != nil {
 			return err
+		}
+		// A second package of the same base plugin, in its own processes.
+		cat, err := c.mon.RegisterPackage(ctx, &pulumirpc.RegisterPackageRequest{Name: "testprov", Version: "1.2.3",
+			Parameterization: &pulumirpc.Parameterization{Name: "cat", Version: "2.0.0", Value: []byte("cat-spec")}})
+		if err != nil {
+			return err
+		}
+		if _, _, _, err = c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: "cat:index:Thing", Name: "c", Parent: root,
+			Custom: true, PackageRef: cat.GetRef()}, resource.PropertyMap{"value": "meow"}); err != nil {
+			return err
+		}
+		read, err := c.mon.ReadResource(ctx, &pulumirpc.ReadResourceRequest{Type: "fish:index:Thing", Name: "seen", Id: id, Parent: root,
+			PackageRef: ref.GetRef()})
+		if err != nil {
+			return err
+		}
+		if v := read.GetProperties().GetFields()["value"].GetStringValue(); v != "v" {
+			t.Errorf("the read by packageRef got value %q", v)
 		}
 		conn, err := grpc.NewClient(c.req.MonitorAddress, grpc.WithTransportCredentials(insecure.NewCredentials()))
 		if err != nil {
@@ -101,6 +121,9 @@ func TestHostedParameterizedPackage(t *testing.T) {
 	var spec struct{ Name, Version string }
 	if err := json.Unmarshal(schema, &spec); err != nil || spec.Name != "fish" || spec.Version != "0.5.0" {
 		t.Errorf("the parameterized schema: %s, %v", schema, err)
+	}
+	if cp := e.find("default_2_0_0"); cp == nil || cp.Type != "pulumi:providers:cat" || e.find("c") == nil || e.find("seen") == nil {
+		t.Errorf("the second package's provider %+v, its Thing %+v, the read %+v", cp, e.find("c"), e.find("seen"))
 	}
 	thing := e.find("t")
 	prov := e.find("default_0_5_0")

@@ -54,7 +54,8 @@ func fishWorkspace(t *testing.T) (*ws, providertest.Store) {
 
 // TestParameterizedPackageThroughTheCLI: a Go program of a parameterized
 // package (RegisterPackage, then a resource by its package reference) is
-// deployed through the test plugin parameterized: the resource's outputs
+// previewed into a plan, and deployed by it through the test plugin
+// parameterized: the resource's outputs
 // reach the program, the default provider is recorded as Pulumi records
 // it (pulumi:providers:fish::default_0_5_0, the base plugin and the
 // parameterization under __internal), a second up changes nothing, and
@@ -63,10 +64,11 @@ func fishWorkspace(t *testing.T) (*ws, providertest.Store) {
 // support parameterization".
 func TestParameterizedPackageThroughTheCLI(t *testing.T) {
 	w, store := fishWorkspace(t)
-	if c := runnerSummary(t, w.ok("-p", "e", "-s", "dev", "--json", "preview")); c["create"] != 2 || len(c) != 1 {
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	if c := runnerSummary(t, w.ok("-p", "e", "-s", "dev", "--json", "preview", "--out", plan)); c["create"] != 2 || len(c) != 1 {
 		t.Errorf("the preview counted %v, want 2 creates (the stack and the Thing)", c)
 	}
-	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	w.ok("-p", "e", "-s", "dev", "up", "--yes", "--plan", plan)
 	if got := w.outputs("fish")["value"]; got != "swims" {
 		t.Fatalf("the program's output value = %v, want the Thing's output", got)
 	}
