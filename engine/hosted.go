@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/runnerhq/runner/engine/monitor"
 	"github.com/runnerhq/runner/engine/resource"
@@ -33,6 +34,20 @@ type hostedSource struct {
 	pkgs   []source.Package
 	pkgErr error
 	ran    bool
+	// stopping counts the host stops handed to the engine (stopLater),
+	// which end waits for.
+	stopping sync.WaitGroup
+}
+
+// stopLater runs stop (the program's host ending, once its program
+// ended) in the background, so that the state is saved meanwhile instead
+// of after the process has exited; end waits for it.
+func (h *hostedSource) stopLater(stop func()) {
+	h.stopping.Add(1)
+	go func() {
+		defer h.stopping.Done()
+		stop()
+	}()
 }
 
 // begin opens the monitor's port and, for a runtime that lists its
@@ -76,10 +91,16 @@ func (h *hostedSource) begin(ctx context.Context, d *deployment) error {
 	return nil
 }
 
-// end releases the port and the runtime's host when the program did not
-// run.
+// end waits for the host's stop handed to the engine (stopLater) when
+// the program ran, and releases the port and the runtime's host when it
+// did not.
 func (h *hostedSource) end() {
-	if h.lis == nil || h.ran {
+	h.stopping.Wait()
+	if h.lis == nil {
+		return
+	}
+	if h.ran {
+		h.out.Flush() // what the host printed while it stopped
 		return
 	}
 	h.closeListeners(h.lis)

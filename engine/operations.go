@@ -71,7 +71,8 @@ func deploy(ctx context.Context, opts *Options, kind string, src source.Source) 
 	}
 	d := newDeployment(opts, kind)
 	if h, ok := src.(*hostedSource); ok && h.begin(ctx, d) == nil {
-		defer h.end() // a failed begin is tried again, and reported, by Run
+		h.req.StopLater = h.stopLater // the host stops while the state is saved
+		defer h.end()                 // a failed begin is tried again, and reported, by Run
 	}
 	if !d.DryRun {
 		lock, lerr := opts.Backend.Lock(ctx, opts.Project, opts.Stack, opts.Lock)

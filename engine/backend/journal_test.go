@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -379,5 +380,35 @@ func TestNoopCommitWritesNoJournal(t *testing.T) {
 	}
 	if again, err := f.Load(ctx, "network", "dev", c); err != nil || len(again.Resources) != len(changed.Resources) || len(again.PendingOperations) != 0 {
 		t.Fatalf("Load after the kill = %v", err)
+	}
+}
+
+// TestStepLineIsJSONMarshal: a step's journal line, rendered by hand, is
+// byte for byte what json.Marshal renders (what earlier versions wrote).
+func TestStepLineIsJSONMarshal(t *testing.T) {
+	ctx := context.Background()
+	c := statetest.NewCrypter(1)
+	r := statetest.Thing("network", "dev", 7, time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC))
+	r.Inputs = resource.PropertyMap{"html": "<a href=\"x\">&amp;</a>", "sep": "line\u2028para\u2029", "uni": "é\x01", "pw": resource.Secret{Element: "s"}}
+	cases := []Entry{
+		{Kind: EntryBegin, Seq: 1, Op: "create", New: r},
+		{Kind: EntryBegin, Seq: 2, Op: "update", Old: r, New: r},
+		{Kind: EntrySuccess, Seq: 3, Op: "update", Old: r, New: r},
+		{Kind: EntryFailure, Seq: 4, Op: "delete", Old: r},
+		{Kind: EntryBegin, Op: "odd \"op\" <>"},
+	}
+	for _, e := range cases {
+		got, err := encodeEntry(ctx, e, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var l journalLine
+		if err := json.Unmarshal(got, &l); err != nil {
+			t.Fatalf("%s: not JSON: %v", got, err)
+		}
+		want, _ := json.Marshal(l)
+		if string(got) != string(want)+"\n" {
+			t.Errorf("line\n%s\nwant\n%s", got, want)
+		}
 	}
 }

@@ -43,6 +43,12 @@ type RunRequest struct {
 	Parallel         int32
 	// Stdout and Stderr receive the program's own output (the project's log).
 	Stdout, Stderr io.Writer
+	// StopLater, when set, takes the stop of what Run leaves running once
+	// the program ended (its language host's process): the engine runs it
+	// while it saves the state, and waits for it (and the output it
+	// flushes) before the operation ends. Unset: Run stops it before it
+	// returns.
+	StopLater func(stop func())
 }
 
 // Package is a plugin a hosted program needs, as a language host's

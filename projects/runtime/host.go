@@ -277,9 +277,14 @@ func (h *host) Run(ctx context.Context, req source.RunRequest) error {
 		h.mu.Lock()
 		s := h.started[req.EngineAddress]
 		h.mu.Unlock()
-		if s != nil {
-			h.release(req.EngineAddress, s, true)
+		if s == nil {
+			return
 		}
+		if req.StopLater != nil {
+			req.StopLater(func() { h.release(req.EngineAddress, s, true) })
+			return
+		}
+		h.release(req.EngineAddress, s, true)
 	}()
 	resp, err := hp.rt.Run(ctx, &pulumirpc.RunRequest{
 		Project: req.Project, Stack: req.Stack, Organization: req.Organization, Pwd: h.prog.Pwd,
