@@ -51,8 +51,8 @@ func newFishEnv(t *testing.T) *env {
 // (the same package twice gets one reference), a resource of the package
 // by its packageRef, its outputs; the default provider is Pulumi's
 // pulumi:providers:fish::default_0_5_0 recording the base plugin and the
-// parameterization; a second package of the same base plugin and a read
-// by packageRef are served; the schema Loader answers the parameterized schema; a
+// parameterization; a second package of the same base plugin, an invoke
+// and a read by packageRef are served; the schema Loader answers the parameterized schema; a
 // second up changes nothing; destroy re-parameterizes the plugin from the
 // state alone; an unknown reference is refused.
 func TestHostedParameterizedPackage(t *testing.T) {
@@ -93,6 +93,14 @@ func TestHostedParameterizedPackage(t *testing.T) {
 		if _, _, _, err = c.register(ctx, &pulumirpc.RegisterResourceRequest{Type: "cat:index:Thing", Name: "c", Parent: root,
 			Custom: true, PackageRef: cat.GetRef()}, resource.PropertyMap{"value": "meow"}); err != nil {
 			return err
+		}
+		echo, err := c.mon.Invoke(ctx, &pulumirpc.ResourceInvokeRequest{Tok: "fish:index:echo", PackageRef: ref.GetRef(),
+			Args: mustStruct(t, resource.PropertyMap{"x": "y"})})
+		if err != nil {
+			return err
+		}
+		if v := echo.GetReturn().GetFields()["x"].GetStringValue(); v != "y" {
+			t.Errorf("the invoke by packageRef returned %v", echo.GetReturn())
 		}
 		read, err := c.mon.ReadResource(ctx, &pulumirpc.ReadResourceRequest{Type: "fish:index:Thing", Name: "seen", Id: id, Parent: root,
 			PackageRef: ref.GetRef()})

@@ -78,3 +78,14 @@ func (p *provider) renamed(schema map[string]any) map[string]any {
 	schema["resources"] = res
 	return schema
 }
+
+// funcEcho is the package's function: it returns its arguments.
+const funcEcho = "testprov:index:echo"
+
+// Invoke serves echo (under the package's parameterized name too).
+func (p *provider) Invoke(_ context.Context, req plugin.InvokeRequest) (plugin.InvokeResponse, error) {
+	if p.canon(tokens.Type(req.Tok)) != funcEcho {
+		return plugin.InvokeResponse{}, status.Errorf(codes.InvalidArgument, "testprov: unknown function %q (testprov has %s)", req.Tok, funcEcho)
+	}
+	return plugin.InvokeResponse{Properties: req.Args}, nil
+}
