@@ -152,6 +152,17 @@ func TestHostedParameterizedPackage(t *testing.T) {
 	if _, err := e.hosted(engine.Up, bad); err == nil || !strings.Contains(err.Error(), `names package reference "nope", which the program did not register`) {
 		t.Errorf("an unknown package reference: %v", err)
 	}
+	remote := hostedFunc(func(ctx context.Context, c *client) error {
+		ref, err := c.mon.RegisterPackage(ctx, fishPackage)
+		if err != nil {
+			return err
+		}
+		_, err = c.mon.RegisterResource(ctx, &pulumirpc.RegisterResourceRequest{Type: "fish:index:Pair", Name: "p", Remote: true, PackageRef: ref.GetRef()})
+		return err
+	})
+	if _, err := e.hosted(engine.Up, remote); err == nil || !strings.Contains(err.Error(), `is a component of a registered package (packageRef), which runner does not support yet`) {
+		t.Errorf("a component of a parameterized package: %v", err)
+	}
 }
 
 // TestHostedParameterizedExplicitProvider: an explicit provider of a

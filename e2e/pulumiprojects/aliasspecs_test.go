@@ -1,6 +1,7 @@
 package pulumiprojects
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -85,6 +86,44 @@ func TestAliasSpecsThroughTheCLI(t *testing.T) {
 				if exported(t, w, "p", old) != nil || exported(t, w, "p", now) == nil {
 					t.Errorf("the state does not hold %s under its new name %s alone", old, now)
 				}
+			}
+		})
+	}
+}
+
+// TestTwoResourcesAliasingOne: two resources naming one former resource
+// as an alias, or one by its name and one by an alias (in whichever
+// order they register), are refused, as
+// Pulumi's engine refuses them ("Duplicate resource alias"), naming the
+// alias; before, the first took the former resource's state and the
+// second was created beside it, a second cloud resource made silently.
+func TestTwoResourcesAliasingOne(t *testing.T) {
+	thing := func(name, alias string) string {
+		s := "  " + name + ":\n    type: testprov:index:Thing\n    properties:\n      value: a\n"
+		if alias != "" {
+			s += "    options:\n      aliases:\n        - name: " + alias + "\n"
+		}
+		return s
+	}
+	for _, tc := range []struct{ name, program string }{
+		{"two aliases", thing("b", "a") + thing("c", "a")},
+		{"its own name and an alias", thing("a", "") + thing("b", "a")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWS(t)
+			store := w.withHosts(t, true)
+			w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      p: {path: p}\n",
+				"p/Pulumi.yaml": "name: p\nruntime: yaml\nresources:\n" + thing("a", "")})
+			w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
+			w.ok("-p", "e", "-s", "dev", "up", "--yes")
+			made := values(t, store)
+			w.write(map[string]string{"p/Pulumi.yaml": "name: p\nruntime: yaml\nresources:\n" + tc.program})
+			r := w.fails(1, "-p", "e", "-s", "dev", "up", "--yes")
+			if !strings.Contains(r.Stdout+r.Stderr, "only one") || !strings.Contains(r.Stdout+r.Stderr, "::a") {
+				t.Errorf("the up does not say that two resources claim a's state:\n%s\n%s", r.Stdout, r.Stderr)
+			}
+			if got := values(t, store); !equal(got, made) {
+				t.Errorf("the store holds %v after the refused up, want %v", got, made)
 			}
 		})
 	}

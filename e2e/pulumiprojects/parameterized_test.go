@@ -1,6 +1,7 @@
 package pulumiprojects
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,6 +90,24 @@ func TestParameterizedPackageThroughTheCLI(t *testing.T) {
 	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
 		t.Errorf("a second up counted %v", runnerSummary(t, r))
 	}
+	// A state whose recorded parameterization is damaged is refused,
+	// naming the provider and what to do, and nothing is deleted.
+	saved := filepath.Join(t.TempDir(), "saved.json")
+	w.ok("-p", "e", "-s", "dev", "stack", "export", "--project", "fish", "--file", saved)
+	b, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	damaged := filepath.Join(t.TempDir(), "damaged.json")
+	if err := os.WriteFile(damaged, []byte(strings.Replace(string(b), "ZmlzaC1zcGVj", "%%", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.ok("-p", "e", "-s", "dev", "stack", "import", "--project", "fish", "--file", damaged)
+	r := w.run("-p", "e", "-s", "dev", "destroy", "--yes")
+	if want := "its __internal.parameterization is not a base64 value"; r.Code == 0 || !strings.Contains(r.Stdout+r.Stderr, want) || len(values(t, store)) != 1 {
+		t.Errorf("destroy of a damaged state exited %d, the store holds %v; want it to say %q:\n%s\n%s", r.Code, values(t, store), want, r.Stdout, r.Stderr)
+	}
+	w.ok("-p", "e", "-s", "dev", "stack", "import", "--project", "fish", "--file", saved)
 	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
 	if got := values(t, store); len(got) != 0 {
 		t.Errorf("after destroy the store holds %v", got)
@@ -98,7 +117,7 @@ func TestParameterizedPackageThroughTheCLI(t *testing.T) {
 	// package it serves and how to install it, before anything changes.
 	w.goProject("fish", "fish", strings.Replace(fishProgram, `Name: "testprov", Version: "1.2.3"`, `Name: "nosuch", Version: "1.0.0"`, 1))
 	w.extra = append(w.extra, "PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true")
-	r := w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
+	r = w.fails(3, "-p", "e", "-s", "dev", "up", "--yes")
 	for _, want := range []string{"nosuch", "1.0.0", "the base plugin of package fish 0.5.0"} {
 		if !strings.Contains(r.Stdout+r.Stderr, want) {
 			t.Errorf("the up without the base plugin does not say %q:\nstdout:\n%s\nstderr:\n%s", want, r.Stdout, r.Stderr)

@@ -25,7 +25,7 @@ type CallRequest struct {
 // Call calls a method of a multi-language component (Pulumi's Call).
 func (m *monitor) Call(ctx context.Context, req *pulumirpc.ResourceCallRequest) (*pulumirpc.CallResponse, error) {
 	if req.GetPackageRef() != "" {
-		return nil, status.Errorf(codes.Unimplemented, "%s uses a parameterized package, which runner does not support", req.GetTok())
+		return nil, status.Errorf(codes.Unimplemented, "%s is a method of a component of a registered package (packageRef), which runner does not support yet", req.GetTok())
 	}
 	args, err := recvOutputs(req.GetArgs())
 	if err != nil {

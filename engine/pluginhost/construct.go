@@ -69,8 +69,8 @@ func (p *plugin) construct(ctx context.Context, req resource.ConstructRequest) (
 	resp, err := p.rpc.Construct(ctx, wreq)
 	if unimplemented(err) {
 		name := p.pkg
-		if p.version != "" {
-			name += " " + p.version
+		if v := p.shownVersion(); v != "" {
+			name += " " + v
 		}
 		return resource.ConstructResponse{}, fmt.Errorf("the %s plugin serves no components (it does not implement Construct), so %s is not a component it can make; use a version of the plugin that provides it, or a resource it serves",
 			name, req.Type)

@@ -12,6 +12,18 @@ import (
 type handle struct {
 	pool         *Pool
 	pkg, version string
+	// variant tells apart parameterized packages of one name and version
+	// made of different base plugins or values ("": not parameterized).
+	variant string
+}
+
+// slot is the version the pool keeps the handle's processes under: its
+// version, with the variant of a parameterized package.
+func (h *handle) slot() string {
+	if h.variant == "" {
+		return h.version
+	}
+	return h.version + "\x00" + h.variant
 }
 
 // Package is the package served.
@@ -41,7 +53,7 @@ func (h *handle) DiffConfig(ctx context.Context, req resource.DiffRequest) (reso
 }
 
 func (h *handle) any(ctx context.Context, urn resource.URN, inputs resource.PropertyMap) (*plugin, error) {
-	p, err := h.pool.acquire(h.pkg, h.version, "", urn, inputs)
+	p, err := h.pool.acquire(h.pkg, h.slot(), "", urn, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +64,7 @@ func (h *handle) any(ctx context.Context, urn resource.URN, inputs resource.Prop
 // would, without waiting for it: CheckConfig and Configure of those inputs
 // then use it.
 func (h *handle) Start(urn resource.URN, inputs resource.PropertyMap) {
-	_, _ = h.pool.acquire(h.pkg, h.version, "", urn, inputs) // an error is that of the calls that follow
+	_, _ = h.pool.acquire(h.pkg, h.slot(), "", urn, inputs) // an error is that of the calls that follow
 }
 
 // Configure returns the plugin process configured with req.Inputs: one
@@ -63,7 +75,7 @@ func (h *handle) Configure(ctx context.Context, req resource.ConfigureRequest) (
 	if resource.ContainsComputed(map[string]any(req.Inputs)) {
 		return &unconfigured{pkg: h.pkg, log: h.pool.log}, nil
 	}
-	p, err := h.pool.acquire(h.pkg, h.version, configKey(req.Inputs), req.URN, req.Inputs)
+	p, err := h.pool.acquire(h.pkg, h.slot(), configKey(req.Inputs), req.URN, req.Inputs)
 	if err != nil {
 		return nil, err
 	}

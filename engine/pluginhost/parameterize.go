@@ -2,6 +2,8 @@ package pluginhost
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
@@ -20,13 +22,28 @@ type Parameterization = resource.Parameterization
 // its own (one parameterization a process, as Pulumi runs them), each sent
 // Parameterize after GetPluginInfo and before any other call.
 func (pool *Pool) ParameterizedPlugin(pz Parameterization) resource.Configurable {
+	sum := sha256.New()
+	for _, s := range []string{pz.Base, pz.BaseVersion} {
+		sum.Write([]byte(s + "\x00"))
+	}
+	sum.Write(pz.Value)
+	h := &handle{pool: pool, pkg: pz.Name, version: pz.Version, variant: hex.EncodeToString(sum.Sum(nil)[:12])}
 	pool.mu.Lock()
 	if pool.params == nil {
 		pool.params = map[string]*Parameterization{}
 	}
-	pool.params[pz.Name+"\x00"+pz.Version] = &pz
+	pool.params[pz.Name+"\x00"+h.slot()] = &pz
 	pool.mu.Unlock()
-	return &handle{pool: pool, pkg: pz.Name, version: pz.Version}
+	return h
+}
+
+// shownVersion is the version of the package the plugin serves, for
+// messages.
+func (p *plugin) shownVersion() string {
+	if p.param != nil {
+		return p.param.Version
+	}
+	return p.version
 }
 
 // parameterizationOf returns the parameterization of the package pkg at

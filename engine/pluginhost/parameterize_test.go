@@ -62,3 +62,30 @@ func TestParameterizedPlugin(t *testing.T) {
 		})
 	}
 }
+
+// TestParameterizedPluginsApart: two parameterizations of one package
+// name and version that differ in value (two projects of one run, each
+// with its own) get processes of their own, each sent its own value.
+func TestParameterizedPluginsApart(t *testing.T) {
+	tp := newTestprov(t)
+	ctx := context.Background()
+	for _, value := range []string{"one", "two", "one"} {
+		h := tp.pool.ParameterizedPlugin(Parameterization{Base: "testprov", BaseVersion: "1.2.3", Name: "fish", Version: "0.5.0", Value: []byte(value)})
+		b, err := h.(resource.SchemaSource).Schema(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spec struct {
+			Parameterization struct{ Parameter []byte }
+		}
+		if err := json.Unmarshal(b, &spec); err != nil || string(spec.Parameterization.Parameter) != value {
+			t.Errorf("the plugin parameterized with %q answers the schema of %q (%v)", value, spec.Parameterization.Parameter, err)
+		}
+	}
+	tp.pool.mu.Lock()
+	n := len(tp.pool.plugins)
+	tp.pool.mu.Unlock()
+	if n != 2 {
+		t.Errorf("%d processes for two parameterizations", n)
+	}
+}

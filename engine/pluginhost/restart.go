@@ -38,7 +38,7 @@ func (c *configured) live(ctx context.Context) (*plugin, error) {
 	if !c.p.exited() {
 		return c.p, nil
 	}
-	p, err := c.h.pool.acquire(c.h.pkg, c.h.version, c.key, c.req.URN, c.req.Inputs)
+	p, err := c.h.pool.acquire(c.h.pkg, c.h.slot(), c.key, c.req.URN, c.req.Inputs)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func (d *State) PackagePlugin(ctx context.Context, pkg, version, url string, pz 
 	if d.loader.loadParam == nil {
 		return nil, fmt.Errorf("package %s is parameterized (served by the %s plugin), which this operation cannot load", pz.Name, pz.Base)
 	}
-	key := "\x00" + pz.Name + "@" + pz.Version + "\x00" + pz.Base + "@" + pz.BaseVersion
+	key := "\x00" + pz.Name + "@" + pz.Version + "\x00" + pz.Base + "@" + pz.BaseVersion + "\x00" + string(pz.Value)
 	return d.loader.once(key, func() (resource.Plugin, error) { return d.loader.loadParam(ctx, *pz, url) })
 }
 

@@ -32,25 +32,48 @@ func (d *State) Admit(ctx context.Context, r *source.Registration) (*Declared, e
 		return nil, err
 	}
 	d.registered[r.URN] = dr
-	// An old record is taken once: under its URN, else under an alias
-	// that no other registration took.
-	if old := d.OldLive[r.URN]; old != nil && !d.claimed[old] {
+	if err := d.takeOld(dr); err != nil {
+		d.Stop(err)
+		return nil, err
+	}
+	return dr, nil
+}
+
+// takeOld finds dr's old record: under its URN, else under one of its
+// aliases. A record is taken once: two registrations naming one former
+// resource (by its URN and by an alias, or by two aliases) are refused,
+// as Pulumi's engine refuses them, rather than the second creating a new
+// resource beside it. Called with regMu held.
+func (d *State) takeOld(dr *Declared) error {
+	r := dr.R
+	if old := d.OldLive[r.URN]; old != nil {
+		if by := d.claimed[old]; by != "" {
+			return fmt.Errorf("%s took the state of %s by an alias, and %s is registered too; only one resource can take that state: remove the alias or rename one of the two", by, r.URN, r.URN)
+		}
 		dr.Old = old
 	}
 	aliases := d.aliasesOf(r)
 	for _, a := range aliases {
-		if old := d.OldLive[a]; dr.Old == nil && old != nil && !d.claimed[old] && d.registered[a] == nil {
-			dr.Old = old
+		old := d.OldLive[a]
+		if dr.Old != nil || old == nil || a == r.URN {
+			continue
 		}
+		if d.registered[a] != nil {
+			return fmt.Errorf("%s names %s as an alias, but %s is registered in this run itself; only one resource can take its state: remove the alias or rename one of the two", r.URN, a, a)
+		}
+		if by := d.claimed[old]; by != "" {
+			return fmt.Errorf("two resources, %s and %s, name %s as an alias; only one can take its state: remove one of the aliases", by, r.URN, a)
+		}
+		dr.Old = old
 	}
 	if dr.Old != nil && (len(aliases) > 0 || d.anyAliased) {
-		d.claimed[dr.Old] = true
+		d.claimed[dr.Old] = r.URN
 		d.anyAliased = d.anyAliased || dr.Old.URN != r.URN
 		if dr.Old.URN != r.URN {
 			d.noteAliased(r.URN, dr.Old.URN)
 		}
 	}
-	return dr, nil
+	return nil
 }
 
 // Stop records a failed step: later registrations are not attempted.

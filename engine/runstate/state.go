@@ -89,8 +89,8 @@ type State struct {
 
 	regMu      sync.Mutex // under regMu:
 	registered map[resource.URN]*Declared
-	claimed    map[*state.Resource]bool // old records taken, when aliases are in play
-	anyAliased bool                     // a registration took an old record by an alias
+	claimed    map[*state.Resource]resource.URN // old records taken (and by whom), when aliases are in play
+	anyAliased bool                             // a registration took an old record by an alias
 	// aliasedFrom maps a registration that took an old record by an
 	// alias to that record's URN (its children's aliases derive from it).
 	aliasedFrom map[resource.URN]resource.URN
@@ -121,7 +121,7 @@ func New(c Config) *State {
 		along:   make(map[resource.URN]bool),
 
 		registered: make(map[resource.URN]*Declared),
-		claimed:    make(map[*state.Resource]bool),
+		claimed:    make(map[*state.Resource]resource.URN),
 
 		defaults: make(map[resource.URN]*Provider),
 		explicit: make(map[resource.URN]*Provider),
