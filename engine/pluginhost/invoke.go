@@ -22,7 +22,11 @@ func (h *handle) Schema(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := p.rpc.GetSchema(ctx, &pulumirpc.GetSchemaRequest{})
+	req := &pulumirpc.GetSchemaRequest{}
+	if p.param != nil { // as Pulumi's loader asks a parameterized plugin
+		req.SubpackageName, req.SubpackageVersion = p.param.Name, p.param.Version
+	}
+	resp, err := p.rpc.GetSchema(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("the %s plugin's schema: %w", h.pkg, err)
 	}

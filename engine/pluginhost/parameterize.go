@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strings"
 
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"google.golang.org/grpc/status"
@@ -64,9 +65,9 @@ func (p *plugin) parameterize(ctx context.Context, path string) error {
 		return fmt.Errorf("the %s plugin (%s) could not be parameterized to serve package %s %s: %s",
 			pz.Base, path, pz.Name, pz.Version, p.pool.redact.apply(status.Convert(err).Message()))
 	}
-	if resp.GetName() != pz.Name {
-		return fmt.Errorf("the %s plugin (%s), parameterized to serve package %s, says it serves %q instead",
-			pz.Base, path, pz.Name, resp.GetName())
+	if v := strings.TrimPrefix(resp.GetVersion(), "v"); resp.GetName() != pz.Name || v != "" && v != strings.TrimPrefix(pz.Version, "v") {
+		return fmt.Errorf("the %s plugin (%s), parameterized to serve package %s %s, says it serves %s %s instead",
+			pz.Base, path, pz.Name, pz.Version, resp.GetName(), resp.GetVersion())
 	}
 	return nil
 }
