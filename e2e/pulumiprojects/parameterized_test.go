@@ -206,3 +206,35 @@ func TestParameterizedPackageInYAML(t *testing.T) {
 		t.Errorf("after destroy the store holds %v", got)
 	}
 }
+
+// TestParameterizedPackageInTypeScript: a TypeScript program of a
+// parameterized package (runtime.registerPackage, then a resource by the
+// package reference, as its generated SDK does) is deployed through the
+// test plugin parameterized, a second up changes nothing, destroy
+// deletes it.
+func TestParameterizedPackageInTypeScript(t *testing.T) {
+	w := newWS(t)
+	store := w.withHosts(t, false)
+	w.jsProject("fish", "fish", `
+const ref = pulumi.runtime.registerPackage({baseProviderName: "testprov", baseProviderVersion: "1.2.3", baseProviderDownloadUrl: "",
+	packageName: "fish", packageVersion: "0.5.0", base64Parameter: "ZmlzaC1zcGVj"});
+const t = new pulumi.CustomResource("fish:index:Thing", "t", {value: "swims"}, undefined, undefined, ref);
+export const value = (t as any).value;
+`)
+	w.write(map[string]string{"runner.yaml": "providers:\n  e:\n    projects:\n      fish: {path: fish}\n"})
+	w.ok("-p", "e", "-s", "dev", "config", "set", "fish:store", string(store))
+	w.ok("-p", "e", "-s", "dev", "up", "--yes")
+	if got := w.outputs("fish")["value"]; got != "swims" {
+		t.Fatalf("the program's output value = %v", got)
+	}
+	if prov := exported(t, w, "fish", "default_0_5_0"); prov["type"] != "pulumi:providers:fish" {
+		t.Errorf("the default provider is recorded as %v", prov)
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("a second up counted %v", runnerSummary(t, r))
+	}
+	w.ok("-p", "e", "-s", "dev", "destroy", "--yes")
+	if got := values(t, store); len(got) != 0 {
+		t.Errorf("after destroy the store holds %v", got)
+	}
+}
