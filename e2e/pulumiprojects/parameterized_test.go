@@ -59,7 +59,8 @@ func fishWorkspace(t *testing.T) (*ws, providertest.Store) {
 // parameterized: the resource's outputs
 // reach the program, the default provider is recorded as Pulumi records
 // it (pulumi:providers:fish::default_0_5_0, the base plugin and the
-// parameterization under __internal), a second up changes nothing, and
+// parameterization under __internal), a second up and a refresh change
+// nothing, and
 // destroy deletes the resource through the plugin parameterized again
 // from the state. Before, the SDK refused: "the Pulumi CLI does not
 // support parameterization".
@@ -89,6 +90,9 @@ func TestParameterizedPackageThroughTheCLI(t *testing.T) {
 	}
 	if r := w.ok("-p", "e", "-s", "dev", "--json", "up", "--yes"); !onlySame(runnerSummary(t, r)) {
 		t.Errorf("a second up counted %v", runnerSummary(t, r))
+	}
+	if r := w.ok("-p", "e", "-s", "dev", "--json", "refresh", "--yes"); !onlySame(runnerSummary(t, r)) {
+		t.Errorf("a refresh counted %v", runnerSummary(t, r))
 	}
 	// A state whose recorded parameterization is damaged is refused,
 	// naming the provider and what to do, and nothing is deleted.
