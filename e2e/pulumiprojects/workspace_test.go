@@ -96,6 +96,27 @@ func TestBadWorkspaceFile(t *testing.T) {
 	}
 }
 
+// TestProjectNameRunnerCannotKeep: a project named ".." or "-a" (which
+// Pulumi's rule allows) is refused by validate and up with exit 3 naming
+// its Pulumi.yaml and line, before anything runs; before, validate passed
+// and up failed with exit 1 at the stack lock, after the program's host
+// had started.
+func TestProjectNameRunnerCannotKeep(t *testing.T) {
+	for _, name := range []string{"..", "-a"} {
+		w := newWS(t)
+		w.write(map[string]string{
+			"p/Pulumi.yaml": "name: '" + name + "'\nruntime: yaml\n",
+			"runner.yaml":   "providers:\n  e:\n    projects:\n      '" + name + "': {path: p}\n",
+		})
+		want := filepath.Join(w.dir, "p", "Pulumi.yaml") + ":1: name: \"" + name + "\" is not a valid project name"
+		for _, args := range [][]string{{"-p", "e", "-s", "dev", "validate"}, {"-p", "e", "-s", "dev", "up", "--yes"}} {
+			if r := w.fails(3, args...); !strings.Contains(r.Stderr, want) {
+				t.Errorf("runner %v: the error does not say %q:\n%s", args, want, r.Stderr)
+			}
+		}
+	}
+}
+
 // TestWorkspaceCycle: a cycle is named with its path and the line that
 // closes it.
 func TestWorkspaceCycle(t *testing.T) {

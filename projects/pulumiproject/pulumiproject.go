@@ -73,7 +73,9 @@ func (e *Error) Error() string {
 // FileName is the project file of a Pulumi project folder.
 const FileName = "Pulumi.yaml"
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,100}$`)
+// nameRE is Pulumi's rule for project names, less a first '.' or '-':
+// runner's backends keep state in a folder or key of that name.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$`)
 
 // Load reads the Pulumi.yaml (or Pulumi.yml) of dir. Every problem is an
 // *Error naming the file and line; they are joined so that one run names
@@ -156,7 +158,7 @@ func (r *reader) top(k, v *yaml.Node) {
 	switch k.Value {
 	case "name":
 		if v.Kind != yaml.ScalarNode || !nameRE.MatchString(v.Value) {
-			r.fail(v.Line, "name: %q is not a valid project name (letters, digits, '-', '_' and '.')", v.Value)
+			r.fail(v.Line, "name: %q is not a valid project name (letters, digits, '-', '_' and '.', not starting with '.' or '-')", v.Value)
 			return
 		}
 		r.p.Name = v.Value

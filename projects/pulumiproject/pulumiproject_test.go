@@ -84,6 +84,8 @@ func TestParseRefuses(t *testing.T) {
 		{"no name", "runtime: yaml\n", "Pulumi.yaml:1: name: is missing"},
 		{"no runtime", "name: x\n", "runtime: is missing"},
 		{"bad name", "name: 'a b'\nruntime: yaml\n", "Pulumi.yaml:1: name: \"a b\" is not a valid project name"},
+		{"name of the parent folder", "name: '..'\nruntime: yaml\n", "Pulumi.yaml:1: name: \"..\" is not a valid project name"},
+		{"name starting with '-'", "name: -a\nruntime: yaml\n", "Pulumi.yaml:1: name: \"-a\" is not a valid project name"},
 		{"bad type", "name: x\nruntime: yaml\nconfig:\n  k:\n    type: float\n", "Pulumi.yaml:5: config k: type \"float\""},
 		{"default of the wrong type", "name: x\nruntime: yaml\nconfig:\n  k:\n    type: integer\n    default: abc\n", "Pulumi.yaml:4: config k: the default is not of type integer"},
 		{"runtime setting", "name: x\nruntime:\n  name: go\n  opts: {}\n", "Pulumi.yaml:4: runtime.opts is not a runtime setting"},
