@@ -32,7 +32,7 @@ func (d *Executor) ExecCustom(ctx context.Context, dr *runstate.Declared, cs *ru
 	}
 	r, old := dr.R, dr.Old
 	if r.Protect && !old.External { // taking over a read resource replaces nothing
-		err := fmt.Errorf("%s %s %q is protected, so it cannot be replaced (changed: %v); to allow the replacement, declare it with Protect(false) and run up again", plan.OpReplace, r.Type, r.Name, cs.Step.Replaces)
+		err := fmt.Errorf("%s %s %q is protected, so it cannot be replaced (changed: %v); to allow the replacement, set its protect option to false in the program (Protect(false) in Go) and run up again", plan.OpReplace, r.Type, r.Name, cs.Step.Replaces)
 		d.StepFailed(plan.OpReplace, r.URN, r.Type, err, time.Now())
 		return d.FailStep(dr, err), err
 	}

@@ -50,7 +50,7 @@ func (d *Executor) deleteResource(ctx context.Context, res *state.Resource, op p
 	start := time.Now()
 	quiet := runstate.IsProvider(res.Type)
 	if res.Protect {
-		err := fmt.Errorf("%s is protected, so it cannot be deleted; to allow it, declare it with Protect(false), run up, then delete it", res.URN)
+		err := fmt.Errorf("%s is protected, so it cannot be deleted; to allow it, set its protect option to false in the program (Protect(false) in Go), run up, then delete it", res.URN)
 		d.StepFailed(op, res.URN, res.Type, err, start)
 		return err
 	}
@@ -92,7 +92,7 @@ func (d *Executor) deleteResource(ctx context.Context, res *state.Resource, op p
 func (d *Executor) deleteDependents(ctx context.Context, dr *runstate.Declared, list []*state.Resource) ([]*state.Resource, error) {
 	for _, old := range list {
 		if old.Protect {
-			return nil, fmt.Errorf("%s %q depends on it and would have to be replaced with it (it is replaced delete-before-replace), but it is protected; to allow the replacement, declare it with Protect(false) and run up again", old.Type, old.URN.Name())
+			return nil, fmt.Errorf("%s %q depends on it and would have to be replaced with it (it is replaced delete-before-replace), but it is protected; to allow the replacement, set its protect option to false in the program (Protect(false) in Go) and run up again", old.Type, old.URN.Name())
 		}
 	}
 	var deleted []*state.Resource

@@ -49,7 +49,7 @@ func RefuseProtected(list []runstate.Doomed) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return fmt.Errorf("refusing to delete protected resources (%s); to allow it, declare each with Protect(false), run up, then retry", strings.Join(names, ", "))
+	return fmt.Errorf("refusing to delete protected resources (%s); to allow it, set each one's protect option to false in the program (Protect(false) in Go), run up, then retry", strings.Join(names, ", "))
 }
 
 // DeleteOrder orders deletes in reverse dependency order: it returns, for
