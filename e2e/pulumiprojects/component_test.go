@@ -1,12 +1,9 @@
 package pulumiprojects
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -320,31 +317,11 @@ func TestCtrlCDuringARemoteComponent(t *testing.T) {
 		"runner.yaml": "providers:\n  e:\n    projects:\n      comp: {path: comp}\n"})
 	w.ok("-p", "e", "-s", "dev", "config", "set", "testprov:store", string(store))
 	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:sleep", "60000")
-	cmd := exec.Command(binary, "--root", w.dir, "-p", "e", "-s", "dev", "up", "--yes")
-	cmd.Dir, cmd.Env = w.dir, w.environ()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	up := w.start("-p", "e", "-s", "dev", "up", "--yes")
 	time.Sleep(4 * time.Second) // the children's creates sleep by now
-	start := time.Now()
-	cmd.Process.Signal(os.Interrupt)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-			t.Errorf("up interrupted during the construct: %v, want exit 130\n%s", err, out.String())
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("up still runs %s after Ctrl-C:\n%s", time.Since(start), out.String())
-	}
-	if !strings.Contains(out.String(), "create   testprov:index:Pair pair") {
-		t.Errorf("the interrupted up had not reached the component:\n%s", out.String())
+	up.interrupt(t, "the construct")
+	if !strings.Contains(up.out.String(), "create   testprov:index:Pair pair") {
+		t.Errorf("the interrupted up had not reached the component:\n%s", up.out.String())
 	}
 	w.ok("-p", "e", "-s", "dev", "config", "set", "comp:sleep", "0")
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")

@@ -1,10 +1,7 @@
 package pulumiprojects
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -157,37 +154,16 @@ func TestCtrlCDuringATransform(t *testing.T) {
 	w, store := transformsWorkspace(t, "ts", false)
 	configureTransforms(w, store)
 	w.ok("-p", "e", "-s", "dev", "config", "set", "tf:hang", "box-inner")
-	cmd := exec.Command(binary, "--root", w.dir, "-p", "e", "-s", "dev", "up", "--yes")
-	cmd.Dir, cmd.Env = w.dir, w.environ()
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	up := w.start("-p", "e", "-s", "dev", "up", "--yes")
 	// plain is created before box-inner's transform is called.
 	for deadline := time.Now().Add(90 * time.Second); !slices.Contains(values(t, store), "plain+stack"); time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("plain was not created:\n%s", out.String())
+			up.kill()
+			t.Fatalf("plain was not created:\n%s", up.out.String())
 		}
 	}
 	time.Sleep(time.Second)
-	start := time.Now()
-	cmd.Process.Signal(os.Interrupt)
-	select {
-	case err := <-done:
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) || exit.ExitCode() != 130 {
-			t.Errorf("up interrupted during a transform: %v, want exit 130\n%s", err, out.String())
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("up still runs %s after Ctrl-C:\n%s", time.Since(start), out.String())
-	}
+	up.interrupt(t, "a transform")
 	w.ok("-p", "e", "-s", "dev", "config", "rm", "tf:hang")
 	w.ok("-p", "e", "-s", "dev", "up", "--yes")
 	if got, want := values(t, store), []string{"inner+box+stack", "next+stack", "plain+stack"}; !equal(got, want) {
