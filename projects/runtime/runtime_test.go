@@ -128,14 +128,3 @@ func TestFingerprint(t *testing.T) {
 		t.Error("an edit of another package of the module left the fingerprint unchanged")
 	}
 }
-
-// TestHostGCEnv: the YAML host gets GOGC=400 and the limit, unless the
-// user set GOGC or GOMEMLIMIT (gctune's tests cover the rest).
-func TestHostGCEnv(t *testing.T) {
-	if got := hostGCEnv([]string{"PATH=/bin"}, 1<<30); strings.Join(got, " ") != "PATH=/bin GOGC=400 GOMEMLIMIT=1073741824" {
-		t.Errorf("hostGCEnv = %q", got)
-	}
-	if got := hostGCEnv([]string{"GOGC=50"}, 1<<30); strings.Join(got, " ") != "GOGC=50" {
-		t.Errorf("the user's GOGC does not win: %q", got)
-	}
-}
